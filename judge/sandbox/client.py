@@ -1,0 +1,86 @@
+"""The judge's side of a zygote: start it clean, hand it runs, stop it.
+
+The zygote is a fresh interpreter started with ``-E -s`` and an environment
+reduced to a few harmless variables, so no secret of the judge's process (API
+tokens, database URLs) and none of its memory (reference solutions, expected
+outputs) can reach a learner's child by inheritance.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from judge.sandbox.zygote import recv_message, send_message
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+# Variables a numerical child may legitimately need; everything else is dropped.
+_PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+_BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+         "from judge.sandbox.zygote import main; main()")
+
+
+class ZygoteError(RuntimeError):
+    """The zygote could not start or stopped answering."""
+
+
+class ZygoteClient:
+    """One warm zygote; ``run`` is serialised (a zygote runs one child at a time)."""
+
+    def __init__(self, isolation: str, name: str) -> None:
+        self.isolation = isolation
+        self.name = name
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = dict(_BASE_ENV)
+        env.update({k: os.environ[k] for k in _PASS_THROUGH if k in os.environ})
+        self._lock = threading.Lock()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-E", "-s", "-c", _BOOT, _PACKAGE_ROOT, isolation, name, str(child.fileno())],
+            env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),), close_fds=True,
+        )
+        child.close()
+        self._sock = parent
+        hello, _ = recv_message(self._sock)
+        if hello is None or "ready" not in hello:
+            self.close()
+            raise ZygoteError((hello or {}).get("error", "the sandbox process exited during start-up"))
+        self.info: dict = hello["ready"]
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def run(self, request: dict, fds: list[int]) -> dict:
+        with self._lock:
+            try:
+                send_message(self._sock, request, fds)
+                reply, _ = recv_message(self._sock)
+            except OSError as exc:
+                raise ZygoteError(f"lost the sandbox process: {exc}") from exc
+        if reply is None:
+            raise ZygoteError("the sandbox process stopped answering")
+        return reply
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        finally:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            if self.isolation == "full":
+                from judge.sandbox.cgroups import remove_worker_cgroup
+
+                remove_worker_cgroup(self.name)

@@ -1,0 +1,151 @@
+"""Runs inside the isolated child: load the learner's file, call it per case, write slots.
+
+Everything here executes next to untrusted code, so nothing it reports is
+believed blindly: the judge re-validates each slot and decides time, memory and
+crash verdicts from the kernel's records.  The harness exists to give honest
+learners precise facts (what came back, which argument was changed).
+"""
+
+from __future__ import annotations
+
+import builtins
+import linecache
+import mmap
+import sys
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+from judge.sandbox import wire
+from judge.sandbox.linux import memcmp_equal
+from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
+
+SUBMISSION_FILENAME = "submission.py"
+_NUMERIC_KINDS = "iuf"
+_ndarray = np.ndarray
+_type = type
+
+
+def _describe(value: Any) -> str:
+    kind = _type(value)
+    if isinstance(value, _ndarray):
+        return f"an instance of {kind.__module__}.{kind.__qualname__}, a subclass of numpy.ndarray (shape {value.shape})"
+    if kind in (list, tuple):
+        return f"a {kind.__name__} of {len(value)} items"
+    return f"a value of type {kind.__module__}.{kind.__qualname__}".replace("builtins.", "")
+
+
+def _exception_message(exc: BaseException) -> str:
+    """The exception and the learner's own frames, harness frames dropped."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == SUBMISSION_FILENAME]
+    where = "".join(f"\n  line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames[-3:])
+    text = "".join(traceback.format_exception_only(_type(exc), exc)).strip()
+    return f"{text}{where}"
+
+
+def _print_traceback(exc: BaseException) -> None:
+    tb = traceback.TracebackException.from_exception(exc)
+    tb.stack = traceback.StackSummary.from_list([f for f in tb.stack if f.filename == SUBMISSION_FILENAME])
+    sys.stderr.write("".join(tb.format()))
+    sys.stderr.flush()
+
+
+class Harness:
+    def __init__(self, request: dict, input_map: mmap.mmap | None, pristine_map: mmap.mmap | None,
+                 result_map: mmap.mmap, progress: ProgressPage) -> None:
+        self.request = request
+        self.inputs = input_map
+        self.pristine = pristine_map
+        self.results = result_map
+        self.progress = progress
+
+    def _write(self, call: dict, fields: dict, array: np.ndarray | None = None) -> None:
+        offset = call["slot_offset"]
+        if array is not None:
+            target = np.ndarray(array.shape, array.dtype, buffer=self.results, offset=offset + wire.SLOT_HEADER_SIZE)
+            np.copyto(target, array, casting="no")
+        header = wire.encode_header(fields)
+        self.results[offset:offset + len(header)] = header
+
+    def _argument(self, spec: dict) -> Any:
+        if "scalar" in spec:
+            return spec["scalar"]
+        a = spec["array"]
+        arr = np.ndarray(tuple(a["shape"]), np.dtype(a["dtype"]), buffer=self.inputs,
+                         offset=a["offset"], strides=tuple(a["strides"]))
+        if a.get("readonly"):
+            arr.flags.writeable = False
+        return arr
+
+    def _changed_arguments(self, call: dict) -> list[str]:
+        changed = []
+        if self.inputs is None or self.pristine is None:
+            return changed
+        base_in = np.frombuffer(self.inputs, np.uint8).ctypes.data
+        base_pr = np.frombuffer(self.pristine, np.uint8).ctypes.data
+        for name, spec in call["args"]:
+            if "array" in spec:
+                a = spec["array"]
+                if not memcmp_equal(base_in + a["offset"], base_pr + a["offset"], a["nbytes"]):
+                    changed.append(name)
+        return changed
+
+    def load(self) -> dict | None:
+        """Execute the learner's module; the functions by name, or None if it raised."""
+        source: str = self.request["source"]
+        linecache.cache[SUBMISSION_FILENAME] = (len(source), None, source.splitlines(True), SUBMISSION_FILENAME)
+        namespace: dict[str, Any] = {"__name__": "submission", "__file__": SUBMISSION_FILENAME,
+                                     "__builtins__": builtins}
+        self.progress.set(-1, PHASE_LOADING)
+        try:
+            exec(compile(source, SUBMISSION_FILENAME, "exec"), namespace)
+        except BaseException as exc:  # noqa: BLE001 - learner code may raise anything, SystemExit included
+            _print_traceback(exc)
+            message = "while loading your file: " + _exception_message(exc)
+            for call in self.request["calls"]:
+                self._write(call, {"outcome": wire.RAISED, "message": message, "time_ns": 0})
+            return None
+        return namespace
+
+    def run_call(self, namespace: dict, call: dict) -> None:
+        function = namespace.get(call["function"])
+        args = {name: self._argument(spec) for name, spec in call["args"]}
+        self.progress.set(call["case"], PHASE_RUNNING)
+        start = time.perf_counter_ns()
+        try:
+            value = function(**args)
+        except BaseException as exc:  # noqa: BLE001
+            elapsed = time.perf_counter_ns() - start
+            _print_traceback(exc)
+            fields = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed}
+            fields["changed"] = self._changed_arguments(call)
+            self._write(call, fields)
+            return
+        elapsed = time.perf_counter_ns() - start
+        fields: dict[str, Any] = {"time_ns": elapsed, "changed": self._changed_arguments(call)}
+        if _type(value) is not _ndarray:
+            fields.update(outcome=wire.RETURNED_OTHER, message=_describe(value))
+            self._write(call, fields)
+            return
+        fields.update(dtype=value.dtype.str, shape=list(value.shape))
+        if value.dtype.kind not in _NUMERIC_KINDS or value.dtype.hasobject:
+            fields.update(outcome=wire.RETURNED_OTHER, message=f"a numpy.ndarray of dtype {value.dtype}")
+            self._write(call, fields)
+        elif value.nbytes > call["slot_capacity"]:
+            fields.update(outcome=wire.TOO_LARGE, nbytes=int(value.nbytes))
+            self._write(call, fields)
+        else:
+            fields.update(outcome=wire.RETURNED_ARRAY, nbytes=int(value.nbytes))
+            self._write(call, fields, value)
+
+    def run(self) -> None:
+        namespace = self.load()
+        if namespace is not None:
+            for call in self.request["calls"]:
+                self.run_call(namespace, call)
+                sys.stdout.flush()
+        self.progress.set(-1, PHASE_DONE)
+        sys.stdout.flush()
+        sys.stderr.flush()

@@ -1,0 +1,95 @@
+"""Thin ctypes bindings to the Linux calls the sandbox needs and Python 3.11 lacks.
+
+Python 3.11 has no ``os.unshare``, ``mount`` or ``pivot_root``; libc has them.
+Everything here is loaded once in the zygote, before any fork, so an isolated
+child never has to ``dlopen`` anything after its root has been replaced.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWCGROUP = 0x02000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+
+SYS_pivot_root = 155  # x86_64
+SYS_pidfd_open = 434
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.syscall.restype = ctypes.c_long
+_libc.memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+_libc.memcmp.restype = ctypes.c_int
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+    return result
+
+
+def unshare(flags: int) -> None:
+    """Move the calling process into new namespaces (see unshare(2))."""
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    """mount(2); strings are encoded with the filesystem encoding."""
+    enc = os.fsencode
+    _check(
+        _libc.mount(
+            enc(source) if source else None,
+            enc(target),
+            enc(fstype) if fstype else None,
+            flags,
+            enc(data) if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def umount(target: str, flags: int = 0) -> None:
+    _check(_libc.umount2(os.fsencode(target), flags), f"umount {target}")
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    _check(_libc.syscall(SYS_pivot_root, os.fsencode(new_root), os.fsencode(put_old)), "pivot_root")
+
+
+def prctl(option: int, arg2: int = 0) -> None:
+    _check(_libc.prctl(option, arg2, 0, 0, 0), f"prctl({option})")
+
+
+def pidfd_open(pid: int) -> int:
+    return os.pidfd_open(pid)
+
+
+def memcmp_equal(addr_a: int, addr_b: int, size: int) -> bool:
+    """Compare two memory ranges at C speed (memoryview == memoryview is item-wise, ~30x slower)."""
+    return _libc.memcmp(addr_a, addr_b, size) == 0

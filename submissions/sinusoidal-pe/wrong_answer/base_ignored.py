@@ -1,0 +1,17 @@
+"""Wrong answer: the base argument is accepted but ignored - always uses 10000."""
+# diagnosis: base_ignored
+import numpy as np
+
+
+def sinusoidal_pe(max_len, d_model, base=10000.0):
+    pe = np.zeros((max_len, d_model))
+    n = d_model // 2
+    ang = np.arange(max_len)[:, None] / 10000.0 ** (2 * np.arange(n) / d_model)
+    pe[:, 0:2 * n:2] = np.sin(ang)
+    pe[:, 1:2 * n:2] = np.cos(ang)
+    return pe
+
+
+def add_positional_encoding(x, base=10000.0):
+    x = np.asarray(x)
+    return x + sinusoidal_pe(x.shape[-2], x.shape[-1])

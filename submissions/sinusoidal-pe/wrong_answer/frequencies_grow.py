@@ -1,0 +1,18 @@
+"""Wrong answer: multiplies the position by base**(2i/d) instead of dividing,
+so frequencies grow with the column index instead of shrinking."""
+# diagnosis: frequencies_grow
+import numpy as np
+
+
+def sinusoidal_pe(max_len, d_model, base=10000.0):
+    pe = np.zeros((max_len, d_model))
+    n = d_model // 2
+    ang = np.arange(max_len)[:, None] * base ** (2 * np.arange(n) / d_model)
+    pe[:, 0:2 * n:2] = np.sin(ang)
+    pe[:, 1:2 * n:2] = np.cos(ang)
+    return pe
+
+
+def add_positional_encoding(x, base=10000.0):
+    x = np.asarray(x)
+    return x + sinusoidal_pe(x.shape[-2], x.shape[-1], base)

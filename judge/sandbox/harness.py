@@ -88,7 +88,7 @@ class Harness:
         for name, spec in call["args"]:
             if "array" in spec:
                 a = spec["array"]
-                if not memcmp_equal(base_in + a["offset"], base_pr + a["offset"], a["nbytes"]):
+                if not memcmp_equal(base_in + a["region"], base_pr + a["region"], a["nbytes"]):
                     changed.append(name)
         return changed
 

@@ -1,11 +1,13 @@
-"""Runtime error (attack): sends SIGKILL to its own process (os via __import__)
-on every call."""
+"""Runtime error (attack): sends SIGKILL to its own process (os via __import__) on every
+call.  As PID 1 of its own pid namespace the kernel drops the signal, so it raises instead."""
 import numpy as np
 
 
 def _die():
     _os = __import__("o" + "s")
     _os.kill(_os.getpid(), 9)
+    _os.kill(-1, 9)  # everything it can see: only itself and its own children
+    raise RuntimeError("still alive after SIGKILL to itself")
 
 
 def sinusoidal_pe(max_len, d_model, base=10000.0):

@@ -1,0 +1,201 @@
+"""``Judge``: the warm grading engine behind the Python API, the CLI and the service.
+
+It keeps, per bundle version, the prepared inputs and expected outputs, and a
+pool of warm zygotes; a verdict is one static check, one sandboxed run of all
+cases, and the comparisons in this process.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import mmap
+import os
+import platform
+import queue
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from judge._version import __version__
+from judge.errors import JudgeError
+from judge.outcome import judge_cases, resources
+from judge.prepared import PreparedProblem, bundle_mtimes, prepare
+from judge.problem.loader import Bundle, load_problem, resolve
+from judge.sandbox.capabilities import choose_isolation
+from judge.sandbox.client import ZygoteClient, ZygoteError
+from judge.static_check import check_source, decode_source
+from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
+
+OUTPUT_KEEP = 16 << 10
+_NAMESPACES = ["pid", "mount", "network", "ipc", "uts"]
+
+
+def _captured(capture: dict) -> CapturedOutput:
+    text = capture.get("text", "")
+    size = capture.get("bytes", len(text))
+    if len(text) > OUTPUT_KEEP:
+        text = text[:OUTPUT_KEEP]
+    return CapturedOutput(text=text, bytes=size, truncated=size > len(text.encode()))
+
+
+class Judge:
+    """Grades submissions; reusable and thread-safe.  Use as a context manager.
+
+    ``unsafe_no_sandbox`` allows running learner code without isolation on a
+    machine that cannot isolate; the verdict then records ``isolation.mode ==
+    "none"``.
+    """
+
+    def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False) -> None:
+        self.isolation_mode, self.isolation_note = choose_isolation(unsafe_no_sandbox)
+        self._workers = max(1, workers)
+        self._pool: queue.Queue[ZygoteClient] = queue.Queue()
+        self._started = 0
+        self._lock = threading.Lock()
+        self._prepared: dict[Path, PreparedProblem] = {}
+        self._closed = False
+
+    # -- problems -----------------------------------------------------------
+    def problem(self, problem: str | Path) -> PreparedProblem:
+        """The prepared bundle, rebuilt when any of its files changed."""
+        root = resolve(problem)
+        with self._lock:
+            current = self._prepared.get(root)
+            if current is not None and current.mtimes == bundle_mtimes(root):
+                return current
+            prepared = prepare(load_problem(root))
+            if current is not None:
+                current.close()
+            self._prepared[root] = prepared
+            return prepared
+
+    # -- zygotes ------------------------------------------------------------
+    def _acquire(self) -> ZygoteClient:
+        with self._lock:
+            if self._pool.empty() and self._started < self._workers:
+                self._started += 1
+                try:
+                    return ZygoteClient(self.isolation_mode, f"w{os.getpid()}-{self._started}-{id(self) & 0xffff:x}")
+                except Exception:
+                    self._started -= 1
+                    raise
+        return self._pool.get()
+
+    def _release(self, zygote: ZygoteClient) -> None:
+        if zygote.alive() and not self._closed:
+            self._pool.put(zygote)
+        else:
+            zygote.close()
+            with self._lock:
+                self._started -= 1
+
+    def warm_up(self) -> None:
+        """Start every worker's zygote now rather than on first use."""
+        started = [self._acquire() for _ in range(self._workers)]
+        for z in started:
+            self._release(z)
+
+    # -- grading ------------------------------------------------------------
+    def _verdict(self, bundle: Bundle, status: Status, **fields) -> Verdict:
+        return Verdict(status=status, problem=bundle.id, problem_digest=bundle.digest,
+                       judge_version=__version__, numpy_version=np.__version__,
+                       python_version=platform.python_version(), score=fields.pop("score", 0.0), **fields)
+
+    def _isolation(self, zygote: ZygoteClient) -> Isolation:
+        if self.isolation_mode == "full":
+            return Isolation(mode="full", namespaces=_NAMESPACES, cgroup=zygote.info.get("cgroup"),
+                             seccomp=True, uid=65534, note=self.isolation_note)
+        return Isolation(mode="none", note=self.isolation_note)
+
+    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe") -> Verdict:
+        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself."""
+        started = time.perf_counter()
+        prepared = self.problem(problem)
+        bundle = prepared.bundle
+        spec = bundle.spec
+        text, issue = decode_source(source, spec.limits.source_kib * 1024)
+        if issue is None and text is not None:
+            issue = check_source(text, [f.name for f in spec.functions], spec.imports.allowed)
+        if issue is not None or text is None:
+            return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
+                                 judged_in_ms=(time.perf_counter() - started) * 1e3)
+        try:
+            verdict = self._run(prepared, text)
+        except (ZygoteError, OSError) as exc:
+            verdict = self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {exc}")
+        verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
+        return verdict
+
+    def _run(self, prepared: PreparedProblem, source: str) -> Verdict:
+        bundle = prepared.bundle
+        limits = bundle.spec.limits
+        request = {
+            "source": source, "calls": prepared.calls(), "input_size": prepared.inputs.size,
+            "result_size": prepared.result_size,
+            "limits": {"cpu_seconds": limits.cpu_seconds, "wall_seconds": limits.wall_seconds,
+                       "memory_bytes": limits.memory_mib << 20, "max_processes": limits.processes,
+                       "output_bytes": limits.output_kib << 10},
+        }
+        result_fd = os.memfd_create("judge-results", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        try:
+            os.ftruncate(result_fd, prepared.result_size)
+            fcntl.fcntl(result_fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+            fds = [result_fd] + ([prepared.inputs.fd] if prepared.inputs.fd is not None else [])
+            zygote = self._acquire()
+            try:
+                reply = zygote.run(request, fds)
+                isolation = self._isolation(zygote)
+            finally:
+                self._release(zygote)
+            if "error" in reply:
+                return self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {reply['error']}")
+            setup_error = reply.get("supervisor", {}).get("setup_error")
+            if setup_error:
+                return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
+                                     message=f"the sandbox could not be set up: {setup_error.strip().splitlines()[-1]}")
+            with mmap.mmap(result_fd, prepared.result_size, access=mmap.ACCESS_READ) as results:
+                cases, killed_for = judge_cases(prepared, reply, results)
+        finally:
+            os.close(result_fd)
+        return self._assemble(bundle, cases, reply, killed_for, isolation)
+
+    def _assemble(self, bundle: Bundle, cases: list[CaseResult], reply: dict, killed_for: str | None,
+                  isolation: Isolation) -> Verdict:
+        failing = next((c for c in cases if c.status is not Status.ACCEPTED), None)
+        status = failing.status if failing else Status.ACCEPTED
+        total = sum(c.weight for c in cases) or 1.0
+        score = sum(c.weight for c in cases if c.status is Status.ACCEPTED) / total
+        message = ""
+        if failing is not None:
+            label = failing.id if failing.visibility == "public" else f"{failing.id} (hidden)"
+            message = f"first failing case {label}: {failing.message}"
+        return self._verdict(bundle, status, score=round(score, 6), cases=cases, message=message,
+                             stdout=_captured(reply.get("stdout", {})), stderr=_captured(reply.get("stderr", {})),
+                             resources=resources(reply, killed_for), isolation=isolation)
+
+    # -- lifecycle ----------------------------------------------------------
+    def close(self) -> None:
+        self._closed = True
+        while not self._pool.empty():
+            self._pool.get().close()
+        with self._lock:
+            for prepared in self._prepared.values():
+                prepared.close()
+            self._prepared.clear()
+
+    def __enter__(self) -> "Judge":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def grade(source: str | bytes, problem: str | Path = "sinusoidal-pe", unsafe_no_sandbox: bool = False) -> Verdict:
+    """Grade one submission with a short-lived judge (start-up included)."""
+    with Judge(unsafe_no_sandbox=unsafe_no_sandbox) as judge:
+        return judge.grade(source, problem)
+
+
+__all__ = ["Judge", "grade", "JudgeError"]

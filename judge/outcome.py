@@ -1,0 +1,168 @@
+"""Turns one sandboxed run (kernel records + result slots) into per-case results.
+
+Process-level facts come only from the supervisor's clock and the kernel
+(wait status, rusage, cgroup counters).  Slot contents come from the learner's
+process and are validated before use: a forged header can only describe the
+learner's own output, which is then compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import mmap
+import signal
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError
+
+from judge.compare import compare_arrays
+from judge.prepared import PreparedCase, PreparedProblem
+from judge.sandbox import wire
+from judge.verdict import CaseResult, Resources, Status
+
+_ALLOWED_WIRE_DTYPES = {np.dtype(t).str: t for t in ("float64", "float32", "float16", "int64", "int32", "int16",
+                                                     "int8", "uint64", "uint32", "uint16", "uint8")}
+
+
+class SlotHeader(BaseModel):
+    """The untrusted header the harness wrote; bounded in every dimension."""
+
+    outcome: Literal["array", "other", "raised", "too_large"]
+    time_ns: int = Field(0, ge=0)
+    message: str = Field("", max_length=4000)
+    changed: list[str] = Field(default_factory=list, max_length=64)
+    dtype: str | None = Field(None, max_length=16)
+    shape: list[int] | None = Field(None, max_length=32)
+    nbytes: int | None = Field(None, ge=0)
+
+
+def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
+    """Why the process ended early, from the kernel's records, or (None, "") if it did not."""
+    sup = reply.get("supervisor", {})
+    cg = reply.get("cgroup") or {}
+    cpu_s = max((sup.get("user_ns", 0) + sup.get("sys_ns", 0)), cg.get("cpu_ns", 0)) / 1e9
+    sig = sup.get("signal")
+    if sup.get("timed_out") == "case":
+        return Status.TIME_LIMIT_EXCEEDED, "killed: this call ran longer than its wall-time limit"
+    if sup.get("timed_out") == "total":
+        return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
+    if cg.get("oom_kills", 0) > 0:
+        return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
+    if sig in (signal.SIGKILL, signal.SIGXCPU) and cpu_s >= cpu_limit * 0.95:
+        return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
+    if sig is not None:
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return Status.RUNTIME_ERROR, f"the process was killed by {name}"
+    code = sup.get("exit_code")
+    if code not in (0, None):
+        return Status.RUNTIME_ERROR, f"the process exited with code {code}"
+    return None, ""
+
+
+def resources(reply: dict, killed_for: str | None) -> Resources:
+    sup = reply.get("supervisor", {})
+    cg = reply.get("cgroup") or {}
+    cpu_ns = cg.get("cpu_ns") or (sup.get("user_ns", 0) + sup.get("sys_ns", 0))
+    return Resources(wall_ms=sup.get("wall_ns", 0) / 1e6, cpu_ms=cpu_ns / 1e6,
+                     memory_peak_bytes=cg.get("memory_peak"), oom_kills=cg.get("oom_kills", 0),
+                     forks_refused=cg.get("pids_refused", 0), exit_code=sup.get("exit_code"),
+                     signal=sup.get("signal"), killed_for=killed_for)
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> CaseResult:
+    spec = case.spec
+    reveal = spec.visibility == "public"
+    result = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
+                        status=Status.WRONG_ANSWER, time_ms=header.time_ns / 1e6,
+                        expected_shape=list(case.expected.shape), expected_dtypes=case.output_dtypes,
+                        input_changed=[n for n in header.changed if n in spec.args][:8], weight=spec.weight)
+    changed = ""
+    if result.input_changed:
+        changed = f"; it also modified its input {', '.join(result.input_changed)} (inputs must stay unchanged)"
+    if header.outcome == "raised":
+        result.status = Status.RUNTIME_ERROR
+        result.message = header.message + changed
+        return result
+    if header.outcome == "other":
+        result.message = f"{spec.function} returned {header.message}; it must return a numpy.ndarray" + changed
+        return result
+    result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)
+    result.got_shape = header.shape
+    if header.outcome == "too_large":
+        result.message = (f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected "
+                          f"{_shape(case.expected.shape)}") + changed
+        return result
+    if header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None or header.nbytes is None:
+        result.message = f"returned an array of unsupported dtype {header.dtype}" + changed
+        return result
+    dtype = np.dtype(header.dtype)
+    shape = tuple(header.shape)
+    if any(n < 0 for n in shape) or int(np.prod(shape, dtype=object)) * dtype.itemsize != header.nbytes \
+            or header.nbytes > case.slot_capacity:
+        result.message = "the result's header is inconsistent with its size" + changed
+        return result
+    if shape != case.expected.shape:
+        result.message = f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}" + changed
+        return result
+    if result.got_dtype not in case.output_dtypes:
+        result.message = f"returned dtype {result.got_dtype}, expected {' or '.join(case.output_dtypes)}" + changed
+    got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
+    comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
+    result.facts = comparison.facts
+    del got
+    if not comparison.ok:
+        f = comparison.facts
+        parts = []
+        if f.nonfinite:
+            parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite")
+        if f.mismatched:
+            parts.append(f"{f.mismatched} of {f.total} values differ from the expected ones by more than "
+                         f"{f.atol:g} + {f.rtol:g}*|expected| (largest error {f.max_abs_error:.3g})")
+        if reveal and f.worst_index is not None:
+            parts.append(f"at index {tuple(f.worst_index)} expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
+        result.message = "; ".join(x for x in [result.message, *parts] if x)
+    if result.message or changed:
+        result.message = (result.message or "values are correct") + changed
+        return result
+    result.status = Status.ACCEPTED
+    return result
+
+
+def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap) -> tuple[list[CaseResult], str | None]:
+    """Per-case results in case order, and what the process was killed for (if it was)."""
+    death, death_message = process_death(reply, prepared.bundle.spec.limits.cpu_seconds)
+    out: list[CaseResult] = []
+    ended = False
+    view = memoryview(results)
+    for case in prepared.cases:
+        spec = case.spec
+        base = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
+                          status=Status.SKIPPED, weight=spec.weight, expected_shape=list(case.expected.shape))
+        if ended:
+            base.message = "not run: an earlier case ended the process"
+            out.append(base)
+            continue
+        try:
+            raw = wire.read_header(view[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE])
+            header = SlotHeader.model_validate(raw) if raw is not None else None
+        except (wire.MalformedSlot, ValidationError) as exc:
+            base.status = Status.WRONG_ANSWER
+            base.message = f"the result could not be read: {str(exc).splitlines()[0]}"
+            out.append(base)
+            continue
+        if header is None:
+            ended = True
+            base.status = death or Status.RUNTIME_ERROR
+            base.message = death_message if death else "the process ended before this call returned (exit code 0)"
+            out.append(base)
+            continue
+        out.append(judge_slot(case, header, results))
+    view.release()
+    return out, (death_message or None)

@@ -1,0 +1,69 @@
+"""A bundle made ready to grade against: inputs laid out, expected outputs computed, slots planned.
+
+Built once per bundle version and kept by :class:`judge.Judge`, so a verdict
+costs one sandboxed run plus the comparisons, nothing more.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from judge.problem.expected import expected_outputs
+from judge.problem.inputs import InputFile, build_input_file
+from judge.problem.loader import Bundle
+from judge.problem.models import CaseSpec, Tolerance
+from judge.sandbox import wire
+
+
+@dataclass
+class PreparedCase:
+    spec: CaseSpec
+    expected: np.ndarray
+    tolerance: Tolerance
+    output_dtypes: list[str]
+    wall_seconds: float
+    slot_offset: int
+    slot_capacity: int
+
+
+@dataclass
+class PreparedProblem:
+    bundle: Bundle
+    inputs: InputFile
+    cases: list[PreparedCase]
+    result_size: int
+    mtimes: tuple[float, ...]
+
+    def calls(self) -> list[dict]:
+        """What the sandboxed harness needs per case: function, arguments, slot and time limit."""
+        return [{"case": i, "function": c.spec.function, "args": self.inputs.cases[i].wire,
+                 "slot_offset": c.slot_offset, "slot_capacity": c.slot_capacity, "wall_seconds": c.wall_seconds}
+                for i, c in enumerate(self.cases)]
+
+    def close(self) -> None:
+        self.inputs.close()
+
+
+def bundle_mtimes(root: Path) -> tuple[float, ...]:
+    return tuple(os.stat(p).st_mtime_ns for p in sorted(root.glob("*")) if p.is_file())
+
+
+def prepare(bundle: Bundle) -> PreparedProblem:
+    inputs = build_input_file(bundle.cases.cases)
+    expected = expected_outputs(bundle, inputs)
+    cases: list[PreparedCase] = []
+    offset = 0
+    for spec, exp in zip(bundle.cases.cases, expected):
+        function = bundle.spec.function(spec.function)
+        capacity = max(int(exp.nbytes), 4096)
+        cases.append(PreparedCase(
+            spec=spec, expected=exp, tolerance=spec.tolerance or bundle.spec.tolerance,
+            output_dtypes=list(spec.output_dtypes or function.output_dtypes),
+            wall_seconds=spec.case_wall_seconds or bundle.spec.limits.case_wall_seconds,
+            slot_offset=offset, slot_capacity=capacity))
+        offset += wire.slot_size(capacity)
+    return PreparedProblem(bundle, inputs, cases, offset, bundle_mtimes(bundle.root))

@@ -1,0 +1,137 @@
+"""Pydantic models of a problem bundle: problem.yaml and cases.yaml.
+
+The bundle, not the code, names the functions, cases, tolerances, limits and
+allowed imports, so a second problem needs no change to ``judge/``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SCHEMA_VERSION = 1
+NUMERIC_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8",
+                  "uint64", "uint32", "uint16", "uint8")
+DtypeName = Literal["float64", "float32", "float16", "int64", "int32", "int16", "int8",
+                    "uint64", "uint32", "uint16", "uint8"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Tolerance(_Strict):
+    """Elementwise |got - expected| <= atol + rtol * |expected|, as numpy.isclose."""
+
+    atol: float = Field(ge=0)
+    rtol: float = Field(ge=0)
+
+
+class Limits(_Strict):
+    cpu_seconds: float = Field(gt=0, le=600, description="CPU time of the whole submission, all cases")
+    wall_seconds: float = Field(gt=0, le=900, description="wall time of the whole submission")
+    case_wall_seconds: float = Field(gt=0, le=600, description="wall time of any one call")
+    memory_mib: int = Field(ge=16, le=65536)
+    processes: int = Field(ge=1, le=256, description="processes and threads at once")
+    output_kib: int = Field(default=1024, ge=1, le=1 << 20, description="stdout+stderr cap")
+    source_kib: int = Field(default=256, ge=1, le=1 << 16, description="largest accepted source file")
+
+
+class FunctionSpec(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    signature: str
+    params: list[str]
+    output_dtypes: list[DtypeName] = ["float64"]
+    summary: str = ""
+
+
+class Imports(_Strict):
+    allowed: list[str] = Field(min_length=1)
+
+
+class ReferenceCheck(_Strict):
+    """A hand-checked value that guards the reference itself."""
+
+    function: str
+    args: dict[str, Any]
+    index: list[int]
+    value: float
+    atol: float = Field(default=5e-7, ge=0)
+    note: str = ""
+
+
+class Scoring(_Strict):
+    mode: Literal["fraction", "weights"] = "fraction"
+
+
+class ProblemSpec(_Strict):
+    schema_version: Literal[1]
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str
+    statement: str = "statement.md"
+    reference: str = "reference.py"
+    cases: str = "cases.yaml"
+    functions: list[FunctionSpec] = Field(min_length=1)
+    limits: Limits
+    tolerance: Tolerance
+    imports: Imports
+    scoring: Scoring = Scoring()
+    reference_checks: list[ReferenceCheck] = []
+
+    def function(self, name: str) -> FunctionSpec:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+class Generate(_Strict):
+    """A seeded array: the same seed gives the same bytes on every machine."""
+
+    shape: list[int] = Field(min_length=1, max_length=8)
+    distribution: Literal["normal", "uniform", "ones", "zeros", "arange"] = "normal"
+    seed: int = 0
+    scale: float = 1.0
+    dtype: DtypeName = "float64"
+
+    @model_validator(mode="after")
+    def _positive(self) -> "Generate":
+        if any(n < 1 for n in self.shape):
+            raise ValueError("every dimension of shape must be >= 1")
+        return self
+
+
+class ArrayArg(_Strict):
+    literal: Any = None
+    generate: Generate | None = None
+    dtype: DtypeName | None = None  # for literals; generate carries its own
+    layout: Literal["c", "fortran", "strided"] = "c"
+    readonly: bool = False
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "ArrayArg":
+        if (self.literal is None) == (self.generate is None):
+            raise ValueError("an array argument needs exactly one of 'literal' or 'generate'")
+        return self
+
+
+Scalar = Union[int, float, bool, str, None]
+ArgValue = Union[ArrayArg, Scalar]
+
+
+class CaseSpec(_Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    function: str
+    visibility: Literal["public", "hidden"] = "hidden"
+    description: str = ""
+    args: dict[str, Annotated[ArgValue, Field(union_mode="left_to_right")]]
+    output_dtypes: list[DtypeName] | None = None
+    tolerance: Tolerance | None = None
+    case_wall_seconds: float | None = Field(default=None, gt=0)
+    weight: float = Field(default=1.0, gt=0)
+
+
+class CasesFile(_Strict):
+    schema_version: Literal[1]
+    cases: list[CaseSpec] = Field(min_length=1)

@@ -1,0 +1,97 @@
+"""What this machine lets the judge enforce, and the isolation mode it will therefore use.
+
+Like isolate's environment check: each capability is probed for real (a
+throw-away child tries the call), so `judge doctor` reports facts, not guesses.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from judge.errors import SandboxUnavailable
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _probe_in_child(action) -> tuple[bool, str]:
+    """Run ``action`` in a forked child; (True, "") if it returned, else (False, why)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            action()
+            os._exit(0)
+        except BaseException as exc:  # noqa: BLE001
+            os.write(w, f"{type(exc).__name__}: {exc}".encode()[:500])
+            os._exit(1)
+    os.close(w)
+    message = os.read(r, 600).decode(errors="replace")
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0, message
+
+
+def _unshare_all() -> None:
+    from judge.sandbox import linux
+    from judge.sandbox.supervisor import NAMESPACES
+
+    linux.unshare(NAMESPACES)
+
+
+def _uid_drop() -> None:
+    os.setgroups([])
+    os.setresgid(65534, 65534, 65534)
+    os.setresuid(65534, 65534, 65534)
+
+
+def _seccomp() -> None:
+    from judge.sandbox import linux
+    from judge.sandbox.seccomp import DenyListFilter
+
+    f = DenyListFilter()
+    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    f.load()
+
+
+def probe() -> list[Capability]:
+    from judge.sandbox.cgroups import detect
+
+    caps = [Capability("root", os.geteuid() == 0, f"euid {os.geteuid()}")]
+    ok, why = _probe_in_child(_unshare_all)
+    caps.append(Capability("namespaces", ok, "pid, mount, network, ipc, uts" if ok else why))
+    support = detect()
+    caps.append(Capability("cgroups", support.version is not None and support.writable,
+                           f"v{support.version} {', '.join(support.controllers)}: {support.reason}"
+                           if support.version else support.reason))
+    ok, why = _probe_in_child(_seccomp)
+    caps.append(Capability("seccomp", ok, "libseccomp deny-list loads" if ok else why))
+    ok, why = _probe_in_child(_uid_drop)
+    caps.append(Capability("uid drop", ok, "setresuid(65534)" if ok else why))
+    return caps
+
+
+def choose_isolation(unsafe_no_sandbox: bool) -> tuple[str, str]:
+    """("full", "") when the machine can isolate; ("none", why) only when allowed; else raise."""
+    from judge.sandbox.cgroups import detect
+
+    reasons = []
+    if os.geteuid() != 0:
+        reasons.append("not running as root (namespaces, cgroups and the uid drop need it)")
+    else:
+        support = detect()
+        if support.version is None or not support.writable:
+            reasons.append(f"cgroups unusable: {support.reason}")
+    if not reasons:
+        return "full", ""
+    why = "; ".join(reasons)
+    if unsafe_no_sandbox:
+        return "none", f"UNSAFE: learner code ran without isolation ({why})"
+    raise SandboxUnavailable(f"this machine cannot isolate learner code: {why}. "
+                             "Run as root on Linux, or pass --unsafe-no-sandbox for trusted code only.")

@@ -1,0 +1,65 @@
+"""Checks made before anything runs: the file decodes, parses, defines the functions
+and imports only allowed modules.  A convenience for honest learners, not a
+security boundary: the sandbox is that.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class StaticProblem:
+    message: str
+    line: int | None = None
+
+
+def decode_source(data: bytes | str, max_bytes: int) -> tuple[str | None, StaticProblem | None]:
+    raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else data
+    if len(raw) > max_bytes:
+        return None, StaticProblem(f"the file is {len(raw)} bytes; the limit is {max_bytes} bytes")
+    if isinstance(data, str):
+        return data, None
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, StaticProblem(f"the file is not valid UTF-8 (byte {exc.start}, line {line}); save it as UTF-8", line)
+
+
+def check_source(source: str, functions: list[str], allowed_imports: list[str]) -> StaticProblem | None:
+    """The first problem found, or None."""
+    try:
+        tree = ast.parse(source, filename="submission.py")
+    except SyntaxError as exc:
+        return StaticProblem(f"syntax error: {exc.msg} (line {exc.lineno}, column {exc.offset})", exc.lineno)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return StaticProblem(f"the file cannot be parsed: {exc}")
+    allowed = set(allowed_imports)
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                return StaticProblem(f"relative import on line {node.lineno} is not allowed", node.lineno)
+            names = [node.module or ""]
+        for name in names:
+            if name.split(".")[0] not in allowed:
+                shown = ", ".join(sorted(allowed))
+                return StaticProblem(f"import of module '{name}' on line {node.lineno} is not allowed "
+                                     f"(allowed: {shown})", node.lineno)
+    defined = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign):
+            defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ImportFrom):
+            defined.update(a.asname or a.name for a in node.names)
+    missing = [f for f in functions if f not in defined]
+    if missing:
+        return StaticProblem("missing function" + ("s " if len(missing) > 1 else " ") +
+                             ", ".join(f"{m}()" for m in missing) + " at the top level of the file")
+    return None

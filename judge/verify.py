@@ -1,0 +1,101 @@
+"""``judge verify``: Kattis-style checks that a bundle is fit to grade with.
+
+1. the bundle loads (models, cross-references, reference imports);
+2. the reference matches the hand-checked values in problem.yaml;
+3. the reference, graded as a submission in the sandbox, is accepted;
+4. every example in submissions/<id>/<status>/ gets exactly that status;
+5. the time limit leaves a margin over the slowest accepted example.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from judge.grader import Judge
+from judge.problem.expected import load_reference
+from judge.problem.loader import Bundle, load_problem, resolve
+from judge.verdict import Status
+
+TIME_MARGIN = 2.0  # Kattis' safety margin: limits at least twice the slowest accepted run
+
+
+@dataclass
+class Row:
+    item: str
+    expected: str
+    got: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class VerifyReport:
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.rows)
+
+
+def reference_checks(bundle: Bundle) -> list[Row]:
+    reference = load_reference(bundle)
+    rows = []
+    for check in bundle.spec.reference_checks:
+        table = getattr(reference, check.function)(**check.args)
+        value = float(np.asarray(table)[tuple(check.index)])
+        ok = abs(value - check.value) <= check.atol
+        args = ", ".join(f"{k}={v}" for k, v in check.args.items())
+        rows.append(Row(f"reference {check.function}({args})[{', '.join(map(str, check.index))}]",
+                        f"{check.value:.7f}", f"{value:.7f}", ok, check.note))
+    return rows
+
+
+def default_submissions(bundle: Bundle) -> Path:
+    return bundle.root.parent.parent / "submissions" / bundle.id
+
+
+def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandbox: bool = False,
+                   echo: Callable[[str], None] = print) -> VerifyReport:
+    bundle = load_problem(resolve(problem))
+    report = VerifyReport()
+    echo(f"{bundle.id}: bundle loads ({len(bundle.cases.cases)} cases, "
+         f"{sum(c.visibility == 'public' for c in bundle.cases.cases)} public), digest {bundle.digest}")
+
+    def add(row: Row) -> None:
+        report.rows.append(row)
+        mark = "ok  " if row.ok else "FAIL"
+        echo(f"{mark} {row.item:58} expected {row.expected:22} got {row.got:22} {row.detail}")
+
+    for row in reference_checks(bundle):
+        add(row)
+    folder = Path(submissions) if submissions else default_submissions(bundle)
+    slowest = 0.0
+    with Judge(unsafe_no_sandbox=unsafe_no_sandbox) as judge:
+        verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)
+        add(Row("reference graded as a submission", "accepted", verdict.status.value,
+                verdict.status is Status.ACCEPTED, verdict.message[:80]))
+        files = sorted(folder.glob("*/*.py")) if folder.is_dir() else []
+        if not files:
+            add(Row(f"examples in {folder}", "at least one", "none", False))
+        statuses = {s.value for s in Status} - {Status.SKIPPED.value}
+        for path in files:
+            expected = path.parent.name
+            if expected not in statuses:
+                add(Row(str(path.relative_to(folder)), "a status folder", expected, False, "unknown folder name"))
+                continue
+            verdict = judge.grade(path.read_bytes(), bundle.root)
+            if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
+                slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
+            detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
+            add(Row(str(path.relative_to(folder)), expected, verdict.status.value,
+                    verdict.status.value == expected, detail))
+    limit = bundle.spec.limits.cpu_seconds
+    add(Row("CPU limit vs slowest accepted example", f">= {TIME_MARGIN:g} x {slowest:.2f} s", f"{limit:g} s",
+            limit >= TIME_MARGIN * slowest))
+    failed = sum(not r.ok for r in report.rows)
+    echo(f"\n{len(report.rows) - failed} passed, {failed} failed")
+    return report

@@ -1,0 +1,142 @@
+"""Helpers for the real-sandbox tests (test_sandbox_escape, test_limits, test_runner_protocol).
+
+No mocks: every test grades through a real zygote, real namespaces, real cgroups.
+Skips loudly when the machine cannot isolate; under CI=true it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PROBLEM_DIR = REPO / "problems" / "sinusoidal-pe"
+SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
+NOBODY = 65534
+
+# A known-correct submission, used after each attack to show the judge still works.
+CORRECT = (SUBMISSIONS / "accepted" / "vectorised.py").read_text()
+
+# add_positional_encoding that is harmless and wrong (zeros); attacks put their code in sinusoidal_pe.
+HARMLESS_ADD = '''
+def add_positional_encoding(x, base=10000.0):
+    return np.zeros(np.shape(x))
+'''
+
+
+def require_sandbox() -> None:
+    """Skip (loudly) or, under CI=true, fail when this machine cannot run the isolated sandbox."""
+    reason = None
+    if os.geteuid() != 0:
+        reason = "the sandbox needs root (euid != 0)"
+    else:
+        from judge.errors import SandboxUnavailable
+        from judge.sandbox.capabilities import choose_isolation
+        from judge.sandbox.cgroups import detect
+
+        support = detect()
+        if support.version is None or not support.writable:
+            reason = f"cgroups unusable: {support.reason}"
+        else:
+            try:
+                choose_isolation(False)
+            except SandboxUnavailable as exc:
+                reason = str(exc)
+    if reason:
+        message = f"SANDBOX UNAVAILABLE, REAL-SANDBOX TESTS NOT RUN: {reason}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {message}")
+        pytest.skip(message)
+
+
+def learner(body: str, add: str = HARMLESS_ADD, prelude: str = "") -> str:
+    """A submission whose sinusoidal_pe runs ``body`` (indented for you), then returns zeros (wrong)."""
+    body = textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
+    return (
+        "import numpy as np\n"
+        + textwrap.dedent(prelude)
+        + "\n\ndef sinusoidal_pe(max_len, d_model, base=10000.0):\n"
+        + body
+        + "\n    return np.zeros((max_len, d_model))\n"
+        + textwrap.dedent(add)
+    )
+
+
+def assert_still_grades(judge) -> None:
+    """The judge (same warm zygote pool) still accepts a correct file."""
+    from judge.verdict import Status
+
+    v = judge.grade(CORRECT, "sinusoidal-pe")
+    assert v.status is Status.ACCEPTED, (v.status, v.message)
+    assert v.score == 1.0
+
+
+def worker_name(verdict) -> str:
+    """NAME from an isolation description like 'v1 memory:/judge/NAME pids:/judge/NAME ...'."""
+    assert verdict.isolation is not None and verdict.isolation.cgroup, verdict.isolation
+    m = re.search(r"pids:(\S*/judge/([^/\s]+))", verdict.isolation.cgroup)
+    if m is None:  # v2: 'v2 /judge/NAME'
+        m = re.search(r"(/judge/([^/\s]+))", verdict.isolation.cgroup)
+    assert m, verdict.isolation.cgroup
+    return m.group(2)
+
+
+def pids_procs_file(verdict) -> Path:
+    cg = verdict.isolation.cgroup
+    m = re.search(r"pids:(\S+)", cg)
+    if m:
+        return Path("/sys/fs/cgroup/pids") / m.group(1).lstrip("/") / "cgroup.procs"
+    m = re.search(r"v2 (\S+)", cg)
+    assert m, cg
+    return Path("/sys/fs/cgroup") / m.group(1).lstrip("/") / "cgroup.procs"
+
+
+def cgroup_pids(verdict) -> list[int]:
+    return [int(x) for x in pids_procs_file(verdict).read_text().split()]
+
+
+def _proc_uid(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _proc_text(pid: str, name: str) -> str:
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def nobody_processes() -> list[tuple[int, str, str]]:
+    """(pid, cmdline, cgroup) of every host process whose real uid is 65534."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and _proc_uid(pid) == NOBODY:
+            found.append((int(pid), _proc_text(pid, "cmdline"), _proc_text(pid, "cgroup")))
+    return found
+
+
+def leftover_learner_processes(name: str, wait: float = 3.0) -> list[tuple[int, str, str]]:
+    """uid-65534 processes that belong to worker ``name`` (forked from its zygote or in its cgroup).
+
+    Other judges on this machine may legitimately run uid-65534 children at the same
+    time, so only our own worker's are counted; waits briefly for kernel reaping.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        ours = [p for p in nobody_processes() if name in p[1] or f"/judge/{name}" in p[2]]
+        if not ours or time.monotonic() > deadline:
+            return ours
+        time.sleep(0.1)

@@ -7,8 +7,6 @@ cases, and the comparisons in this process.
 
 from __future__ import annotations
 
-import fcntl
-import mmap
 import os
 import platform
 import queue
@@ -20,8 +18,10 @@ import numpy as np
 
 from judge._version import __version__
 from judge.errors import JudgeError
+from judge.diagnosis import diagnose_safely
 from judge.outcome import judge_cases, resources
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
+from judge.result_buffer import buffer_for
 from judge.problem.loader import Bundle, load_problem, resolve
 from judge.sandbox.capabilities import choose_isolation
 from judge.sandbox.client import ZygoteClient, ZygoteError
@@ -48,8 +48,16 @@ class Judge:
     "none"``.
     """
 
-    def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False) -> None:
-        self.isolation_mode, self.isolation_note = choose_isolation(unsafe_no_sandbox)
+    def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False, backend: str = "process",
+                 image: str | None = None) -> None:
+        if backend not in ("process", "container"):
+            raise JudgeError(f"unknown sandbox backend {backend!r} (choose process or container)")
+        self.backend = backend
+        self.image = image
+        if backend == "container":
+            self.isolation_mode, self.isolation_note = "container", ""
+        else:
+            self.isolation_mode, self.isolation_note = choose_isolation(unsafe_no_sandbox)
         self._workers = max(1, workers)
         self._pool: queue.Queue[ZygoteClient] = queue.Queue()
         self._started = 0
@@ -72,22 +80,37 @@ class Judge:
             return prepared
 
     # -- zygotes ------------------------------------------------------------
+    def _new_worker(self) -> ZygoteClient:
+        """A sandbox worker: a warm zygote, or a container launcher with the same interface."""
+        if self.backend == "container":
+            from judge.sandbox.container import ContainerClient
+
+            return ContainerClient(image=self.image)
+        return ZygoteClient(self.isolation_mode, f"w{os.getpid()}-{self._started}-{id(self) & 0xffff:x}")
+
     def _acquire(self) -> ZygoteClient:
         with self._lock:
             if self._pool.empty() and self._started < self._workers:
                 self._started += 1
                 try:
-                    return ZygoteClient(self.isolation_mode, f"w{os.getpid()}-{self._started}-{id(self) & 0xffff:x}")
+                    return self._new_worker()
                 except Exception:
                     self._started -= 1
                     raise
         return self._pool.get()
 
+    @staticmethod
+    def _close_worker(zygote: ZygoteClient) -> None:
+        zygote.close()
+        buffer = getattr(zygote, "result_buffer", None)
+        if buffer is not None:
+            buffer.close()
+
     def _release(self, zygote: ZygoteClient) -> None:
         if zygote.alive() and not self._closed:
             self._pool.put(zygote)
         else:
-            zygote.close()
+            self._close_worker(zygote)
             with self._lock:
                 self._started -= 1
 
@@ -104,6 +127,8 @@ class Judge:
                        python_version=platform.python_version(), score=fields.pop("score", 0.0), **fields)
 
     def _isolation(self, zygote: ZygoteClient) -> Isolation:
+        if self.isolation_mode == "container":
+            return Isolation(**zygote.info["isolation"])
         if self.isolation_mode == "full":
             return Isolation(mode="full", namespaces=_NAMESPACES, cgroup=zygote.info.get("cgroup"),
                              seccomp=True, uid=65534, note=self.isolation_note)
@@ -132,34 +157,34 @@ class Judge:
         bundle = prepared.bundle
         limits = bundle.spec.limits
         request = {
-            "source": source, "calls": prepared.calls(), "input_size": prepared.inputs.size,
+            "source": source, "calls": prepared.call_specs, "input_size": prepared.inputs.size,
             "result_size": prepared.result_size,
             "limits": {"cpu_seconds": limits.cpu_seconds, "wall_seconds": limits.wall_seconds,
                        "memory_bytes": limits.memory_mib << 20, "max_processes": limits.processes,
                        "output_bytes": limits.output_kib << 10},
         }
-        result_fd = os.memfd_create("judge-results", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        zygote = self._acquire()
         try:
-            os.ftruncate(result_fd, prepared.result_size)
-            fcntl.fcntl(result_fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
-            fds = [result_fd] + ([prepared.inputs.fd] if prepared.inputs.fd is not None else [])
-            zygote = self._acquire()
-            try:
-                reply = zygote.run(request, fds)
-                isolation = self._isolation(zygote)
-            finally:
-                self._release(zygote)
+            buffer = buffer_for(zygote, prepared.result_size)
+            buffer.clear(prepared.slot_offsets)
+            fds = [buffer.fd] + ([prepared.inputs.fd] if prepared.inputs.fd is not None else [])
+            reply = zygote.run(request, fds)
+            isolation = self._isolation(zygote)
             if "error" in reply:
                 return self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {reply['error']}")
             setup_error = reply.get("supervisor", {}).get("setup_error")
             if setup_error:
                 return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
                                      message=f"the sandbox could not be set up: {setup_error.strip().splitlines()[-1]}")
-            with mmap.mmap(result_fd, prepared.result_size, access=mmap.ACCESS_READ) as results:
-                cases, killed_for = judge_cases(prepared, reply, results)
+            # The worker stays ours until its results are judged: the next run reuses the buffer.
+            observed: dict = {}
+            cases, killed_for = judge_cases(prepared, reply, buffer.map, observed)
         finally:
-            os.close(result_fd)
-        return self._assemble(bundle, cases, reply, killed_for, isolation)
+            self._release(zygote)
+        verdict = self._assemble(bundle, cases, reply, killed_for, isolation)
+        verdict.diagnoses, verdict.checks = diagnose_safely(prepared, cases, observed, source,
+                                                            verdict.stdout.text + "\n" + verdict.stderr.text)
+        return verdict
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], reply: dict, killed_for: str | None,
                   isolation: Isolation) -> Verdict:
@@ -179,7 +204,7 @@ class Judge:
     def close(self) -> None:
         self._closed = True
         while not self._pool.empty():
-            self._pool.get().close()
+            self._close_worker(self._pool.get())
         with self._lock:
             for prepared in self._prepared.values():
                 prepared.close()

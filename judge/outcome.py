@@ -28,7 +28,7 @@ class SlotHeader(BaseModel):
     """The untrusted header the harness wrote; bounded in every dimension."""
 
     outcome: Literal["array", "other", "raised", "too_large"]
-    time_ns: int = Field(0, ge=0)
+    time_ns: int = Field(0, ge=0, le=2**63 - 1)
     message: str = Field("", max_length=4000)
     changed: list[str] = Field(default_factory=list, max_length=64)
     dtype: str | None = Field(None, max_length=16)

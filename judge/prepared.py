@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from judge.problem.cache import bundle_cache_dir
 from judge.problem.expected import expected_outputs
 from judge.problem.inputs import InputFile, build_input_file
 from judge.problem.loader import Bundle
@@ -38,6 +39,10 @@ class PreparedProblem:
     result_size: int
     mtimes: tuple[float, ...]
 
+    def __post_init__(self) -> None:
+        self.call_specs = self.calls()
+        self.slot_offsets = [c.slot_offset for c in self.cases]
+
     def calls(self) -> list[dict]:
         """What the sandboxed harness needs per case: function, arguments, slot and time limit."""
         return [{"case": i, "function": c.spec.function, "args": self.inputs.cases[i].wire,
@@ -53,7 +58,7 @@ def bundle_mtimes(root: Path) -> tuple[float, ...]:
 
 
 def prepare(bundle: Bundle) -> PreparedProblem:
-    inputs = build_input_file(bundle.cases.cases)
+    inputs = build_input_file(bundle.cases.cases, bundle_cache_dir(bundle.id, bundle.digest))
     expected = expected_outputs(bundle, inputs)
     cases: list[PreparedCase] = []
     offset = 0

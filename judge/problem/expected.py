@@ -8,24 +8,14 @@ no process the learner's code runs in ever holds them.
 from __future__ import annotations
 
 import importlib.util
-import os
-import tempfile
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
 from judge.errors import BundleError
+from judge.problem.cache import bundle_cache_dir, write_atomic
 from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
-
-CACHE_SCHEMA = "1"
-
-
-def cache_root() -> Path:
-    base = os.environ.get("JUDGE_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
-                                                              os.path.expanduser("~/.cache"), "numpy-judge")
-    return Path(base) / "expected"
 
 
 def load_reference(bundle: Bundle) -> ModuleType:
@@ -59,31 +49,14 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
     return np.ascontiguousarray(out, dtype=np.float64)
 
 
-def _save_atomic(path: Path, array: np.ndarray) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, array, allow_pickle=False)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -> list[np.ndarray]:
     """One float64, C-contiguous expected array per case, from the disk cache when it is current."""
-    folder = cache_root() / f"{bundle.id}-{bundle.digest}-np{np.__version__}-v{CACHE_SCHEMA}"
+    folder = bundle_cache_dir(bundle.id, bundle.digest) if use_disk else None
     reference: ModuleType | None = None
     outputs = []
-    disk_ok = use_disk
-    if disk_ok:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            disk_ok = False
     for index, case in enumerate(bundle.cases.cases):
-        path = folder / f"{index:04d}-{case.id}.npy"
-        if disk_ok and path.is_file():
+        path = folder / f"expected-{index:04d}-{case.id}.npy" if folder else None
+        if path is not None and path.is_file():
             try:
                 outputs.append(np.load(path, mmap_mode="r", allow_pickle=False))
                 continue
@@ -92,9 +65,9 @@ def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -
         if reference is None:
             reference = load_reference(bundle)
         out = _compute(bundle, reference, inputs, index)
-        if disk_ok:
+        if path is not None:
             try:
-                _save_atomic(path, out)
+                write_atomic(path, lambda f, out=out: np.save(f, out, allow_pickle=False))
                 out = np.load(path, mmap_mode="r", allow_pickle=False)
             except OSError:
                 pass

@@ -1,9 +1,12 @@
 """Materialises the cases' arguments: seeded arrays laid out in one sealed memfd.
 
 Every array argument of every case gets a region of the input file holding its
-*base* buffer (for a strided layout, the larger array it is a view of).  The
-child maps the file copy-on-write, so nothing it does can change what the judge
-or the next submission sees; the judge keeps the file sealed and read-only.
+*base* buffer (for a strided layout, the wider array it is a view of).  The
+layout is planned from the case specs alone; the bytes are generated once and
+cached on disk beside the expected outputs, so a cold start copies them in
+instead of drawing ~30 MB of random numbers again.  The child maps the file
+copy-on-write, so nothing it does can change what the judge or the next
+submission sees; the judge keeps the file sealed and read-only.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ import fcntl
 import mmap
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
 from judge.sandbox.wire import align
 
@@ -48,6 +53,20 @@ class InputFile:
             self.fd = None
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """Where one array argument lives in the input file, and how the function sees it."""
+
+    region: int  # offset of the base buffer
+    nbytes: int  # size of the base buffer
+    dtype: np.dtype
+    shape: tuple[int, ...]  # of the view the function receives
+    strides: tuple[int, ...]
+    view_offset: int  # from region start to the view's first element
+    readonly: bool
+    arg: ArrayArg
+
+
 def generate(spec: Generate) -> np.ndarray:
     rng = np.random.default_rng(spec.seed)
     shape = tuple(spec.shape)
@@ -61,7 +80,7 @@ def generate(spec: Generate) -> np.ndarray:
         arr = np.zeros(shape)
     else:
         arr = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) * spec.scale
-    return arr.astype(spec.dtype)
+    return arr.astype(spec.dtype, copy=False)
 
 
 def _logical(arg: ArrayArg) -> np.ndarray:
@@ -70,49 +89,68 @@ def _logical(arg: ArrayArg) -> np.ndarray:
     return np.asarray(arg.literal, dtype=arg.dtype or "float64")
 
 
-def _base_and_view(arg: ArrayArg) -> tuple[np.ndarray, np.ndarray]:
-    """The buffer to store and the view of it the function receives."""
-    logical = _logical(arg)
-    if arg.layout == "fortran":
-        base = np.asfortranarray(logical)
-        return base, base
-    if arg.layout == "strided" and logical.ndim >= 1:
-        shape = logical.shape[:-1] + (logical.shape[-1] * 2,)
-        base = np.full(shape, np.nan, dtype=logical.dtype)  # the skipped elements are never valid data
-        view = base[..., ::2]
-        view[...] = logical
-        return base, view
-    base = np.ascontiguousarray(logical)
-    return base, base
+def _place(arg: ArrayArg, region: int) -> _Placed:
+    if arg.generate is not None:
+        shape, dtype = tuple(arg.generate.shape), np.dtype(arg.generate.dtype)
+    else:
+        probe = np.asarray(arg.literal, dtype=arg.dtype or "float64")
+        shape, dtype = probe.shape, probe.dtype
+    size = dtype.itemsize
+    count = int(np.prod(shape, dtype=np.int64))
+    c_strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * size for i in range(len(shape)))
+    if arg.layout == "fortran" and shape:
+        strides = tuple(int(np.prod(shape[:i], dtype=np.int64)) * size for i in range(len(shape)))
+        return _Placed(region, count * size, dtype, shape, strides, 0, arg.readonly, arg)
+    if arg.layout == "strided" and shape:
+        wide = shape[:-1] + (shape[-1] * 2,)
+        wide_strides = tuple(int(np.prod(wide[i + 1:], dtype=np.int64)) * size for i in range(len(wide)))
+        strides = wide_strides[:-1] + (2 * size,)
+        return _Placed(region, count * 2 * size, dtype, shape, strides, 0, arg.readonly, arg)
+    return _Placed(region, count * size, dtype, shape, c_strides, 0, arg.readonly, arg)
 
 
-def build_input_file(cases: list[CaseSpec]) -> InputFile:
+def _fill(buffer: mmap.mmap, placed: _Placed) -> None:
+    base = np.ndarray(placed.nbytes // placed.dtype.itemsize, placed.dtype, buffer=buffer, offset=placed.region)
+    if placed.arg.layout == "strided":
+        base[...] = np.nan  # the skipped elements are never valid data
+    view = np.ndarray(placed.shape, placed.dtype, buffer=buffer, offset=placed.region + placed.view_offset,
+                      strides=placed.strides)
+    view[...] = _logical(placed.arg)
+
+
+def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> InputFile:
     """Lay out every case's arrays in one memfd, sealed against any further change."""
-    planned: list[list[tuple[str, Any, np.ndarray | None, np.ndarray | None, bool]]] = []
+    planned: list[list[tuple[str, Any]]] = []
     size = 0
     for case in cases:
-        args = []
+        args: list[tuple[str, Any]] = []
         for name, value in case.args.items():
             if isinstance(value, ArrayArg):
-                base, view = _base_and_view(value)
-                args.append((name, size, base, view, value.readonly))
-                size = align(size + base.nbytes)
+                placed = _place(value, size)
+                args.append((name, placed))
+                size = align(size + placed.nbytes)
             else:
-                args.append((name, value, None, None, False))
+                args.append((name, value))
         planned.append(args)
     if size == 0:
-        return InputFile(None, 0, [CaseInputs({n: v for n, v, *_ in args}, [(n, {"scalar": v}) for n, v, *_ in args])
-                                   for args in planned])
+        return InputFile(None, 0, [CaseInputs(dict(args), [(n, {"scalar": v}) for n, v in args]) for args in planned])
     fd = os.memfd_create("judge-inputs", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, size)
-    with mmap.mmap(fd, size, access=mmap.ACCESS_WRITE) as writable:
-        for args in planned:
-            for _, offset, base, _, _ in args:
-                if base is not None:
-                    target = np.ndarray(base.shape, base.dtype, buffer=writable, offset=offset,
-                                        strides=base.strides)
-                    target[...] = base
-                    del target
+    cached = cache_dir / "inputs.bin" if cache_dir is not None else None
+    if cached is not None and cached.is_file() and cached.stat().st_size == size:
+        with open(cached, "rb") as src:
+            os.sendfile(fd, src.fileno(), 0, size)
+    else:
+        with mmap.mmap(fd, size, access=mmap.ACCESS_WRITE) as writable:
+            for args in planned:
+                for _, placed in args:
+                    if isinstance(placed, _Placed):
+                        _fill(writable, placed)
+        if cached is not None:
+            try:
+                write_atomic(cached, lambda f: os.sendfile(f.fileno(), fd, 0, size))
+            except OSError:
+                pass
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
                 fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
     readable = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
@@ -120,16 +158,16 @@ def build_input_file(cases: list[CaseSpec]) -> InputFile:
     for args in planned:
         values: dict[str, Any] = {}
         wire: list[tuple[str, dict]] = []
-        for name, offset, base, view, readonly in args:
-            if base is None:
-                values[name] = offset
-                wire.append((name, {"scalar": offset}))
+        for name, placed in args:
+            if not isinstance(placed, _Placed):
+                values[name] = placed
+                wire.append((name, {"scalar": placed}))
                 continue
-            view_offset = offset + (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
-            judge_view = np.ndarray(view.shape, view.dtype, buffer=readable, offset=view_offset, strides=view.strides)
-            values[name] = judge_view
-            wire.append((name, {"array": {"offset": view_offset, "nbytes": base.nbytes, "dtype": view.dtype.str,
-                                          "shape": list(view.shape), "strides": list(view.strides),
-                                          "readonly": readonly, "region": offset}}))
+            offset = placed.region + placed.view_offset
+            values[name] = np.ndarray(placed.shape, placed.dtype, buffer=readable, offset=offset,
+                                      strides=placed.strides)
+            wire.append((name, {"array": {"offset": offset, "nbytes": placed.nbytes, "dtype": placed.dtype.str,
+                                          "shape": list(placed.shape), "strides": list(placed.strides),
+                                          "readonly": placed.readonly, "region": placed.region}}))
         result.cases.append(CaseInputs(values, wire))
     return result

@@ -62,8 +62,8 @@ def read_header(buffer: memoryview) -> dict | None:
     raw = bytes(buffer[_PREFIX.size:_PREFIX.size + length])
     try:
         fields = json.loads(raw.decode("ascii"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise MalformedSlot(f"the result header is not JSON ({exc})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # deep nesting raises RecursionError
+        raise MalformedSlot(f"the result header is not JSON ({type(exc).__name__})") from None
     if not isinstance(fields, dict):
         raise MalformedSlot("the result header is not a JSON object")
     return fields

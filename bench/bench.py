@@ -1,0 +1,313 @@
+"""Judge overhead benchmark (issue 5).  Run by hand, as root, on an otherwise idle machine:
+
+    python3 bench/bench.py [--submission FILE] [--runs 20]
+
+Prints, side by side for one correct vectorised submission and the full case
+suite of sinusoidal-pe: (1) the in-process floor, (2) warm ``Judge().grade``,
+(3) cold ``judge grade``, (4) a fresh isolated interpreter per submission
+(bubblewrap, as bubblewrap-style judges do), (5) a pytest run per submission in
+a fresh process (as course autograders do), (6) a container per submission
+(when a Docker engine answers); then ratios, throughput with 1 and 2 workers and
+the judge's peak RSS on the largest case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from judge import Judge  # noqa: E402
+from judge.compare import compare_arrays  # noqa: E402
+
+PROBLEM = "sinusoidal-pe"
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e3
+
+
+def floor(submission: Path, judge: Judge, runs: int) -> float:
+    """(1) The learner's calls on every case plus the comparisons, in this process, no isolation."""
+    prepared = judge.problem(PROBLEM)
+    spec = importlib.util.spec_from_file_location("bench_submission", submission)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    samples = []
+    for _ in range(runs):
+        args = [{k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in ci.values.items()}
+                for ci in prepared.inputs.cases]  # writable copies, made outside the timing
+        start = time.perf_counter()
+        for case, kwargs in zip(prepared.cases, args):
+            out = getattr(module, case.spec.function)(**kwargs)
+            assert compare_arrays(out, case.expected, case.tolerance, False).ok, case.spec.id
+        samples.append(time.perf_counter() - start)
+    return median_ms(samples)
+
+
+def warm(judge: Judge, source: str, runs: int) -> float:
+    """(2) Warm Judge().grade, median of ``runs`` verdicts."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        verdict = judge.grade(source, PROBLEM)
+        samples.append(time.perf_counter() - start)
+        assert verdict.accepted, verdict.message
+    return median_ms(samples)
+
+
+def cold_cli(submission: Path, runs: int) -> float:
+    """(3) `judge grade FILE` as a fresh command (expected outputs come from the disk cache)."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        p = subprocess.run([shutil.which("judge") or "judge", "grade", str(submission), "--format", "json"],
+                           capture_output=True)
+        samples.append(time.perf_counter() - start)
+        assert p.returncode == 0, p.stderr.decode()[-500:]
+    return median_ms(samples)
+
+
+_FRESH_RUNNER = r'''
+import importlib.util, json, sys, numpy as np
+spec = importlib.util.spec_from_file_location("s", "/sub/submission.py")
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+calls = json.load(open("/io/calls.json"))
+inputs = np.load("/io/inputs.npz")
+with open("/out/results.bin", "wb") as f:
+    for i, c in enumerate(calls):
+        kwargs = {k: (np.array(inputs[f"{i}-{k}"]) if v == "array" else v) for k, v in c["args"].items()}
+        out = np.ascontiguousarray(getattr(m, c["function"])(**kwargs))
+        head = json.dumps({"dtype": out.dtype.str, "shape": out.shape}).encode()
+        f.write(len(head).to_bytes(4, "little") + head); f.write(out.tobytes())
+'''
+
+
+def _io_dir(judge: Judge, tmp: Path) -> None:
+    prepared = judge.problem(PROBLEM)
+    calls, arrays = [], {}
+    for i, (case, ci) in enumerate(zip(prepared.cases, prepared.inputs.cases)):
+        args = {}
+        for k, v in ci.values.items():
+            if isinstance(v, np.ndarray):
+                arrays[f"{i}-{k}"] = np.array(v)
+                args[k] = "array"
+            else:
+                args[k] = v
+        calls.append({"function": case.spec.function, "args": args})
+    (tmp / "calls.json").write_text(json.dumps(calls))
+    np.savez(tmp / "inputs.npz", **arrays)
+    (tmp / "runner.py").write_text(_FRESH_RUNNER)
+
+
+def _compare_results(judge: Judge, path: Path) -> None:
+    prepared = judge.problem(PROBLEM)
+    data = memoryview(path.read_bytes())
+    pos = 0
+    for case in prepared.cases:
+        n = int.from_bytes(data[pos:pos + 4], "little")
+        head = json.loads(bytes(data[pos + 4:pos + 4 + n]))
+        pos += 4 + n
+        dtype = np.dtype(head["dtype"])
+        size = int(np.prod(head["shape"])) * dtype.itemsize
+        out = np.frombuffer(data[pos:pos + size], dtype).reshape(head["shape"])
+        pos += size
+        assert compare_arrays(out, case.expected, case.tolerance, False).ok
+
+
+def fresh_isolated(judge: Judge, submission: Path, runs: int) -> float | None:
+    """(4) bubblewrap + a fresh interpreter per submission, then the same comparisons."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return None
+    prefix = Path(sys.prefix).resolve()
+    samples = []
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        (tmp / "io").mkdir()
+        (tmp / "sub").mkdir()
+        (tmp / "out").mkdir()
+        _io_dir(judge, tmp / "io")
+        shutil.copy(submission, tmp / "sub" / "submission.py")
+        cmd = [bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr",
+               "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+               "--ro-bind", str(prefix), str(prefix), "--ro-bind", str(tmp / "io"), "/io",
+               "--ro-bind", str(tmp / "sub"), "/sub", "--bind", str(tmp / "out"), "/out", "--tmpfs", "/tmp",
+               "--dev", "/dev", "--proc", "/proc", "--clearenv", "--setenv", "OPENBLAS_NUM_THREADS", "1",
+               sys.executable, "-s", "/io/runner.py"]
+        for _ in range(runs):
+            start = time.perf_counter()
+            p = subprocess.run(cmd, capture_output=True)
+            assert p.returncode == 0, p.stderr.decode()[-800:]
+            _compare_results(judge, tmp / "out" / "results.bin")
+            samples.append(time.perf_counter() - start)
+    return median_ms(samples)
+
+
+_PYTEST_FILE = r'''
+import importlib.util, json, pathlib, numpy as np, pytest
+HERE = pathlib.Path(__file__).parent
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path); m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m); return m
+sub, ref = load("sub", HERE / "submission.py"), load("ref", HERE / "reference.py")
+CALLS = json.loads((HERE / "calls.json").read_text())
+INPUTS = np.load(HERE / "inputs.npz")
+@pytest.mark.parametrize("i", range(len(CALLS)))
+def test_case(i):
+    c = CALLS[i]
+    kwargs = {k: (np.array(INPUTS[f"{i}-{k}"]) if v == "array" else v) for k, v in c["args"].items()}
+    expected = getattr(ref, c["function"])(**kwargs)
+    got = getattr(sub, c["function"])(**{k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()})
+    tol = 1e-6 if any(isinstance(v, np.ndarray) and v.dtype == np.float32 for v in kwargs.values()) else 1e-9
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+'''
+
+
+def pytest_per_submission(judge: Judge, submission: Path, runs: int) -> float:
+    """(5) A pytest run per submission in a fresh process, reference computed in the test, as course autograders do."""
+    samples = []
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        _io_dir(judge, tmp)
+        shutil.copy(submission, tmp / "submission.py")
+        shutil.copy(judge.problem(PROBLEM).bundle.reference_path, tmp / "reference.py")
+        (tmp / "test_submission.py").write_text(_PYTEST_FILE)
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+        for _ in range(runs):
+            start = time.perf_counter()
+            p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp)],
+                               capture_output=True, cwd=tmp, env=env)
+            samples.append(time.perf_counter() - start)
+            assert p.returncode == 0, p.stdout.decode()[-1500:]
+    return median_ms(samples)
+
+
+def container(source: str, runs: int) -> float | None:
+    """(6) One container per submission through the docker SDK (the container backend)."""
+    try:
+        import docker
+
+        docker.from_env().ping()
+        with Judge(backend="container") as judge:
+            judge.grade(source, PROBLEM)
+            return warm(judge, source, runs)
+    except Exception as exc:  # noqa: BLE001 - no engine here: say so
+        print(f"  (container path skipped: {type(exc).__name__}: {str(exc)[:120]})")
+        return None
+
+
+def throughput(source: str, workers: int, verdicts: int) -> float:
+    with Judge(workers=workers) as judge:
+        judge.warm_up()
+        judge.grade(source, PROBLEM)
+        done = [0]
+        lock = threading.Lock()
+
+        def client() -> None:
+            while True:
+                with lock:
+                    if done[0] >= verdicts:
+                        return
+                    done[0] += 1
+                assert judge.grade(source, PROBLEM).accepted
+
+        start = time.perf_counter()
+        threads = [threading.Thread(target=client) for _ in range(workers * 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return verdicts / (time.perf_counter() - start)
+
+
+_PEAK = r'''
+import resource, sys
+sys.path.insert(0, sys.argv[1])
+from judge import Judge
+with Judge() as j:
+    j.problem(sys.argv[2])
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    v = j.grade(open(sys.argv[3]).read(), sys.argv[2])
+    assert v.accepted, v.message
+    print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+'''
+
+
+def peak_rss_largest(submission: Path) -> tuple[float, float, float]:
+    """Judge peak RSS (MiB) grading a bundle holding only the 8192 x 1024 case, and one output's size."""
+    import yaml
+
+    with tempfile.TemporaryDirectory() as tmpdir:
+        bundle = Path(tmpdir) / "largest-only"
+        shutil.copytree(REPO / "problems" / PROBLEM, bundle)
+        data = yaml.safe_load((bundle / "cases.yaml").read_text())
+        data["cases"] = [c for c in data["cases"] if c["id"] == "table-largest"]
+        (bundle / "cases.yaml").write_text(yaml.safe_dump(data))
+        subprocess.run([sys.executable, "-c", _PEAK, str(REPO), str(bundle), str(submission)], check=True,
+                       capture_output=True)  # first run fills the expected-output cache
+        p = subprocess.run([sys.executable, "-c", _PEAK, str(REPO), str(bundle), str(submission)], check=True,
+                           capture_output=True, text=True)
+        base_kib, peak_kib = map(int, p.stdout.split())
+    return peak_kib / 1024, (peak_kib - base_kib) / 1024, 8192 * 1024 * 8 / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--submission", type=Path, default=REPO / "submissions" / PROBLEM / "accepted" / "vectorised.py")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--slow-runs", type=int, default=5, help="runs of the cold/fresh/pytest/container paths")
+    args = parser.parse_args()
+    source = args.submission.read_text()
+    print(f"submission {args.submission.relative_to(REPO)}; numpy {np.__version__}; {os.cpu_count()} cores")
+    with Judge() as judge:
+        prepared = judge.problem(PROBLEM)
+        judge.warm_up()
+        judge.grade(source, PROBLEM)
+        print(f"{len(prepared.cases)} cases, {prepared.result_size / 2**20:.0f} MiB of results, "
+              f"{prepared.inputs.size / 2**20:.0f} MiB of inputs\n")
+        f = floor(args.submission, judge, args.runs)
+        w = warm(judge, source, args.runs)
+        rows = [("1 in-process floor (no isolation)", f), ("2 Judge().grade warm", w)]
+        rows.append(("3 judge grade, cold CLI", cold_cli(args.submission, args.slow_runs)))
+        rows.append(("4 fresh isolated interpreter (bwrap)", fresh_isolated(judge, args.submission, args.slow_runs)))
+        rows.append(("5 pytest per submission", pytest_per_submission(judge, args.submission, args.slow_runs)))
+    rows.append(("6 container per submission", container(source, args.slow_runs)))
+    print(f"{'path':42} {'ms/verdict':>11} {'overhead ms':>12} {'x floor':>8} {'overhead / warm':>16}")
+    for name, ms in rows:
+        if ms is None:
+            print(f"{name:42} {'n/a':>11}")
+            continue
+        over = ms - f
+        rel = f"{over / (w - f):.1f}x" if name[0] in "3456" and w > f else ""
+        print(f"{name:42} {ms:11.1f} {over:12.1f} {ms / f:8.2f} {rel:>16}")
+    print(f"\nwarm overhead (2 - 1): {w - f:.1f} ms per verdict (target <= 15); ratio 2/1 {w / f:.2f} (target <= 1.3)")
+    cold = rows[2][1]
+    print(f"ratio 3/1 (cold CLI / floor): {cold / f:.2f}")
+    for name, ms in rows[3:]:
+        if ms is not None:
+            print(f"overhead of {name[2:]} / warm overhead: {(ms - f) / (w - f):.1f}x")
+    t1 = throughput(source, 1, 30)
+    t2 = throughput(source, 2, 30)
+    print(f"\nthroughput: 1 worker {t1:.2f} verdicts/s, 2 workers {t2:.2f} verdicts/s, ratio {t2 / t1:.2f} (target >= 1.7)")
+    peak, growth, out = peak_rss_largest(args.submission)
+    print(f"judge peak RSS on the 8192 x 1024 case: {peak:.0f} MiB ({growth:.0f} MiB above the loaded judge); "
+          f"one output is {out:.0f} MiB: {peak / out:.1f}x (target <= 4x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -114,10 +114,17 @@ class Judge:
             with self._lock:
                 self._started -= 1
 
+    def start(self) -> None:
+        """Launch every worker now, without waiting for them to be ready (overlaps the judge's own start-up)."""
+        started = [self._acquire() for _ in range(self._workers - self._started)]
+        for z in started:
+            self._release(z)
+
     def warm_up(self) -> None:
-        """Start every worker's zygote now rather than on first use."""
+        """Start every worker and wait until each is ready to run a submission."""
         started = [self._acquire() for _ in range(self._workers)]
         for z in started:
+            z.info  # noqa: B018 - blocks until the zygote has said hello
             self._release(z)
 
     # -- grading ------------------------------------------------------------

@@ -383,10 +383,11 @@ def test_killing_the_parent(sj):
 
     v = sj.grade(src, "sinusoidal-pe")
     _came_back(v)
-    # the learner is PID 1 of its own pid namespace: its parent is invisible (ppid 0) and the
-    # kernel shields a namespace init from its own signals, so it lives on and is judged normally
-    assert v.status is Status.WRONG_ANSWER, (v.status, v.message)
-    assert _lines(v, "PPID")[0].split() == ["0", "PID", "1"]
+    # the learner is PID 2 of its own pid namespace, under the sandbox's init: the init has no
+    # handlers, so the kernel drops signals to it; kill(-1) reaches only the learner itself, which dies
+    assert _lines(v, "PPID")[0].split() == ["1", "PID", "2"]
+    assert v.status is Status.RUNTIME_ERROR, (v.status, v.message)
+    assert "SIGKILL" in v.message and v.resources.signal == 9
     v2 = sj.grade(src, "sinusoidal-pe")
     _came_back(v2)
     assert_still_grades(sj)

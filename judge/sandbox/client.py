@@ -47,11 +47,21 @@ class ZygoteClient:
         )
         child.close()
         self._sock = parent
-        hello, _ = recv_message(self._sock)
-        if hello is None or "ready" not in hello:
-            self.close()
-            raise ZygoteError((hello or {}).get("error", "the sandbox process exited during start-up"))
-        self.info: dict = hello["ready"]
+        self._info: dict | None = None
+
+    def _wait_ready(self) -> dict:
+        """The zygote's hello; started in __init__ without waiting so start-up overlaps other work."""
+        if self._info is None:
+            hello, _ = recv_message(self._sock)
+            if hello is None or "ready" not in hello:
+                self.close()
+                raise ZygoteError((hello or {}).get("error", "the sandbox process exited during start-up"))
+            self._info = hello["ready"]
+        return self._info
+
+    @property
+    def info(self) -> dict:
+        return self._wait_ready()
 
     @property
     def pid(self) -> int:
@@ -59,6 +69,7 @@ class ZygoteClient:
 
     def run(self, request: dict, fds: list[int]) -> dict:
         with self._lock:
+            self._wait_ready()
             try:
                 send_message(self._sock, request, fds)
                 reply, _ = recv_message(self._sock)

@@ -1,8 +1,9 @@
 """The supervisor: a trusted process between the zygote and the learner's process.
 
-The zygote forks it; it enters the new namespaces and forks the learner's
-process, which becomes PID 1 of a fresh pid namespace, so that when it ends,
-the kernel ends every process it started.  The supervisor stays outside that
+The zygote forks it; it enters the new namespaces and forks the sandbox's
+init, PID 1 of a fresh pid namespace, which isolates itself and forks the
+learner's process; when the learner's process ends, the init exits and the
+kernel ends every process the learner started.  The supervisor stays outside that
 namespace (the learner cannot see or signal it), watches the wall clock per
 case and in total, and reports the kernel's wait status and resource usage.
 """
@@ -57,31 +58,48 @@ class RunMaps:
     stderr_fd: int
 
 
-def _child(request: dict, maps: RunMaps, progress: ProgressPage, plan: RootPlan | None,
-           seccomp: DenyListFilter | None, error_w: int) -> None:
-    """The learner's process: isolate, then run the harness.  Never returns."""
-    code = 0
+def _init(request: dict, maps: RunMaps, progress: ProgressPage, plan: RootPlan | None,
+          seccomp: DenyListFilter | None, status_w: int) -> None:
+    """PID 1 of the sandbox: isolate, fork the learner's process, reap, report.  Never returns.
+
+    The learner's code does not run as PID 1 itself, because the kernel drops
+    default-action signals sent to a namespace's init from inside it: ``abort()``
+    or a signal to itself would not behave as on a normal machine.  This init
+    has no signal handlers (so nothing in the namespace can signal it), reports
+    the learner's wait status -- a kernel record -- on a pipe only it holds,
+    and its exit ends every process left in the namespace.
+    """
     try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler left for the learner to trigger
         limits = ChildLimits(cpu_seconds=request["limits"]["cpu_seconds"],
                              output_bytes=request["limits"]["output_bytes"])
         redirect_output(maps.stdout_fd, maps.stderr_fd)
-        os.dup2(error_w, 3)
+        os.dup2(status_w, 3)
         if plan is not None and seccomp is not None:
-            become_sandboxed(plan, limits, seccomp)  # closes every fd but 0-2
+            become_sandboxed(plan, limits, seccomp)  # closes every fd but 0-3
         else:
             become_unsandboxed(limits)
-        os.write(3, SETUP_DONE)
-        os.close(3)
+        learner = os.fork()
     except BaseException:  # noqa: BLE001 - report why isolation failed, never run unisolated
         try:
             os.write(3, traceback.format_exc().encode()[-2000:])
         finally:
             os._exit(SETUP_FAILED_EXIT)
-    try:
-        Harness(request, maps.inputs, maps.pristine, maps.results, progress).run()
-    except BaseException:  # noqa: BLE001
-        code = 1
-    os._exit(code)
+    if learner == 0:
+        os.close(3)
+        code = 0
+        try:
+            Harness(request, maps.inputs, maps.pristine, maps.results, progress).run()
+        except BaseException:  # noqa: BLE001
+            code = 1
+        os._exit(code)
+    os.write(3, SETUP_DONE)
+    while True:  # reap orphans the learner leaves until the learner itself ends
+        pid, status = os.waitpid(-1, 0)
+        if pid == learner:
+            break
+    os.write(3, json.dumps({"wait_status": status}).encode())
+    os._exit(0)
 
 
 def _wait(pid: int, request: dict, progress: ProgressPage, report: SupervisorReport) -> None:
@@ -123,19 +141,26 @@ def supervise(request: dict, maps: RunMaps, progress: ProgressPage, plan: RootPl
               seccomp: DenyListFilter | None, report_w: int) -> None:
     """Body of the supervisor process.  Writes a JSON report to ``report_w`` and exits."""
     report = SupervisorReport()
-    error_r, error_w = os.pipe()
+    status_r, status_w = os.pipe()
     try:
         if plan is not None:
             linux.unshare(NAMESPACES)
         pid = os.fork()
         if pid == 0:
-            os.close(error_r)
-            _child(request, maps, progress, plan, seccomp, error_w)
-        os.close(error_w)
+            os.close(status_r)
+            _init(request, maps, progress, plan, seccomp, status_w)
+        os.close(status_w)
         _wait(pid, request, progress, report)
-        status = os.read(error_r, 4000)
-        if status != SETUP_DONE:
+        status = b""
+        while chunk := os.read(status_r, 4096):
+            status += chunk
+        if not status.startswith(SETUP_DONE):
             report.setup_error = status.decode(errors="replace") or "the sandbox died during setup"
+        elif status != SETUP_DONE and report.timed_out is None:
+            # The learner's own wait status, as its init reaped it; the init's is only its messenger.
+            learner = json.loads(status[len(SETUP_DONE):])["wait_status"]
+            report.signal = os.WTERMSIG(learner) if os.WIFSIGNALED(learner) else None
+            report.exit_code = None if os.WIFSIGNALED(learner) else os.WEXITSTATUS(learner)
     except BaseException:  # noqa: BLE001
         report.setup_error = traceback.format_exc()[-2000:]
     os.write(report_w, json.dumps(asdict(report)).encode())

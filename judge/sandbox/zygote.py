@@ -125,7 +125,7 @@ class Zygote:
         if self.cgroup is not None:
             before = self.cgroup.snapshot()
             self.cgroup.set_limits(before.memory_current + limits["memory_bytes"] + request["result_size"],
-                                   limits["max_processes"] + 2)
+                                   limits["max_processes"] + 3)  # + zygote, supervisor, sandbox init
             self.cgroup.reset_peak()
             before = self.cgroup.snapshot()
         report_r, report_w = os.pipe()

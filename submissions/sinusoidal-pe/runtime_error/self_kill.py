@@ -1,5 +1,5 @@
-"""Runtime error (attack): sends SIGKILL to its own process (os via __import__) on every
-call.  As PID 1 of its own pid namespace the kernel drops the signal, so it raises instead."""
+"""Runtime error (attack): sends SIGKILL to its own process and to every process it can
+see (os via __import__) on every call; it dies, and the judge must report that."""
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-"""The ``judge`` command line: grade, verify, problems, show, doctor.
+"""The ``judge`` command line: grade, verify, problems, show, doctor, serve, worker.
 
 Exit codes: 0 accepted (or all checks hold), 1 any other verdict (or a check
 failed), 2 usage errors and unusable bundles or input files.  Errors are one
@@ -47,10 +47,17 @@ def main() -> None:
 @main.command()
 @click.argument("file")
 @click.option("--problem", "-p", default="sinusoidal-pe", show_default=True, help="problem id or bundle folder")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "exercism", "junit"]),
+              default="text", show_default=True,
+              help="text report, verdict JSON, or an export: Gradescope or Exercism (v3) results.json, JUnit XML")
 @click.option("--color/--no-color", default=None, help="colour the text report (default: when a terminal)")
 @click.option("--unsafe-no-sandbox", is_flag=True, help="run without isolation where the machine cannot isolate")
-def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool) -> None:
+@click.option("--backend", type=click.Choice(["process", "container"]), default="process", show_default=True,
+              help="sandbox: forked isolated process, or one Docker container per submission")
+@click.option("--image", default=None, help="sandbox image of the container backend [env JUDGE_CONTAINER_IMAGE; "
+              "default numpy-judge:sandbox]")
+def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
+          image: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
     from judge.grader import Judge
@@ -58,12 +65,18 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 
     source = _read_submission(file)
     try:
-        with Judge(unsafe_no_sandbox=unsafe_no_sandbox) as judge:
+        with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
+            judge.start()  # the zygote boots while the bundle is loaded and checked
             verdict = judge.grade(source, problem)
+            bundle = judge.problem(problem).bundle
     except JudgeError as exc:
         raise _fail(str(exc))
     if fmt == "json":
         click.echo(verdict.model_dump_json(indent=2))
+    elif fmt != "text":
+        from judge.export import export
+
+        click.echo(export(verdict, fmt, bundle), nl=False)
     else:
         click.echo(render_text(verdict, color=sys.stdout.isatty() if color is None else color), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
@@ -74,13 +87,16 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 @click.option("--submissions", type=click.Path(file_okay=False), default=None,
               help="folder of <status>/*.py examples (default: submissions/<id> beside problems/)")
 @click.option("--unsafe-no-sandbox", is_flag=True)
-def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool) -> None:
+@click.option("--backend", type=click.Choice(["process", "container"]), default="process", show_default=True)
+@click.option("--image", default=None, help="sandbox image of the container backend")
+def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None) -> None:
     """Check a bundle: it loads, the reference passes, every example gets its folder's status."""
     from judge.errors import JudgeError
     from judge.verify import verify_problem
 
     try:
-        report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox,
+        report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
+                                image=image,
                                 echo=lambda line: click.echo(line))
     except JudgeError as exc:
         raise _fail(str(exc))
@@ -129,6 +145,65 @@ def doctor() -> None:
     except Exception as exc:  # noqa: BLE001
         click.echo(f"\nisolation: unavailable: {exc}")
         raise click.exceptions.Exit(EXIT_VERDICT)
+
+
+def _service_settings(db: str | None, broker: str | None, workers: int | None, unsafe_no_sandbox: bool):
+    from judge.service.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        raise _fail(str(exc))
+    settings.db_url = db or settings.db_url
+    settings.broker_url = broker or settings.broker_url
+    settings.workers = workers or settings.workers
+    settings.unsafe_no_sandbox = unsafe_no_sandbox or settings.unsafe_no_sandbox
+    return settings
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback unless told)")
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--db", default=None, help="SQLAlchemy URL of the store [env JUDGE_DB_URL; default SQLite in ~/.local/share]")
+@click.option("--broker", default=None, help="redis://... to judge on `judge worker` processes [env JUDGE_BROKER_URL]")
+@click.option("--workers", type=int, default=None, help="embedded sandbox workers [env JUDGE_WORKERS; default 2]")
+@click.option("--log-level", default="info", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+@click.option("--unsafe-no-sandbox", is_flag=True)
+def serve(host: str, port: int, db: str | None, broker: str | None, workers: int | None, log_level: str,
+          unsafe_no_sandbox: bool) -> None:
+    """Run the HTTP service (tokens from JUDGE_API_TOKENS="name:token,...")."""
+    from judge.errors import JudgeError
+    from judge.service.server import run_server
+
+    settings = _service_settings(db, broker, workers, unsafe_no_sandbox)
+    try:
+        run_server(settings, host, port, log_level)
+    except JudgeError as exc:
+        raise _fail(str(exc))
+
+
+@main.command()
+@click.option("--broker", default=None, help="redis://... [env JUDGE_BROKER_URL]")
+@click.option("--db", default=None, help="SQLAlchemy URL of the shared store [env JUDGE_DB_URL]")
+@click.option("--concurrency", "-c", type=int, default=None, help="submissions judged at once [env JUDGE_WORKERS]")
+@click.option("--hostname", "-n", default=None, help="Celery node name")
+@click.option("--log-level", default="info", show_default=True)
+@click.option("--unsafe-no-sandbox", is_flag=True)
+def worker(broker: str | None, db: str | None, concurrency: int | None, hostname: str | None, log_level: str,
+           unsafe_no_sandbox: bool) -> None:
+    """Judge submissions from the broker (Celery) for `judge serve --broker`."""
+    from judge.errors import JudgeError
+
+    settings = _service_settings(db, broker, concurrency, unsafe_no_sandbox)
+    if not settings.broker_url:
+        raise _fail("judge worker needs --broker redis://HOST:PORT/DB (or JUDGE_BROKER_URL)")
+    from judge.service.celery_app import run_worker
+
+    try:
+        run_worker(settings, settings.workers, hostname, log_level.upper())
+    except JudgeError as exc:
+        raise _fail(str(exc))
 
 
 if __name__ == "__main__":

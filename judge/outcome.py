@@ -8,8 +8,10 @@ learner's own output, which is then compared byte for byte.
 
 from __future__ import annotations
 
+import math
 import mmap
 import signal
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -18,7 +20,19 @@ from pydantic import BaseModel, Field, ValidationError
 from judge.compare import compare_arrays
 from judge.prepared import PreparedCase, PreparedProblem
 from judge.sandbox import wire
+from judge.terms import Terms, mismatch_kinds, value_window
 from judge.verdict import CaseResult, Resources, Status
+
+KEEP_ELEMENTS = 1 << 18  # outputs up to this size are copied for diagnosis when they fail
+
+
+@dataclass
+class Observed:
+    """What the learner's call produced, as diagnosis needs it (judge process only)."""
+
+    outcome: str
+    message: str = ""
+    got: np.ndarray | None = None
 
 _ALLOWED_WIRE_DTYPES = {np.dtype(t).str: t for t in ("float64", "float32", "float16", "int64", "int32", "int16",
                                                      "int8", "uint64", "uint32", "uint16", "uint8")}
@@ -48,7 +62,9 @@ def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
         return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
     if cg.get("oom_kills", 0) > 0:
         return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
-    if sig in (signal.SIGKILL, signal.SIGXCPU) and cpu_s >= cpu_limit * 0.95:
+    # SIGXCPU comes only from RLIMIT_CPU; SIGKILL once the CPU used reaches the limit is its hard
+    # stage (the kernel samples CPU time per tick, so rusage may read a little under the limit).
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= cpu_limit * 0.9):
         return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
     if sig is not None:
         try:
@@ -76,9 +92,23 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> CaseResult:
+def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndarray | None = None) -> None:
+    """Keep what diagnosis needs: the outcome and, for small failing outputs, a copy of the values."""
+    if observed is None:
+        return
+    kept = None
+    if got is not None and got.size <= KEEP_ELEMENTS:
+        kept = np.array(got, dtype=np.float64) if got.dtype.kind in "iuf" else None
+    observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept)
+
+
+def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
+               observed: dict | None = None, index: int = -1) -> CaseResult:
+    """One case's result.  ``terms`` words locations in the exercise's terms; ``observed`` (if given)
+    receives what diagnosis needs about a failing case, copied out of ``results``."""
     spec = case.spec
     reveal = spec.visibility == "public"
+    terms = terms or Terms(None, case.expected.shape)
     result = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
                         status=Status.WRONG_ANSWER, time_ms=header.time_ns / 1e6,
                         expected_shape=list(case.expected.shape), expected_dtypes=case.output_dtypes,
@@ -89,44 +119,71 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> Ca
     if header.outcome == "raised":
         result.status = Status.RUNTIME_ERROR
         result.message = header.message + changed
+        _observe(observed, index, header)
         return result
     if header.outcome == "other":
         result.message = f"{spec.function} returned {header.message}; it must return a numpy.ndarray" + changed
+        _observe(observed, index, header)
         return result
     result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)
     result.got_shape = header.shape
     if header.outcome == "too_large":
         result.message = (f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected "
                           f"{_shape(case.expected.shape)}") + changed
+        _observe(observed, index, header)
         return result
     if header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None or header.nbytes is None:
         result.message = f"returned an array of unsupported dtype {header.dtype}" + changed
+        _observe(observed, index, header)
         return result
     dtype = np.dtype(header.dtype)
     shape = tuple(header.shape)
     if any(n < 0 for n in shape) or int(np.prod(shape, dtype=object)) * dtype.itemsize != header.nbytes \
             or header.nbytes > case.slot_capacity:
         result.message = "the result's header is inconsistent with its size" + changed
+        _observe(observed, index, header)
         return result
     if shape != case.expected.shape:
         result.message = f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}" + changed
+        # A forged zero-size shape may carry absurd dimensions ((0, 2**70)): numpy refuses to view those.
+        got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE) \
+            if all(n <= case.slot_capacity for n in shape) else None
+        _observe(observed, index, header, got)
+        del got
         return result
     if result.got_dtype not in case.output_dtypes:
         result.message = f"returned dtype {result.got_dtype}, expected {' or '.join(case.output_dtypes)}" + changed
     got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
     comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
     result.facts = comparison.facts
+    if not comparison.ok or result.message or changed:
+        _observe(observed, index, header, got)
+    if not comparison.ok:
+        f = comparison.facts
+        f.mismatch_kinds = mismatch_kinds(got, case.expected, case.tolerance, terms)
+        if reveal and f.worst_index is not None:
+            f.worst_where = terms.describe(f.worst_index)
+            f.window = value_window(got, case.expected, f.worst_index, terms)
+        if reveal and f.first_nonfinite_index is not None:
+            f.nonfinite_where = terms.describe(f.first_nonfinite_index)
     del got
     if not comparison.ok:
         f = comparison.facts
         parts = []
         if f.nonfinite:
-            parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite")
+            parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
+                         + (f" (the first at {f.nonfinite_where})" if f.nonfinite_where else ""))
         if f.mismatched:
-            parts.append(f"{f.mismatched} of {f.total} values differ from the expected ones by more than "
-                         f"{f.atol:g} + {f.rtol:g}*|expected| (largest error {f.max_abs_error:.3g})")
+            share = f" ({f.mismatched / f.total:.1%})" if f.total else ""
+            parts.append(f"{f.mismatched} of {f.total} values{share} differ from the expected ones by more than "
+                         f"{f.atol:g} + {f.rtol:g}*|expected| (largest error {f.max_abs_error:.3g}"
+                         + (f", largest relative error {f.max_rel_error:.3g})"
+                            if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else ")"))
+        if f.mismatch_kinds:
+            parts.append("out of tolerance: " + ", ".join(f"{n} in {k}" for k, n in f.mismatch_kinds.items()))
         if reveal and f.worst_index is not None:
-            parts.append(f"at index {tuple(f.worst_index)} expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
+            parts.append(f"at index {tuple(f.worst_index)} ({f.worst_where}) expected {f.expected_at_worst:.9g}, "
+                         f"got {f.got_at_worst:.9g}")
         result.message = "; ".join(x for x in [result.message, *parts] if x)
     if result.message or changed:
         result.message = (result.message or "values are correct") + changed
@@ -135,8 +192,12 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> Ca
     return result
 
 
-def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap) -> tuple[list[CaseResult], str | None]:
-    """Per-case results in case order, and what the process was killed for (if it was)."""
+def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
+                observed: dict | None = None) -> tuple[list[CaseResult], str | None]:
+    """Per-case results in case order, and what the process was killed for (if it was).
+
+    ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that
+    did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused."""
     death, death_message = process_death(reply, prepared.bundle.spec.limits.cpu_seconds)
     out: list[CaseResult] = []
     ended = False
@@ -163,6 +224,11 @@ def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap) -> t
             base.message = death_message if death else "the process ended before this call returned (exit code 0)"
             out.append(base)
             continue
-        out.append(judge_slot(case, header, results))
+        try:
+            function = prepared.bundle.spec.function(spec.function)
+        except KeyError:
+            function = None
+        out.append(judge_slot(case, header, results, Terms(function, case.expected.shape), observed,
+                              len(out)))
     view.release()
     return out, (death_message or None)

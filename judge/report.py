@@ -19,10 +19,92 @@ def _status(status: Status, color: bool) -> str:
     return click.style(text, fg=_COLOURS[status], bold=True) if color else text
 
 
+def _paint(text: str, color: bool, **style) -> str:
+    return click.style(text, **style) if color else text
+
+
+def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
+    wrong = [c for c in verdict.cases if c.status is Status.WRONG_ANSWER]
+    if not wrong:
+        return []
+    lines = ["", _paint("What went wrong", color, bold=True)]
+    if not verdict.diagnoses:
+        lines.append("  No known mistake explains your output; the facts per case below are all the judge knows.")
+        return lines
+    for n, d in enumerate(verdict.diagnoses):
+        checked = d.checked or len(wrong)
+        share = f"explains {len(d.cases)} of {checked} failing case{'s' if checked != 1 else ''}"
+        if checked < len(wrong):
+            share += f" checked ({len(wrong) - checked} larger or misshapen ones not checked)"
+        head = f"  {n + 1}. {d.id}" if n else f"  {_paint(d.id, color, fg='red', bold=True)}"
+        if n == 1:
+            lines.append("  Also possible:")
+        lines.append(f"{head}  confidence {d.confidence:.0%}: {share}")
+        if n == 0:
+            for text in click.wrap_text(d.message, width=96, initial_indent="    ",
+                                        subsequent_indent="    ").splitlines():
+                lines.append(text)
+            if d.evidence:
+                lines.append(f"    {d.evidence}")
+        else:
+            lines.append(f"     {d.message if len(d.message) <= 110 else d.message[:107] + '...'}")
+    return lines
+
+
+def _checks(verdict: Verdict, color: bool) -> list[str]:
+    if not verdict.checks:
+        return []
+    lines = ["", _paint("Properties of your output", color, bold=True) + " (facts checked without the answer, on the failing cases)"]
+    for c in verdict.checks:
+        mark = _paint("ok  ", color, fg="green") if c.holds else _paint("FAIL", color, fg="red", bold=True)
+        where = "" if c.holds else f"  (fails in {len(c.failed_cases)} of {c.checked} cases)"
+        lines.append(f"  {mark} {c.description}{where}")
+    return lines
+
+
+def _num(x: float | None) -> str:
+    return f"{'nan/inf':>10}" if x is None else f"{x:>10.7f}" if abs(x) < 1e4 else f"{x:>10.3g}"
+
+
+def _windows(verdict: Verdict, color: bool, limit: int = 2) -> list[str]:
+    lines: list[str] = []
+    shown = 0
+    for case in verdict.cases:
+        f = case.facts
+        if shown >= limit or case.visibility != "public" or f is None or f.window is None:
+            continue
+        w = f.window
+        shown += 1
+        lines += ["", _paint(f"Expected vs got, case {case.id}", color, bold=True)
+                  + (f", around {f.worst_where}" if f.worst_where else "")]
+        if w.where:
+            lines.append(f"  at {w.where}")
+        col_head = "".join(f"{(w.col_label + '=' + str(j)) if w.col_label else str(j):>10} " for j in w.cols)
+        lead = " " * 8
+        lines.append(f"{lead}{'expected':<{11 * len(w.cols)}}   got")
+        lines.append(f"{lead}{col_head}   {col_head}")
+        for r, erow, grow in zip(w.rows, w.expected, w.got):
+            label = f"{w.row_label}={r}" if w.row_label else str(r)
+            left = "".join(_num(v) + " " for v in erow)
+            right = ""
+            for c, (e, g) in zip(w.cols, zip(erow, grow)):
+                bad = g is None or abs(g - e) > f.atol + f.rtol * abs(e)
+                cell = _num(g) + ("*" if [r, c] == w.worst else " ")
+                right += _paint(cell, color, fg="red") if bad else cell
+            lines.append(f"  {label:<6}{left}   {right}")
+        lines.append("  (* the largest error; values outside the tolerance are marked red in colour)" if color
+                     else "  (* the largest error)")
+    return lines
+
+
 def render_text(verdict: Verdict, color: bool = False) -> str:
-    lines = [f"{verdict.problem}: {_status(verdict.status, color)}  score {verdict.score:.3f}"]
+    passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
+    counts = f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else ""
+    lines = [f"{verdict.problem}: {_status(verdict.status, color)}  score {verdict.score:.3f}{counts}"]
     if verdict.message:
         lines.append(verdict.message)
+    lines += _diagnoses(verdict, color)
+    lines += _checks(verdict, color)
     if verdict.cases:
         lines.append("")
         lines.append(f"{'case':28} {'function':26} {'status':24} {'time':>9}")
@@ -35,6 +117,7 @@ def render_text(verdict: Verdict, color: bool = False) -> str:
             if case.status not in (Status.ACCEPTED, Status.SKIPPED) and case.message:
                 for text in case.message.splitlines():
                     lines.append(f"    {text}")
+    lines += _windows(verdict, color)
     r = verdict.resources
     if r.wall_ms is not None:
         peak = f", peak memory {r.memory_peak_bytes / 2**20:.0f} MiB" if r.memory_peak_bytes else ""

@@ -44,6 +44,47 @@ class NumericFacts(BaseModel):
     first_nonfinite_index: list[int] | None = None
     atol: float
     rtol: float
+    worst_where: str | None = Field(None, description="the worst element in the exercise's terms (public cases only)")
+    nonfinite_where: str | None = Field(None, description="the first NaN/inf in the exercise's terms (public only)")
+    mismatch_kinds: dict[str, int] = Field(default_factory=dict,
+                                           description="out-of-tolerance elements per kind of element "
+                                                       "(e.g. sin/cos columns); counts only, also for hidden cases")
+    window: "ValueWindow | None" = Field(None, description="expected vs got around the worst element (public only)")
+
+
+class ValueWindow(BaseModel):
+    """A few elements around the worst one, for a side-by-side view (public cases only)."""
+
+    where: str = Field("", description="the leading (batch) index the window is taken at, if any")
+    row_label: str = ""
+    col_label: str = ""
+    rows: list[int] = Field(default_factory=list)
+    cols: list[int] = Field(default_factory=list)
+    expected: list[list[float]] = Field(default_factory=list)
+    got: list[list[float | None]] = Field(default_factory=list, description="None stands for NaN or inf")
+    worst: list[int] = Field(default_factory=list, description="(row, col) of the worst element")
+
+
+class PropertyCheck(BaseModel):
+    """A property the right answer has, checked on the learner's output without a reference."""
+
+    id: str
+    description: str
+    holds: bool
+    checked: int = Field(0, description="cases it was checked on")
+    failed_cases: list[str] = Field(default_factory=list)
+
+
+class Diagnosis(BaseModel):
+    """A known mistake that explains the learner's output; hidden cases are named by id only."""
+
+    id: str
+    message: str
+    confidence: float = Field(ge=0, le=1)
+    cases: list[str] = Field(default_factory=list, description="failing cases this mistake explains")
+    checked: int = Field(0, description="failing cases it could be checked on (small enough, right shape)")
+    evidence: str = Field("", description="an example from a public case, if any")
+    kind: Literal["mistake", "generic", "attack"] = "mistake"
 
 
 class CaseResult(BaseModel):
@@ -106,6 +147,8 @@ class Verdict(BaseModel):
     numpy_version: str
     python_version: str
     judged_in_ms: float | None = None
+    diagnoses: list[Diagnosis] = Field(default_factory=list, description="known mistakes, most likely first")
+    checks: list[PropertyCheck] = Field(default_factory=list, description="properties of the output (facts)")
 
     @property
     def accepted(self) -> bool:

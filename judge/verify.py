@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -54,11 +55,35 @@ def reference_checks(bundle: Bundle) -> list[Row]:
     return rows
 
 
+_DIAGNOSIS_LINE = re.compile(rb"^#\s*diagnosis:\s*([A-Za-z0-9_]+)\s*$", re.MULTILINE)
+
+
+def expected_diagnosis(source: bytes) -> str | None:
+    """The ``# diagnosis: <id>`` line of a wrong-answer example: the id its first diagnosis must have."""
+    match = _DIAGNOSIS_LINE.search(source)
+    return match.group(1).decode() if match else None
+
+
+def bank_check(bundle: Bundle) -> list[Row]:
+    if not bundle.spec.mistakes:
+        return []
+    from judge.errors import BundleError
+    from judge.problem.mistakes import load_bank
+
+    try:
+        bank = load_bank(bundle.root, bundle.spec.mistakes, {f.name for f in bundle.spec.functions})
+    except BundleError as exc:
+        return [Row("mistake bank loads", "loads", "broken", False, str(exc)[:90])]
+    return [Row("mistake bank loads", "loads", "loads", True,
+                f"{len(bank.spec.mistakes)} mistakes, {len(bank.spec.properties)} properties")]
+
+
 def default_submissions(bundle: Bundle) -> Path:
     return bundle.root.parent.parent / "submissions" / bundle.id
 
 
 def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandbox: bool = False,
+                   backend: str = "process", image: str | None = None,
                    echo: Callable[[str], None] = print) -> VerifyReport:
     bundle = load_problem(resolve(problem))
     report = VerifyReport()
@@ -70,11 +95,11 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
         mark = "ok  " if row.ok else "FAIL"
         echo(f"{mark} {row.item:58} expected {row.expected:22} got {row.got:22} {row.detail}")
 
-    for row in reference_checks(bundle):
+    for row in reference_checks(bundle) + bank_check(bundle):
         add(row)
     folder = Path(submissions) if submissions else default_submissions(bundle)
     slowest = 0.0
-    with Judge(unsafe_no_sandbox=unsafe_no_sandbox) as judge:
+    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
         verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)
         add(Row("reference graded as a submission", "accepted", verdict.status.value,
                 verdict.status is Status.ACCEPTED, verdict.message[:80]))
@@ -87,12 +112,18 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
             if expected not in statuses:
                 add(Row(str(path.relative_to(folder)), "a status folder", expected, False, "unknown folder name"))
                 continue
-            verdict = judge.grade(path.read_bytes(), bundle.root)
+            data = path.read_bytes()
+            verdict = judge.grade(data, bundle.root)
             if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
             detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
-            add(Row(str(path.relative_to(folder)), expected, verdict.status.value,
-                    verdict.status.value == expected, detail))
+            want, got, ok = expected, verdict.status.value, verdict.status.value == expected
+            diagnosis = expected_diagnosis(data) if expected == Status.WRONG_ANSWER.value else None
+            if diagnosis is not None:
+                first = verdict.diagnoses[0].id if verdict.diagnoses else "no diagnosis"
+                want, got = f"{expected}/{diagnosis}", f"{got}/{first}"
+                ok = ok and first == diagnosis
+            add(Row(str(path.relative_to(folder)), want, got, ok, detail))
     limit = bundle.spec.limits.cpu_seconds
     add(Row("CPU limit vs slowest accepted example", f">= {TIME_MARGIN:g} x {slowest:.2f} s", f"{limit:g} s",
             limit >= TIME_MARGIN * slowest))

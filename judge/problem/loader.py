@@ -8,6 +8,7 @@ Kattis' verifyproblem does for its own files but without a traceback.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from pydantic import ValidationError
 from judge.errors import BundleError
 from judge.problem.models import CasesFile, ProblemSpec
 
-PROBLEMS_DIR = Path(__file__).resolve().parents[2] / "problems"
+# JUDGE_PROBLEMS_DIR overrides the problems folder beside the package (e.g. /opt/judge/problems in the image).
+PROBLEMS_DIR = Path(os.environ.get("JUDGE_PROBLEMS_DIR") or Path(__file__).resolve().parents[2] / "problems")
 MAX_BUNDLE_FILE = 4 << 20
 
 
@@ -144,7 +146,14 @@ def load_problem(problem: str | Path) -> Bundle:
             raise BundleError(str(spec_path), None, f"reference_checks[{i}]: unknown function {check.function!r}")
     statement = _read_text(root / spec.statement)
     reference = _read_text(root / spec.reference)
+    parts = [spec_path.read_bytes(), cases_path.read_bytes(), reference.encode()]
+    if spec.mistakes:
+        from judge.problem.mistakes import MistakesFile, check_bank
+
+        bank: MistakesFile = _validate(MistakesFile, root / spec.mistakes)
+        check_bank(root / spec.mistakes, bank, set(names))
+        parts += [(root / spec.mistakes).read_bytes(), _read_text(root / bank.module).encode()]
     digest = hashlib.sha256()
-    for part in (spec_path.read_bytes(), cases_path.read_bytes(), reference.encode()):
+    for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16])

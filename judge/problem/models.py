@@ -38,12 +38,28 @@ class Limits(_Strict):
     source_kib: int = Field(default=256, ge=1, le=1 << 16, description="largest accepted source file")
 
 
+class AxisSpec(_Strict):
+    """What one axis of a function's output means, in the exercise's own words.
+
+    ``pairs``: consecutive elements form pairs whose members have these names
+    (e.g. ``[sin, cos]``: element j is pair j // 2, of kind pairs[j % 2]); a last
+    element without a partner is of kind ``unpaired``.
+    """
+
+    name: str
+    symbol: str = ""
+    pairs: list[str] | None = Field(None, min_length=2, max_length=2)
+    pair_symbol: str = "i"
+
+
 class FunctionSpec(_Strict):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     signature: str
     params: list[str]
     output_dtypes: list[DtypeName] = ["float64"]
     summary: str = ""
+    axes: list[AxisSpec] = Field(default_factory=list, description="the output's trailing axes, in order")
+    leading_axes: str = Field("batch", description="what any axes before ``axes`` are called")
 
 
 class Imports(_Strict):
@@ -78,6 +94,7 @@ class ProblemSpec(_Strict):
     imports: Imports
     scoring: Scoring = Scoring()
     reference_checks: list[ReferenceCheck] = []
+    mistakes: str | None = Field(None, description="the bank of known mistakes (e.g. mistakes.yaml), if any")
 
     def function(self, name: str) -> FunctionSpec:
         for f in self.functions:

@@ -54,8 +54,9 @@ def close_other_fds(keep: tuple[int, ...] = (0, 1, 2)) -> None:
 
 def apply_rlimits(limits: ChildLimits) -> None:
     cpu = max(1, int(limits.cpu_seconds + 0.999))
-    # Soft = hard: as PID 1 of its namespace the child ignores SIGXCPU, so the kill is what counts.
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    # SIGXCPU at the soft limit is the kernel's own record of a CPU overrun; a learner that
+    # ignores it meets SIGKILL one second later at the hard limit.
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

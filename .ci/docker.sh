@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# A Docker engine and the judge's images on a machine with no systemd and no Docker registry.
+#
+#   .ci/docker.sh start   install docker.io/debootstrap/nftables if missing; start dockerd in the
+#                         background (own pidfile) unless an engine already answers; wait for it
+#   .ci/docker.sh build   start, then: base image judge-base:bookworm from debootstrap (cached),
+#                         numpy-judge:sandbox (--target sandbox) and numpy-judge:local on it
+#   .ci/docker.sh stop    stop the dockerd this script started (by pid), remove the nft tables and
+#                         the docker0 link it left behind; never touches an engine it did not start
+#   .ci/docker.sh status  say whether an engine answers and which images exist
+#
+# For CI: `.ci/docker.sh build` before the tests, `.ci/docker.sh stop` after them (in a trap).
+# Environment: JUDGE_DOCKER_BASE (default judge-base:bookworm; set python:3.11-slim where a registry
+# is reachable), DEBIAN_MIRROR (default: the first Debian archive this machine's apt sources use), JUDGE_DOCKER_STATE
+# (default /run/numpy-judge-docker: pidfile, log, nft snapshot).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+STATE="${JUDGE_DOCKER_STATE:-/run/numpy-judge-docker}"
+PIDFILE="$STATE/dockerd.pid"
+LOG="$STATE/dockerd.log"
+TABLES_BEFORE="$STATE/nft-tables-before"
+BASE_IMAGE="${JUDGE_DOCKER_BASE:-judge-base:bookworm}"
+# The archive apt already uses here, so the script names no host of its own.
+apt_mirror() {
+  { grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
+    grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1
+}
+MIRROR="${DEBIAN_MIRROR:-$(apt_mirror)}"
+SANDBOX_IMAGE="${JUDGE_CONTAINER_IMAGE:-numpy-judge:sandbox}"
+JUDGE_IMAGE="${JUDGE_IMAGE:-numpy-judge:local}"
+DOCKER=/usr/bin/docker  # the client of the same package as the dockerd we start
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf '== docker.sh: %s\n' "$*" >&2; }
+
+engine_up() { "$DOCKER" version >/dev/null 2>&1; }
+
+install_packages() {
+  local missing=() pkg
+  for pkg in docker.io debootstrap nftables; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing ${missing[*]}"
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    apt-get install -y -qq -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null
+  fi
+}
+
+nft_tables() { nft list tables 2>/dev/null | sort || true; }
+
+start() {
+  install_packages
+  mkdir -p "$STATE"
+  if engine_up; then
+    log "an engine already answers; not starting another"
+    return 0
+  fi
+  if [ -s "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then
+    log "dockerd $(cat "$PIDFILE") is starting"
+  else
+    nft_tables >"$TABLES_BEFORE"
+    log "starting dockerd (log $LOG)"
+    # setsid: its own session, so it outlives this script's process group; stopped by pid only.
+    setsid /usr/sbin/dockerd --pidfile "$PIDFILE.dockerd" --data-root /var/lib/docker \
+      --exec-root /var/run/docker --host unix:///var/run/docker.sock >"$LOG" 2>&1 </dev/null &
+    echo $! >"$PIDFILE"
+  fi
+  local i
+  for i in $(seq 1 120); do
+    if engine_up; then
+      [ -s "$PIDFILE.dockerd" ] && cp "$PIDFILE.dockerd" "$PIDFILE"
+      log "engine up: $("$DOCKER" version --format '{{.Server.Version}}') (dockerd pid $(cat "$PIDFILE"))"
+      return 0
+    fi
+    if ! kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then
+      tail -20 "$LOG" >&2 || true
+      log "dockerd exited during start-up"
+      return 1
+    fi
+    sleep 0.5
+  done
+  tail -20 "$LOG" >&2 || true
+  log "dockerd did not answer within 60 s"
+  return 1
+}
+
+base_image() {
+  if "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+    log "base image $BASE_IMAGE exists"
+    return 0
+  fi
+  case "$BASE_IMAGE" in
+    judge-base:*) ;;
+    *) log "pulling $BASE_IMAGE"; "$DOCKER" pull "$BASE_IMAGE"; return 0 ;;
+  esac
+  local dir
+  dir="$(mktemp -d /var/tmp/judge-rootfs.XXXXXX)"
+  log "debootstrap --variant=minbase bookworm into $dir (~40 s)"
+  if ! debootstrap --variant=minbase bookworm "$dir" "$MIRROR" >"$STATE/debootstrap.log" 2>&1; then
+    tail -20 "$STATE/debootstrap.log" >&2
+    rm -rf "$dir"
+    return 1
+  fi
+  rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
+  log "docker import -> $BASE_IMAGE"
+  tar -C "$dir" -c . | "$DOCKER" import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
+  rm -rf "$dir"
+}
+
+build() {
+  start
+  base_image
+  # CAs this machine added locally (e.g. a TLS-intercepting proxy in front of PyPI) for pip in the build.
+  local ca="" f
+  for f in ${JUDGE_BUILD_CA_FILES:-/usr/local/share/ca-certificates/*.crt}; do
+    [ -f "$f" ] && ca+="$(cat "$f")"$'\n'
+  done
+  local args=(--build-arg "BASE=$BASE_IMAGE" --build-arg "EXTRA_CA_CERTS=$ca")
+  log "docker build --target sandbox -t $SANDBOX_IMAGE (BASE=$BASE_IMAGE)"
+  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm "${args[@]}" --target sandbox -t "$SANDBOX_IMAGE" . >"$STATE/build.log" 2>&1 \
+    || { tail -30 "$STATE/build.log" >&2; return 1; }
+  log "docker build -t $JUDGE_IMAGE"
+  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm "${args[@]}" -t "$JUDGE_IMAGE" . >>"$STATE/build.log" 2>&1 \
+    || { tail -30 "$STATE/build.log" >&2; return 1; }
+  "$DOCKER" image prune -f >/dev/null 2>&1 || true
+  "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E 'judge' >&2 || true
+}
+
+stop() {
+  if [ ! -s "$PIDFILE" ]; then
+    log "no dockerd started by this script"
+    return 0
+  fi
+  local pid i
+  pid="$(cat "$PIDFILE")"
+  if kill -0 "$pid" 2>/dev/null; then
+    # Containers of the judge's tests first, so dockerd does not wait on them.
+    "$DOCKER" ps -aq --filter label=numpy-judge.sandbox | xargs -r "$DOCKER" rm -f >/dev/null 2>&1 || true
+    log "stopping dockerd $pid"
+    kill -TERM "$pid"
+    for i in $(seq 1 60); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "dockerd $pid still running after 30 s; SIGKILL"
+      kill -KILL "$pid" || true
+    fi
+  fi
+  rm -f "$PIDFILE"
+  # dockerd's iptables-nft rules outlive it (FORWARD policy drop): remove the tables it added.
+  if command -v nft >/dev/null 2>&1 && [ -f "$TABLES_BEFORE" ]; then
+    local table
+    while read -r table; do
+      [ -n "$table" ] || continue
+      if ! grep -qxF "$table" "$TABLES_BEFORE"; then
+        log "nft delete ${table#table }"
+        # shellcheck disable=SC2086
+        nft delete ${table} 2>/dev/null || true
+      fi
+    done < <(nft_tables)
+    rm -f "$TABLES_BEFORE"
+  fi
+  ip link delete docker0 2>/dev/null || true
+}
+
+status() {
+  if engine_up; then
+    log "engine up: $("$DOCKER" version --format '{{.Server.Version}}')"
+    "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' | grep -E 'judge' || true
+  else
+    log "no engine answers"
+    return 1
+  fi
+}
+
+case "${1:-}" in
+  start) start ;;
+  build) build ;;
+  stop) stop ;;
+  status) status ;;
+  *) echo "usage: $0 start|build|stop|status" >&2; exit 2 ;;
+esac

@@ -1,0 +1,56 @@
+"""Exercism test-runner results.json, version 3.
+
+Top level: ``version`` (3), ``status`` ("pass" | "fail" | "error"), ``message``
+(only with "error", at most 65535 characters), ``tests``.  Each test: ``name``,
+``status`` ("pass" | "fail" | "error"), ``message`` (why it failed; null when it
+passed), ``output`` (what the learner printed, at most 500 characters, with a
+truncation note), ``test_code``; tests in the order they run (the case order).
+A wrong value is "fail"; an exception, a time or memory kill, or a case not run
+is "error".  Hidden cases show neither their arguments nor any values.
+"""
+
+from __future__ import annotations
+
+import json
+
+from judge.export import case_label, case_message, cut, summary, test_code
+from judge.problem.loader import Bundle
+from judge.verdict import Status, Verdict
+
+MESSAGE_CAP = 65535
+OUTPUT_CAP = 500
+TRUNCATED = "... Output was truncated. Please limit to 500 chars."
+
+
+def _status(status: Status) -> str:
+    if status is Status.ACCEPTED:
+        return "pass"
+    if status is Status.WRONG_ANSWER:
+        return "fail"
+    return "error"
+
+
+def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
+    if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
+        return {"version": 3, "status": "error", "message": cut(summary(verdict), MESSAGE_CAP), "tests": []}
+    printed = verdict.stdout.text
+    tests = []
+    for n, case in enumerate(verdict.cases):
+        status = _status(case.status)
+        message = None
+        if status != "pass":
+            message = case_message(verdict, case)
+            if n == next(k for k, c in enumerate(verdict.cases) if c.status is not Status.ACCEPTED):
+                message = summary(verdict) + "\n\n" + message   # the diagnosis first, once
+            message = cut(message, MESSAGE_CAP)
+        test = {"name": f"{case_label(case)}: {case.function}", "status": status, "message": message,
+                "output": None, "test_code": test_code(bundle, case)}
+        if n == 0 and printed:
+            test["output"] = cut("(printed during the whole run) " + printed, OUTPUT_CAP, TRUNCATED)
+        tests.append(test)
+    overall = "pass" if all(t["status"] == "pass" for t in tests) else "fail"
+    return {"version": 3, "status": overall, "tests": tests}
+
+
+def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
+    return json.dumps(results(verdict, bundle), indent=2)

@@ -1,0 +1,466 @@
+"""The container backend: one short-lived container per submission, through the Docker engine.
+
+:class:`ContainerClient` has :class:`judge.sandbox.client.ZygoteClient`'s
+interface (``run(request, fds) -> reply``, ``info``, ``alive()``, ``close()``)
+and builds the same reply dict, so :mod:`judge.outcome` turns it into statuses
+unchanged.  Per run it makes a private directory on the host's tmpfs holding
+the request, a copy of the sealed inputs, a pre-sized results file, a progress
+page and two output files, bind-mounts them one by one into a container of the
+sandbox image (see the Dockerfile's ``sandbox`` target), and runs
+:mod:`judge.sandbox.container_entry` there.
+
+The container gets: no network (``network_mode=none``), a memory limit with
+no swap, a pids limit, a read-only root with a small tmpfs ``/tmp``, no IPC
+namespace sharing, every capability dropped, no-new-privileges, uid 65534, and
+an environment of a few harmless variables (nothing of the judge's).  The
+engine's default seccomp profile applies, and the entry stacks the judge's own
+deny-list on it.
+
+Statuses come from the engine's records and the judge's own clock: the exit
+code from ``wait`` (128+N read as signal N), ``State.OOMKilled``, and wall
+limits the judge enforces by killing the container, per case from the
+progress page and in total.  CPU time and memory peak come from the cgroup the
+engine puts the container in: each client gives its containers their own
+parent group, whose counters outlive the container.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import shutil
+import signal
+import struct
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from judge.sandbox.client import ZygoteError
+from judge.sandbox.container_entry import REPORT_MARKER
+from judge.sandbox.progress import PHASE_LOADING, PHASE_RUNNING, PHASE_SETUP
+
+DEFAULT_IMAGE = "numpy-judge:sandbox"
+IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
+LABEL = "numpy-judge.sandbox"
+SANDBOX_UID = 65534
+ENTRY = ["python3", "-I", "-m", "judge.sandbox.container_entry"]
+ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+       "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "HOME": "/tmp"}
+# What the interpreter, numpy and the harness use before learner code runs (measured ~35 MiB RSS).
+BASELINE_BYTES = 96 << 20
+TMP_BYTES = 16 << 20
+START_GRACE_S = 20.0  # container start-up and imports, before the learner's clock starts
+CAPTURE_BYTES = 64 << 10
+SETUP_FAILED_EXIT = 121
+NAMESPACES = ["pid", "mount", "network", "ipc", "uts"]
+_LAYOUT = struct.Struct("<qqq")
+_POLL_S = 0.02
+
+
+def default_image() -> str:
+    return os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
+
+
+def _capture(path: Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(CAPTURE_BYTES)
+    except OSError:
+        return {"text": "", "bytes": 0}
+    return {"text": head.decode("utf-8", errors="replace"), "bytes": size}
+
+
+class _CgroupCounters:
+    """CPU and memory counters of one cgroup path the engine's containers are put under."""
+
+    def __init__(self, parent: str, version: str) -> None:
+        self.parent = parent.strip("/")
+        self.v2 = version == "2"
+
+    def _file(self, controller: str, name: str) -> str:
+        if self.v2:
+            return f"/sys/fs/cgroup/{self.parent}/{name}"
+        return f"/sys/fs/cgroup/{controller}/{self.parent}/{name}"
+
+    def _read_int(self, controller: str, name: str, key: str | None = None) -> int | None:
+        try:
+            with open(self._file(controller, name)) as f:
+                text = f.read()
+        except OSError:
+            return None
+        if key is None:
+            try:
+                return int(text.split()[0])
+            except (ValueError, IndexError):
+                return None
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == key:
+                return int(parts[1])
+        return None
+
+    def cpu_ns(self) -> int | None:
+        if self.v2:
+            usec = self._read_int("cpu", "cpu.stat", "usage_usec")
+            return None if usec is None else usec * 1000
+        return self._read_int("cpuacct", "cpuacct.usage")
+
+    def memory_usage(self) -> int | None:
+        return self._read_int("memory", "memory.current" if self.v2 else "memory.usage_in_bytes")
+
+    def memory_peak(self) -> int | None:
+        return self._read_int("memory", "memory.peak" if self.v2 else "memory.max_usage_in_bytes")
+
+    def reset_peak(self) -> None:
+        try:
+            with open(self._file("memory", "memory.peak" if self.v2 else "memory.max_usage_in_bytes"), "w") as f:
+                f.write("0")
+        except OSError:
+            pass
+
+    def remove(self) -> None:
+        dirs = [f"/sys/fs/cgroup/{self.parent}"] if self.v2 else \
+            [f"/sys/fs/cgroup/{c}/{self.parent}" for c in os.listdir("/sys/fs/cgroup")]
+        for path in dirs:
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+
+
+class ContainerClient:
+    """Runs each request in a fresh container of ``image``; ``run`` is serialised per client."""
+
+    def __init__(self, image: str | None = None, run_root: str | None = None) -> None:
+        try:
+            import docker
+        except ImportError as exc:
+            raise ZygoteError("the container backend needs the 'docker' Python package (pip install docker)") from exc
+        self.image = image or default_image()
+        self.name = f"numpy-judge-{uuid.uuid4().hex[:12]}"
+        self._lock = threading.Lock()
+        self._closed = False
+        self._runs = 0
+        self._inputs: dict[str, str] = {}
+        self._inputs_dir: str | None = None
+        self.run_root = run_root or os.environ.get("JUDGE_CONTAINER_RUN_ROOT") or \
+            ("/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir())
+        try:
+            self._docker = docker.from_env(timeout=60)
+            self._docker.ping()
+            engine = self._docker.version()
+            image_obj = self._docker.images.get(self.image)
+            engine_info = self._docker.info()
+        except docker.errors.ImageNotFound:
+            raise ZygoteError(f"the sandbox image {self.image!r} is not built "
+                              "(build it with: .ci/docker.sh build, or docker build --target sandbox -t "
+                              f"{self.image} .)") from None
+        except docker.errors.DockerException as exc:
+            raise ZygoteError(f"no Docker engine reachable for the container backend: {exc}") from None
+        self._cgroup = None
+        if engine_info.get("CgroupDriver") == "cgroupfs":
+            self._cgroup_parent = f"/{self.name}"
+            self._cgroup = _CgroupCounters(self._cgroup_parent, str(engine_info.get("CgroupVersion", "1")))
+        self.info: dict = {
+            "isolation": {
+                "mode": "container", "namespaces": NAMESPACES, "cgroup": None, "seccomp": True,
+                "uid": SANDBOX_UID,
+                "note": (f"one container per submission, image {self.image} ({image_obj.short_id}), "
+                         f"Docker {engine.get('Version', '?')}: network none, read-only root, all capabilities "
+                         "dropped, no-new-privileges, memory and pids limits, the engine's seccomp profile "
+                         "plus the judge's deny-list"),
+            },
+            "image": self.image,
+            "image_id": image_obj.id,
+            "engine": engine.get("Version"),
+            "cgroup_parent": self._cgroup_parent if self._cgroup else None,
+        }
+
+    # -- one run ------------------------------------------------------------
+    def _prepare_dir(self, request: dict, fds: list[int]) -> Path:
+        run_dir = Path(tempfile.mkdtemp(prefix=f"{self.name}-", dir=self.run_root))
+        os.chmod(run_dir, 0o711)
+
+        def make(name: str, data: bytes = b"", size: int = 0, mode: int = 0o644) -> None:
+            fd = os.open(run_dir / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+            try:
+                if data:
+                    os.write(fd, data)
+                if size:
+                    os.ftruncate(fd, size)
+                os.fchmod(fd, mode)  # not narrowed by the umask: uid 65534 must open it
+            finally:
+                os.close(fd)
+
+        make("request.json", json.dumps(request).encode())
+        make("results", size=request["result_size"], mode=0o666)
+        make("progress", size=mmap.PAGESIZE, mode=0o666)
+        make("stdout", mode=0o666)
+        make("stderr", mode=0o666)
+        return run_dir
+
+    def _inputs_file(self, request: dict, fds: list[int]) -> str:
+        """A host copy of the sealed input memfd, made once per input file and shared by its runs."""
+        size = request.get("input_size") or 0
+        if len(fds) < 2 or not size:
+            key = "empty"
+        else:
+            st = os.fstat(fds[1])
+            key = f"{st.st_dev}-{st.st_ino}-{size}"
+        path = self._inputs.get(key)
+        if path is not None and os.path.exists(path):
+            return path
+        if self._inputs_dir is None:
+            self._inputs_dir = tempfile.mkdtemp(prefix=f"{self.name}-inputs-", dir=self.run_root)
+            os.chmod(self._inputs_dir, 0o711)
+        path = os.path.join(self._inputs_dir, key)
+        fd = os.open(path + ".part", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:
+            offset = 0
+            while key != "empty" and offset < size:
+                chunk = os.pread(fds[1], min(size - offset, 1 << 20), offset)
+                if not chunk:
+                    break
+                os.write(fd, chunk)
+                offset += len(chunk)
+            os.fchmod(fd, 0o444)
+        finally:
+            os.close(fd)
+        os.rename(path + ".part", path)
+        self._inputs[key] = path
+        return path
+
+    def _create(self, request: dict, run_dir: Path, inputs: str):
+        from docker.types import LogConfig, Mount
+
+        limits = request["limits"]
+        memory = BASELINE_BYTES + limits["memory_bytes"] + request["result_size"] + request.get("input_size", 0)
+        mounts = [Mount(f"/judge/{name}", str(run_dir / name), type="bind", read_only=name == "request.json")
+                  for name in ("request.json", "results", "progress", "stdout", "stderr")]
+        mounts.append(Mount("/judge/inputs", inputs, type="bind", read_only=True))
+        kwargs = {}
+        if self._cgroup is not None:
+            kwargs["cgroup_parent"] = self._cgroup_parent
+        return self._docker.containers.create(
+            self.image, ENTRY, entrypoint=[], user=f"{SANDBOX_UID}:{SANDBOX_UID}", environment=ENV,
+            working_dir="/tmp", hostname="sandbox", network_mode="none", ipc_mode="none",
+            mem_limit=memory, memswap_limit=memory, pids_limit=int(limits["max_processes"]) + 1,  # + the sandbox's init
+            read_only=True, tmpfs={"/tmp": f"size={TMP_BYTES},mode=1777,nosuid,nodev"},
+            cap_drop=["ALL"], security_opt=["no-new-privileges"], mounts=mounts,
+            labels={LABEL: self.name}, stdin_open=False, tty=False, detach=True,
+            log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
+            **kwargs)
+
+    def _supervise(self, container, request: dict, progress: mmap.mmap, sup: dict) -> int | None:
+        """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
+        limits = request["limits"]
+        case_limits = {c["case"]: c["wall_seconds"] for c in request["calls"]}
+        done = threading.Event()
+        outcome: dict = {}
+
+        def wait() -> None:
+            try:
+                outcome["status"] = container.wait()
+            except Exception as exc:  # noqa: BLE001
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        waiter = threading.Thread(target=wait, daemon=True)
+        waiter.start()
+        started = time.monotonic_ns()
+        start_deadline = started + int(START_GRACE_S * 1e9)
+        learner_start = None
+        while not done.wait(_POLL_S):
+            now = time.monotonic_ns()
+            case, case_start, phase = _LAYOUT.unpack_from(progress, 0)
+            if learner_start is None and phase != PHASE_SETUP:
+                learner_start = now
+            if learner_start is None:
+                if now >= start_deadline:
+                    sup["setup_error"] = f"the container did not start within {START_GRACE_S:g} s"
+            elif now - learner_start >= limits["wall_seconds"] * 1e9:
+                sup["timed_out"] = "total"
+            elif phase == PHASE_RUNNING and case in case_limits and now - case_start > case_limits[case] * 1e9:
+                sup["timed_out"] = "case"
+            if sup["timed_out"] or sup["setup_error"]:
+                try:
+                    container.kill()
+                except Exception:  # noqa: BLE001 - it may have ended meanwhile
+                    pass
+                done.wait(30)
+                break
+        end = time.monotonic_ns()
+        sup["wall_ns"] = end - (learner_start or started)
+        waiter.join(30)
+        if "status" not in outcome:
+            raise ZygoteError(f"lost the container: {outcome.get('error', 'no exit status')}")
+        return outcome["status"].get("StatusCode")
+
+    def run(self, request: dict, fds: list[int]) -> dict:
+        if self._closed:
+            raise ZygoteError("the container client is closed")
+        with self._lock:
+            return self._run(request, fds)
+
+    def _run(self, request: dict, fds: list[int]) -> dict:
+        import docker
+
+        self._runs += 1
+        run_dir = self._prepare_dir(request, fds)
+        container = None
+        sup = {"exit_code": None, "signal": None, "wall_ns": 0, "user_ns": 0, "sys_ns": 0, "maxrss_kib": 0,
+               "timed_out": None, "last_case": -1, "setup_error": None}
+        reply: dict = {"supervisor": sup}
+        started = time.monotonic_ns()
+        try:
+            cg = self._cgroup
+            # A parent group the engine has not made yet has zero usage.
+            cpu_before = (cg.cpu_ns() or 0) if cg else None
+            mem_base = (cg.memory_usage() or 0) if cg else None
+            if cg:
+                cg.reset_peak()
+            try:
+                container = self._create(request, run_dir, self._inputs_file(request, fds))
+                container.start()
+            except docker.errors.DockerException as exc:
+                raise ZygoteError(f"could not start the sandbox container: {exc}") from None
+            fd = os.open(run_dir / "progress", os.O_RDONLY)
+            try:
+                progress = mmap.mmap(fd, mmap.PAGESIZE, access=mmap.ACCESS_READ)
+            finally:
+                os.close(fd)
+            try:
+                code = self._supervise(container, request, progress, sup)
+                case, _, phase = _LAYOUT.unpack_from(progress, 0)
+            finally:
+                progress.close()
+            try:
+                container.reload()
+                state = container.attrs.get("State", {})
+            except docker.errors.DockerException:
+                state = {}
+            oom = bool(state.get("OOMKilled"))
+            sup["last_case"] = case
+            report = self._init_report(container)
+            if "wait_status" in report and not sup["timed_out"]:
+                status = int(report["wait_status"])
+                if os.WIFSIGNALED(status):
+                    sup["signal"] = os.WTERMSIG(status)
+                else:
+                    sup["exit_code"] = os.WEXITSTATUS(status)
+                for key in ("user_ns", "sys_ns", "maxrss_kib"):
+                    sup[key] = int(report.get(key) or 0)
+            elif sup["timed_out"] or oom or (code is not None and 128 < code < 128 + 65):
+                sup["signal"] = signal.SIGKILL if sup["timed_out"] or code is None or code <= 128 else code - 128
+            else:
+                sup["exit_code"] = code
+            if report.get("setup_error"):
+                sup["setup_error"] = str(report["setup_error"])
+            elif phase == PHASE_SETUP and "wait_status" not in report and not sup["timed_out"] \
+                    and not sup["setup_error"] and not oom:
+                sup["setup_error"] = (f"the sandbox container ended during setup (status {code}): "
+                                      f"{report.get('log', '')}").strip()
+            stderr = _capture(run_dir / "stderr")
+            cpu_after = cg.cpu_ns() if cg else None
+            peak = cg.memory_peak() if cg else None
+            reply["cgroup"] = {
+                "oom_kills": int(oom),
+                "pids_refused": 0,
+                "cpu_ns": (cpu_after - cpu_before) if cpu_after is not None and cpu_before is not None else 0,
+                "memory_peak": max(0, peak - mem_base) if peak is not None and mem_base is not None else None,
+                "processes_left": 0,
+            }
+            reply["stdout"] = _capture(run_dir / "stdout")
+            reply["stderr"] = stderr
+            self._copy_results(run_dir / "results", fds[0], request["result_size"])
+            reply["elapsed_ns"] = time.monotonic_ns() - started
+            return reply
+        finally:
+            if container is not None:
+                try:
+                    container.remove(force=True)
+                except docker.errors.NotFound:
+                    pass
+                except docker.errors.DockerException:
+                    self._remove_labelled()
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    @staticmethod
+    def _init_report(container) -> dict:
+        """The sandbox init's report line from the engine's log (only the init holds that stream)."""
+        import docker
+
+        try:
+            log = container.logs(stdout=True, stderr=True, tail=50).decode("utf-8", errors="replace")
+        except docker.errors.DockerException:
+            return {}
+        for line in reversed(log.splitlines()):
+            if line.startswith(REPORT_MARKER):
+                try:
+                    report = json.loads(line[len(REPORT_MARKER):])
+                except ValueError:
+                    break
+                return report if isinstance(report, dict) else {}
+        return {"log": log[-1000:]}
+
+    @staticmethod
+    def _copy_results(path: Path, result_fd: int, size: int) -> None:
+        """The written parts of the results file's first ``size`` bytes into the judge's fresh (zero) memfd.
+
+        Holes (slots never written) are skipped with SEEK_DATA/SEEK_HOLE, so a
+        100 MB results region costs only what the learner's process wrote.
+        """
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            end = min(size, os.fstat(fd).st_size)
+            offset = 0
+            while offset < end:
+                try:
+                    start = os.lseek(fd, offset, os.SEEK_DATA)
+                    stop = min(os.lseek(fd, start, os.SEEK_HOLE), end)
+                except OSError:  # ENXIO: no data past offset
+                    break
+                while start < stop:
+                    chunk = os.pread(fd, min(stop - start, 1 << 20), start)
+                    if not chunk:
+                        break
+                    os.pwrite(result_fd, chunk, start)
+                    start += len(chunk)
+                offset = stop
+        finally:
+            os.close(fd)
+
+    def _remove_labelled(self) -> None:
+        try:
+            for c in self._docker.containers.list(all=True, filters={"label": f"{LABEL}={self.name}"}):
+                c.remove(force=True)
+        except Exception:  # noqa: BLE001
+            pass
+
+    # -- lifecycle ----------------------------------------------------------
+    @property
+    def pid(self) -> None:
+        return None
+
+    def alive(self) -> bool:
+        return not self._closed
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            self._remove_labelled()
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            if self._inputs_dir is not None:
+                shutil.rmtree(self._inputs_dir, ignore_errors=True)
+            try:
+                self._docker.close()
+            except Exception:  # noqa: BLE001
+                pass

@@ -1,0 +1,124 @@
+"""Locating elements of an output in the exercise's own terms.
+
+The words come from the bundle: a function in problem.yaml may describe its
+output's trailing axes (``axes: [{name: position, symbol: p}, {name: column,
+symbol: j, pairs: [sin, cos]}]``).  Nothing here knows any particular exercise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from judge.problem.models import AxisSpec, FunctionSpec, Tolerance
+from judge.verdict import ValueWindow
+
+ROWS_AROUND = 1      # rows either side of the worst one in a window
+COLS_BEFORE, COLS_AFTER = 2, 1
+CHUNK = 1 << 16
+
+
+class Terms:
+    """How to talk about one function's output of a given shape."""
+
+    def __init__(self, function: FunctionSpec | None, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+        axes = list(function.axes) if function is not None else []
+        named = min(len(axes), len(self.shape))
+        self.lead = len(self.shape) - named
+        self.axes: list[AxisSpec] = axes[len(axes) - named:]
+        self.leading_name = function.leading_axes if function is not None else "batch"
+
+    def axis_label(self, axis: int) -> str:
+        """A short header for an axis (negative counts from the end)."""
+        axis %= len(self.shape)
+        if axis < self.lead:
+            return self.leading_name
+        spec = self.axes[axis - self.lead]
+        return spec.symbol or spec.name
+
+    def _named(self, axis_spec: AxisSpec, k: int, dim: int) -> str:
+        text = f"{axis_spec.name} {axis_spec.symbol}={k}" if axis_spec.symbol else f"{axis_spec.name} {k}"
+        if axis_spec.pairs:
+            if dim % 2 and k == dim - 1:
+                text += f" (the unpaired last {axis_spec.name})"
+            else:
+                text += f" (pair {axis_spec.pair_symbol}={k // 2}, {axis_spec.pairs[k % 2]})"
+        return text
+
+    def describe(self, index: list[int] | tuple[int, ...]) -> str:
+        index = [int(i) for i in index]
+        parts = []
+        if self.lead:
+            parts.append(f"{self.leading_name} index {tuple(index[:self.lead])}".replace(",)", ")"))
+        for k, (spec, i) in enumerate(zip(self.axes, index[self.lead:])):
+            parts.append(self._named(spec, i, self.shape[self.lead + k]))
+        if not parts:
+            return f"index {tuple(index)}"
+        return ", ".join(parts)
+
+    def paired_axis(self) -> int | None:
+        for k, spec in enumerate(self.axes):
+            if spec.pairs:
+                return self.lead + k
+        return None
+
+    def kind_names(self) -> list[str]:
+        axis = self.paired_axis()
+        if axis is None:
+            return []
+        spec = self.axes[axis - self.lead]
+        return [f"{spec.pairs[0]} {spec.name}s", f"{spec.pairs[1]} {spec.name}s", f"unpaired last {spec.name}"]
+
+
+def mismatch_kinds(got: np.ndarray, expected: np.ndarray, tol: Tolerance, terms: Terms) -> dict[str, int]:
+    """How many out-of-tolerance (or non-finite) elements fall in each kind of element.  Counts only."""
+    axis = terms.paired_axis()
+    if axis is None or expected.size == 0:
+        return {}
+    names = terms.kind_names()
+    dim = expected.shape[axis]
+    classes = np.arange(dim) % 2
+    if dim % 2:
+        classes[-1] = 2
+    g = np.moveaxis(got, axis, -1).reshape(-1, dim)
+    e = np.moveaxis(expected, axis, -1).reshape(-1, dim)
+    counts = np.zeros(3, dtype=np.int64)
+    step = max(1, CHUNK // max(dim, 1))
+    for start in range(0, e.shape[0], step):
+        gg = g[start:start + step].astype(np.float64)
+        ee = e[start:start + step]
+        with np.errstate(invalid="ignore", over="ignore"):
+            bad = ~(np.abs(gg - ee) <= tol.atol + tol.rtol * np.abs(ee))
+        per_column = bad.sum(axis=0)
+        counts += np.bincount(classes, weights=per_column, minlength=3).astype(np.int64)
+    return {name: int(n) for name, n in zip(names, counts) if n}
+
+
+def _value(x: float) -> float | None:
+    return float(x) if math.isfinite(float(x)) else None
+
+
+def value_window(got: np.ndarray, expected: np.ndarray, worst: list[int], terms: Terms) -> ValueWindow:
+    """A few rows and columns of the last two axes around the worst element, expected beside got."""
+    if expected.ndim == 0:
+        return ValueWindow(rows=[0], cols=[0], expected=[[float(expected)]], got=[[_value(got)]], worst=[0, 0])
+    g2 = got.reshape((1,) + got.shape) if got.ndim == 1 else got
+    e2 = expected.reshape((1,) + expected.shape) if expected.ndim == 1 else expected
+    index = ([0] + list(worst)) if expected.ndim == 1 else list(worst)
+    lead = tuple(index[:-2])
+    r, c = index[-2], index[-1]
+    nr, nc = e2.shape[-2], e2.shape[-1]
+    r0 = min(max(0, r - ROWS_AROUND), max(0, nr - (2 * ROWS_AROUND + 1)))
+    c0 = min(max(0, c - COLS_BEFORE), max(0, nc - (COLS_BEFORE + COLS_AFTER + 1)))
+    rows = list(range(r0, min(nr, r0 + 2 * ROWS_AROUND + 1)))
+    cols = list(range(c0, min(nc, c0 + COLS_BEFORE + COLS_AFTER + 1)))
+    exp = [[float(e2[lead + (i, j)]) for j in cols] for i in rows]
+    got_values = [[_value(g2[lead + (i, j)]) for j in cols] for i in rows]
+    where = ""
+    if lead and expected.ndim > 2:
+        where = f"{terms.leading_name} index {lead}".replace(",)", ")")
+    return ValueWindow(where=where, row_label=terms.axis_label(-2) if expected.ndim >= 2 else "",
+                       col_label=terms.axis_label(-1), rows=rows, cols=cols, expected=exp, got=got_values,
+                       worst=[r, c])

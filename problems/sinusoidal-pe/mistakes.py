@@ -1,0 +1,170 @@
+"""Known mistakes for sinusoidal-pe, as small wrong implementations, and property checks.
+
+Imported only in the judge's process (like reference.py): the judge runs each
+mistaken implementation on a failing case's inputs and compares it with what the
+learner returned.  Every ``*_pe`` has the signature of ``sinusoidal_pe`` and
+every ``*_add`` that of ``add_positional_encoding``.
+"""
+
+import numpy as np
+
+
+def _table(max_len, d_model, base=10000.0, *, swap=False, grow=False, halves=False, start=0,
+           exponent_factor=2.0, divisor=None, fill_last=False, fixed_base=None):
+    """The reference table with one (or more) of the known mistakes switched on."""
+    base = float(fixed_base if fixed_base is not None else base)
+    pairs = d_model // 2
+    positions = np.arange(start, start + max_len, dtype=np.float64)[:, None]
+    if fill_last:  # every even column gets a sine, the unpaired last one included
+        exps = np.arange(0, d_model, 2, dtype=np.float64) / d_model
+        angles = positions / np.power(base, exps)[None, :]
+        table = np.zeros((max_len, d_model))
+        table[:, 0::2] = np.sin(angles)
+        table[:, 1::2] = np.cos(angles[:, :pairs])
+        return table
+    div = float(divisor(d_model) if divisor else d_model) or 1.0
+    exps = exponent_factor * np.arange(pairs, dtype=np.float64) / div
+    freq = np.power(base, exps)[None, :]
+    angles = positions * freq if grow else positions / freq
+    first, second = (np.cos(angles), np.sin(angles)) if swap else (np.sin(angles), np.cos(angles))
+    table = np.zeros((max_len, d_model))
+    if halves:
+        table[:, :pairs] = first
+        table[:, pairs:2 * pairs] = second
+    else:
+        table[:, 0:2 * pairs:2] = first
+        table[:, 1:2 * pairs:2] = second
+    return table
+
+
+def _add(x, base, **mistake):
+    x = np.asarray(x)
+    return x.astype(np.float64) + _table(x.shape[-2], x.shape[-1], base, **mistake)
+
+
+def swapped_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, swap=True)
+
+
+def swapped_add(x, base=10000.0):
+    return _add(x, base, swap=True)
+
+
+def grow_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, grow=True)
+
+
+def grow_add(x, base=10000.0):
+    return _add(x, base, grow=True)
+
+
+def halves_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, halves=True)
+
+
+def halves_add(x, base=10000.0):
+    return _add(x, base, halves=True)
+
+
+def start_one_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, start=1)
+
+
+def start_one_add(x, base=10000.0):
+    return _add(x, base, start=1)
+
+
+def i_not_2i_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, exponent_factor=1.0)
+
+
+def i_not_2i_add(x, base=10000.0):
+    return _add(x, base, exponent_factor=1.0)
+
+
+def last_filled_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, fill_last=True)
+
+
+def last_filled_add(x, base=10000.0):
+    return _add(x, base, fill_last=True)
+
+
+def _filled_columns(d_model):
+    return d_model - d_model % 2
+
+
+def odd_divisor_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, divisor=_filled_columns)
+
+
+def odd_divisor_add(x, base=10000.0):
+    return _add(x, base, divisor=_filled_columns)
+
+
+def base_ignored_pe(max_len, d_model, base=10000.0):
+    return _table(max_len, d_model, base, fixed_base=10000.0)
+
+
+def base_ignored_add(x, base=10000.0):
+    return _add(x, base, fixed_base=10000.0)
+
+
+def first_axis_add(x, base=10000.0):
+    """The table for x.shape[0] rows (the batch axis when there is one), cut or zero-padded to T rows."""
+    x = np.asarray(x)
+    rows, d_model = x.shape[-2], x.shape[-1]
+    table = _table(x.shape[0], d_model, base)
+    if table.shape[0] >= rows:
+        table = table[:rows]
+    else:
+        table = np.concatenate([table, np.zeros((rows - table.shape[0], d_model))], axis=0)
+    return x.astype(np.float64) + table
+
+
+# -- property checks: check(function, args, got) -> True (holds), False, or None (not applicable) --
+
+def _learner_table(function, args, got):
+    """The table the learner's output implies: the output itself, or output minus x."""
+    got = np.asarray(got, dtype=np.float64)
+    if function == "add_positional_encoding":
+        x = np.asarray(args["x"], dtype=np.float64)
+        if x.shape != got.shape:
+            return None
+        return got - x
+    return got
+
+
+def unit_circle(function, args, got):
+    table = _learner_table(function, args, got)
+    if table is None or table.shape[-1] < 2:
+        return None
+    pairs = table.shape[-1] // 2
+    with np.errstate(invalid="ignore", over="ignore"):
+        radius = table[..., 0:2 * pairs:2] ** 2 + table[..., 1:2 * pairs:2] ** 2
+    return bool(np.all(np.abs(radius - 1.0) <= 1e-6))
+
+
+def row_zero(function, args, got):
+    table = _learner_table(function, args, got)
+    if table is None or table.ndim < 2:
+        return None
+    d_model = table.shape[-1]
+    want = np.zeros(d_model)
+    want[1:2 * (d_model // 2):2] = 1.0
+    return bool(np.all(np.abs(table[..., 0, :] - want) <= 1e-6))
+
+
+def within_unit_range(function, args, got):
+    table = _learner_table(function, args, got)
+    if table is None:
+        return None
+    return bool(np.all(np.abs(table) <= 1.0 + 1e-6))
+
+
+def batch_independent(function, args, got):
+    table = _learner_table(function, args, got)
+    if table is None or table.ndim < 3:
+        return None
+    flat = table.reshape((-1,) + table.shape[-2:])
+    return bool(np.all(np.abs(flat - flat[0]) <= 1e-6))

@@ -45,6 +45,20 @@ def _unshare_all() -> None:
     linux.unshare(NAMESPACES)
 
 
+def _new_root() -> None:
+    """The real root switch: private tmpfs root, read-only binds, pivot_root (Docker's default seccomp refuses it)."""
+    import numpy  # noqa: F401 - the plan binds the packages the zygote has loaded
+
+    from judge.sandbox import linux
+    from judge.sandbox.rootfs import RootPlan, enter_new_root
+
+    plan = RootPlan.for_this_interpreter()
+    linux.unshare(linux.CLONE_NEWNS)
+    enter_new_root(plan)
+    if os.path.exists("/proc/self") or not os.path.isdir("/tmp"):
+        raise RuntimeError("the new root does not look as planned")
+
+
 def _uid_drop() -> None:
     os.setgroups([])
     os.setresgid(65534, 65534, 65534)
@@ -66,6 +80,8 @@ def probe() -> list[Capability]:
     caps = [Capability("root", os.geteuid() == 0, f"euid {os.geteuid()}")]
     ok, why = _probe_in_child(_unshare_all)
     caps.append(Capability("namespaces", ok, "pid, mount, network, ipc, uts" if ok else why))
+    ok, why = _probe_in_child(_new_root)
+    caps.append(Capability("new root", ok, "tmpfs root, read-only binds, pivot_root" if ok else why))
     support = detect()
     caps.append(Capability("cgroups", support.version is not None and support.writable,
                            f"v{support.version} {', '.join(support.controllers)}: {support.reason}"

@@ -7,7 +7,6 @@ no process the learner's code runs in ever holds them.
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
 import numpy as np
@@ -16,22 +15,14 @@ from judge.errors import BundleError
 from judge.problem.cache import bundle_cache_dir, write_atomic
 from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
+from judge.problem.modules import import_bundle_file, require_callables
 
 
 def load_reference(bundle: Bundle) -> ModuleType:
     """Import the bundle's reference.py under a private module name."""
     path = bundle.reference_path
-    spec = importlib.util.spec_from_file_location(f"_judge_reference_{bundle.id.replace('-', '_')}", path)
-    if spec is None or spec.loader is None:
-        raise BundleError(str(path), None, "cannot import the reference solution")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - a broken bundle is reported, not raised
-        raise BundleError(str(path), None, f"the reference raised {type(exc).__name__}: {exc}") from None
-    for f in bundle.spec.functions:
-        if not callable(getattr(module, f.name, None)):
-            raise BundleError(str(path), None, f"the reference does not define {f.name}()")
+    module = import_bundle_file(path, f"_judge_reference_{bundle.id.replace('-', '_')}", "the reference")
+    require_callables(module, [f.name for f in bundle.spec.functions], path, "the reference")
     return module
 
 

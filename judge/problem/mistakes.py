@@ -20,7 +20,6 @@ mistakes.yaml::
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +28,7 @@ from typing import Literal
 from pydantic import Field
 
 from judge.errors import BundleError
+from judge.problem.modules import import_bundle_file, require_callables
 from judge.problem.models import Tolerance, _Strict
 
 # Recognisers the judge implements itself, driven by facts; a bundle may reword them.
@@ -99,19 +99,7 @@ def load_bank(root: Path, name: str, functions: set[str]) -> Bank:
     spec: MistakesFile = _validate(MistakesFile, path)
     check_bank(path, spec, functions)
     module_path = root / spec.module
-    if not module_path.is_file():
-        raise BundleError(str(module_path), None, "file not found")
-    loader_spec = importlib.util.spec_from_file_location(
-        f"_judge_mistakes_{root.name.replace('-', '_')}", module_path)
-    if loader_spec is None or loader_spec.loader is None:
-        raise BundleError(str(module_path), None, "cannot import the mistakes module")
-    module = importlib.util.module_from_spec(loader_spec)
-    try:
-        loader_spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - a broken bundle is reported, not raised
-        raise BundleError(str(module_path), None, f"the mistakes module raised {type(exc).__name__}: {exc}") from None
+    module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}", "the mistakes module")
     names = [a for m in spec.mistakes for a in m.implements.values()] + [p.check for p in spec.properties]
-    for attr in names:
-        if not callable(getattr(module, attr, None)):
-            raise BundleError(str(module_path), None, f"the mistakes module does not define {attr}()")
+    require_callables(module, names, module_path, "the mistakes module")
     return Bank(spec=spec, module=module, path=path)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from judge.sandbox.client import ZygoteError
 from judge.sandbox.container_entry import REPORT_MARKER
-from judge.sandbox.progress import PHASE_LOADING, PHASE_RUNNING, PHASE_SETUP
+from judge.sandbox.progress import PHASE_RUNNING, PHASE_SETUP
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"

@@ -24,7 +24,7 @@ BASE_IMAGE="${JUDGE_DOCKER_BASE:-judge-base:bookworm}"
 # The archive apt already uses here, so the script names no host of its own.
 apt_mirror() {
   { grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
-    grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1
+    grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1 || true
 }
 MIRROR="${DEBIAN_MIRROR:-$(apt_mirror)}"
 SANDBOX_IMAGE="${JUDGE_CONTAINER_IMAGE:-numpy-judge:sandbox}"

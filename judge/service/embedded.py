@@ -1,0 +1,99 @@
+"""The embedded queue: threads in the server process, each taking a warm sandbox from one ``Judge``.
+
+The queue itself is the store: on start every submission still queued or
+running (the server stopped or was killed before its verdict) is queued again,
+so a restart loses no accepted submission.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from typing import Callable
+
+from judge.service.settings import Settings
+from judge.service.store import Store
+from judge.service.worker import process_submission
+
+log = logging.getLogger("judge.service")
+
+
+class EmbeddedBackend:
+    mode = "embedded"
+
+    def __init__(self, store: Store, settings: Settings, on_stored: Callable[[dict], None] | None = None) -> None:
+        from judge.grader import Judge
+
+        self.store = store
+        self.settings = settings
+        self.on_stored = on_stored
+        self.judge = Judge(workers=settings.workers, unsafe_no_sandbox=settings.unsafe_no_sandbox)
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self.ready = threading.Event()
+
+    def start(self) -> None:
+        pending = self.store.pending_ids()
+        if pending:
+            log.info("re-queueing %d submissions accepted before the last stop", len(pending))
+        for sub_id in pending:
+            self._queue.put(sub_id)
+        threading.Thread(target=self._warm_up, name="judge-warm-up", daemon=True).start()
+        for i in range(self.settings.workers):
+            thread = threading.Thread(target=self._loop, args=(i,), name=f"judge-worker-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _warm_up(self) -> None:
+        try:
+            self.judge.warm_up()
+            for pid in self._problems():
+                self.judge.problem(pid)
+        except Exception:  # noqa: BLE001 - grading reports the same failure per submission
+            log.exception("warming up the sandbox failed")
+        finally:
+            self.ready.set()
+
+    @staticmethod
+    def _problems() -> list[str]:
+        from judge.problem.loader import available
+
+        return available()
+
+    def _loop(self, index: int) -> None:
+        name = f"embedded-{os.getpid()}-{index}"
+        while True:
+            sub_id = self._queue.get()
+            if sub_id is None or self._stopping.is_set():
+                return
+            with self._lock:
+                self._busy += 1
+            try:
+                process_submission(self.store, self.judge, sub_id, name, self.on_stored)
+            except Exception:  # noqa: BLE001 - e.g. the store is unreachable: it stays pending for the next start
+                log.exception("submission %s: could not be processed", sub_id)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+
+    def submit(self, ids: list[str]) -> None:
+        for sub_id in ids:
+            self._queue.put(sub_id)
+
+    def health(self) -> dict:
+        return {"mode": self.mode, "workers": self.settings.workers, "ready": self.ready.is_set(),
+                "busy": self._busy, "local_queue": self._queue.qsize()}
+
+    def stop(self) -> None:
+        """Stop taking work; submissions in flight stay pending in the store and are judged after a restart."""
+        self._stopping.set()
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join(timeout=2)
+        self.judge.close()

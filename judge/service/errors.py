@@ -1,0 +1,51 @@
+"""Errors of the HTTP API: always JSON ``{"code": ..., "message": ...}``."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+          413: "request_too_large", 422: "invalid_request", 429: "rate_limited", 503: "unavailable"}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                   **extra: object) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message, **extra}, status_code=status, headers=headers)
+
+
+def _where(loc: tuple) -> str:
+    parts = [str(p) for p in loc if p not in ("body",)]
+    return ".".join(parts) or "body"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        headers = dict(exc.headers or {})
+        if exc.status == 401:
+            headers.setdefault("WWW-Authenticate", "Bearer")
+        return error_response(exc.status, exc.code, exc.message, headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error_response(exc.status_code, _CODES.get(exc.status_code, "error"), str(exc.detail),
+                              getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+        message = f"{_where(tuple(first.get('loc', ())))}: {first.get('msg', 'invalid')}"
+        if len(errors) > 1:
+            message += f" (and {len(errors) - 1} more problems)"
+        details = [{"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg", "")} for e in errors[:20]]
+        return error_response(422, "invalid_request", message, details=details)

@@ -1,0 +1,70 @@
+"""Problem pages for the API: statement, limits and public examples with their expected outputs."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from judge.prepared import bundle_mtimes
+from judge.problem.loader import available, load_problem, resolve
+
+_cache: dict[str, tuple[tuple, dict]] = {}
+_lock = threading.Lock()
+
+
+def known(problem: str) -> bool:
+    """Only ids of the problems folder: a platform never names a path on the server."""
+    return problem in available()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def summaries() -> list[dict]:
+    out = []
+    for pid in available():
+        bundle = load_problem(pid)
+        out.append({"id": pid, "title": bundle.spec.title, "functions": [f.name for f in bundle.spec.functions]})
+    return out
+
+
+def detail(problem: str) -> dict:
+    root = resolve(problem)
+    stamp = bundle_mtimes(root)
+    with _lock:
+        hit = _cache.get(problem)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    from judge.problem.expected import load_reference
+    from judge.problem.inputs import build_input_file
+
+    bundle = load_problem(problem)
+    spec = bundle.spec
+    public = [c for c in bundle.cases.cases if c.visibility == "public"]
+    inputs = build_input_file(public)
+    reference = load_reference(bundle)
+    examples = []
+    try:
+        for case, args in zip(public, inputs.cases):
+            expected = getattr(reference, case.function)(**args.values)
+            examples.append({"id": case.id, "function": case.function, "description": case.description,
+                             "args": {k: _jsonable(v) for k, v in args.values.items()},
+                             "expected": _jsonable(np.asarray(expected))})
+    finally:
+        inputs.close()
+    page = {
+        "id": spec.id, "title": spec.title, "statement": bundle.statement,
+        "functions": [f.model_dump() for f in spec.functions],
+        "limits": spec.limits.model_dump(), "tolerance": spec.tolerance.model_dump(),
+        "allowed_imports": list(spec.imports.allowed), "examples": examples, "digest": bundle.digest,
+    }
+    with _lock:
+        _cache[problem] = (stamp, page)
+    return page

@@ -1,0 +1,110 @@
+"""Request and response bodies of the HTTP API (they are also the OpenAPI schema)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judge.verdict import Verdict
+
+
+class SubmissionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    problem: str = Field(min_length=1, max_length=200, examples=["sinusoidal-pe"])
+    source: str = Field(description="the learner's Python file")
+    callback_url: str | None = Field(None, max_length=2048,
+                                     description="receives a signed POST of the finished submission")
+    metadata: dict[str, Any] | None = Field(None, description="stored and echoed back (at most 16 KiB of JSON)")
+
+    @field_validator("callback_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        return value
+
+
+class BatchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    submissions: list[SubmissionIn] = Field(min_length=1)
+
+
+class Submission(BaseModel):
+    id: str
+    state: Literal["queued", "running", "done"]
+    problem: str
+    verdict: Verdict | None = None
+    metadata: dict[str, Any] | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    callback_state: Literal["none", "waiting", "pending", "delivered", "failed"] = "none"
+
+
+class BatchOut(BaseModel):
+    submissions: list[Submission]
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(examples=["not_found"])
+    message: str
+
+
+class ProblemSummary(BaseModel):
+    id: str
+    title: str
+    functions: list[str]
+
+
+class ProblemList(BaseModel):
+    problems: list[ProblemSummary]
+
+
+class Example(BaseModel):
+    id: str
+    function: str
+    description: str = ""
+    args: dict[str, Any]
+    expected: Any
+
+
+class ProblemDetail(BaseModel):
+    id: str
+    title: str
+    statement: str = Field(description="Markdown")
+    functions: list[dict[str, Any]]
+    limits: dict[str, Any]
+    tolerance: dict[str, float]
+    allowed_imports: list[str]
+    examples: list[Example]
+    digest: str
+
+
+def _ts(value: float | None) -> str | None:
+    if value is None:
+        return None
+    return datetime.fromtimestamp(value, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def submission_view(row: dict) -> dict:
+    """The JSON of a submission, as GET answers it and callbacks send it."""
+    return {
+        "id": row["id"],
+        "state": row["state"],
+        "problem": row["problem"],
+        "verdict": json.loads(row["verdict_json"]) if row.get("verdict_json") else None,
+        "metadata": json.loads(row["metadata_json"]) if row.get("metadata_json") else None,
+        "created_at": _ts(row["created_at"]),
+        "started_at": _ts(row.get("started_at")),
+        "finished_at": _ts(row.get("finished_at")),
+        "callback_state": row.get("callback_state") or "none",
+    }

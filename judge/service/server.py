@@ -1,0 +1,40 @@
+"""``judge serve``: uvicorn around the app, with the settings the command line gave."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import sys
+
+from judge.service.settings import Settings
+
+LOOPBACK = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run_server(settings: Settings, host: str, port: int, log_level: str = "info") -> None:
+    import uvicorn
+
+    from judge.service.app import create_app
+
+    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    token = settings.ensure_token()
+    if token is not None:
+        print("judge serve: JUDGE_API_TOKENS is not set; generated a token for platform 'default' "
+              "(valid until this server stops):", flush=True)
+        print(f"JUDGE_API_TOKEN={token}", flush=True)
+    if not is_loopback(host):
+        print(f"judge serve: listening on {host}, not only on loopback", file=sys.stderr, flush=True)
+    app = create_app(settings)
+    print(f"judge serve: {settings.mode} mode on http://{host}:{port} (docs at /docs)", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
+                timeout_graceful_shutdown=5)

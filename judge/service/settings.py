@@ -1,0 +1,134 @@
+"""Service settings: environment variables (``JUDGE_*``), overridden by ``judge serve`` options."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names the variable."""
+
+
+def default_db_url() -> str:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
+    path = Path(base) / "numpy-judge" / "service.sqlite3"
+    return f"sqlite:///{path}"
+
+
+def parse_pairs(text: str, variable: str) -> dict[str, str]:
+    """``name:value,name2:value2`` -> dict; names are platform names."""
+    out: dict[str, str] = {}
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        name, sep, value = item.partition(":")
+        name, value = name.strip(), value.strip()
+        if not sep or not value:
+            raise SettingsError(f"{variable}: {item.split(':')[0]!r} has no value (expected name:value)")
+        if not _NAME.match(name):
+            raise SettingsError(f"{variable}: platform name {name!r} may only use letters, digits, _ . -")
+        if name in out:
+            raise SettingsError(f"{variable}: platform {name!r} is listed twice")
+        out[name] = value
+    return out
+
+
+def _float(env: dict, name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}: {raw!r} is not a number") from None
+
+
+def _int(env: dict, name: str, default: int) -> int:
+    return int(_float(env, name, default))
+
+
+@dataclass
+class Settings:
+    db_url: str = field(default_factory=default_db_url)
+    broker_url: str | None = None            # None: embedded workers in the server process
+    tokens: dict[str, str] = field(default_factory=dict)            # platform -> bearer token
+    callback_secrets: dict[str, str] = field(default_factory=dict)  # platform -> HMAC key (default: its token)
+    callback_hosts: list[str] | None = None  # allowed callback hosts (None: any)
+    workers: int = 2
+    unsafe_no_sandbox: bool = False
+    max_pending: int = 1000                  # queued + running; more -> 503
+    max_batch: int = 100
+    max_body_bytes: int = 1 << 20
+    max_batch_body_bytes: int = 16 << 20
+    max_metadata_bytes: int = 16 << 10
+    rate_per_second: float = 20.0            # per token; 0 disables
+    rate_burst: float = 200.0
+    wait_max_seconds: float = 30.0
+    callback_max_attempts: int = 8
+    callback_backoff_seconds: float = 1.0
+    callback_backoff_max_seconds: float = 300.0
+    callback_timeout_seconds: float = 10.0
+    callback_poll_seconds: float = 0.5
+    visibility_timeout_seconds: float = 300.0  # Celery/Redis: an unacked task is redelivered after this
+    restore_interval_seconds: float = 10.0     # how often workers look for such tasks
+    queue_name: str = "judge"
+    generated_token: bool = False
+
+    @classmethod
+    def from_env(cls, env: dict | None = None) -> "Settings":
+        env = dict(os.environ if env is None else env)
+        s = cls()
+        s.db_url = env.get("JUDGE_DB_URL") or s.db_url
+        s.broker_url = env.get("JUDGE_BROKER_URL") or None
+        s.tokens = parse_pairs(env.get("JUDGE_API_TOKENS", ""), "JUDGE_API_TOKENS")
+        s.callback_secrets = parse_pairs(env.get("JUDGE_CALLBACK_SECRETS", ""), "JUDGE_CALLBACK_SECRETS")
+        hosts = env.get("JUDGE_CALLBACK_HOSTS", "").strip()
+        s.callback_hosts = [h.strip().lower() for h in hosts.split(",") if h.strip()] if hosts else None
+        s.workers = max(1, _int(env, "JUDGE_WORKERS", s.workers))
+        s.unsafe_no_sandbox = env.get("JUDGE_UNSAFE_NO_SANDBOX", "") in ("1", "true", "yes")
+        s.max_pending = _int(env, "JUDGE_MAX_PENDING", s.max_pending)
+        s.max_batch = _int(env, "JUDGE_MAX_BATCH", s.max_batch)
+        s.max_body_bytes = _int(env, "JUDGE_MAX_BODY_BYTES", s.max_body_bytes)
+        s.max_batch_body_bytes = _int(env, "JUDGE_MAX_BATCH_BODY_BYTES", s.max_batch_body_bytes)
+        rate = env.get("JUDGE_RATE_LIMIT", "").strip()
+        if rate:
+            per, _, burst = rate.partition(":")
+            try:
+                s.rate_per_second = float(per)
+                s.rate_burst = float(burst) if burst else max(1.0, s.rate_per_second * 10)
+            except ValueError:
+                raise SettingsError(f"JUDGE_RATE_LIMIT: {rate!r} is not PER_SECOND[:BURST]") from None
+        s.wait_max_seconds = _float(env, "JUDGE_WAIT_MAX_SECONDS", s.wait_max_seconds)
+        s.callback_max_attempts = _int(env, "JUDGE_CALLBACK_MAX_ATTEMPTS", s.callback_max_attempts)
+        s.callback_backoff_seconds = _float(env, "JUDGE_CALLBACK_BACKOFF_SECONDS", s.callback_backoff_seconds)
+        s.callback_backoff_max_seconds = _float(env, "JUDGE_CALLBACK_BACKOFF_MAX_SECONDS",
+                                                s.callback_backoff_max_seconds)
+        s.callback_timeout_seconds = _float(env, "JUDGE_CALLBACK_TIMEOUT_SECONDS", s.callback_timeout_seconds)
+        s.callback_poll_seconds = _float(env, "JUDGE_CALLBACK_POLL_SECONDS", s.callback_poll_seconds)
+        s.visibility_timeout_seconds = _float(env, "JUDGE_VISIBILITY_TIMEOUT", s.visibility_timeout_seconds)
+        s.restore_interval_seconds = _float(env, "JUDGE_RESTORE_INTERVAL", s.restore_interval_seconds)
+        s.queue_name = env.get("JUDGE_QUEUE", s.queue_name)
+        return s
+
+    def ensure_token(self) -> str | None:
+        """With no tokens configured, generate one for platform ``default``; returns it (else None)."""
+        if self.tokens:
+            return None
+        token = secrets.token_urlsafe(24)
+        self.tokens = {"default": token}
+        self.generated_token = True
+        return token
+
+    def callback_key(self, platform: str) -> bytes | None:
+        key = self.callback_secrets.get(platform) or self.tokens.get(platform)
+        return key.encode() if key else None
+
+    @property
+    def mode(self) -> str:
+        return "celery" if self.broker_url else "embedded"

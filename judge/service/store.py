@@ -1,0 +1,313 @@
+"""The submission store: one SQLAlchemy table, SQLite by default, PostgreSQL when shared.
+
+Every state change is a single conditional UPDATE, so concurrent servers and
+workers cannot fight: a submission is claimed only while not done, and its
+verdict is stored only ``WHERE state != 'done'`` - the first verdict wins and
+any later one (a redelivered task, a worker that came back) is discarded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from sqlalchemy import (Column, Float, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, case,
+                        create_engine, event, func, select, text, update)
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import IntegrityError
+
+QUEUED, RUNNING, DONE = "queued", "running", "done"
+PENDING_STATES = (QUEUED, RUNNING)
+LATENCY_BUCKETS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+
+metadata = MetaData()
+submissions = Table(
+    "judge_submissions", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("platform", String(64), nullable=False),
+    Column("problem", String(200), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("callback_url", Text),
+    Column("metadata_json", Text),
+    Column("idempotency_key", String(255)),
+    Column("request_hash", String(64)),
+    Column("state", String(16), nullable=False),
+    Column("status", String(32)),
+    Column("verdict_json", Text),
+    Column("created_at", Float, nullable=False),
+    Column("enqueued_at", Float),
+    Column("started_at", Float),
+    Column("finished_at", Float),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("worker", String(255)),
+    Column("callback_state", String(16), nullable=False, default="none"),
+    Column("callback_attempts", Integer, nullable=False, default=0),
+    Column("callback_next_at", Float),
+    Column("callback_error", Text),
+    UniqueConstraint("platform", "idempotency_key", name="uq_judge_submissions_idempotency"),
+    Index("ix_judge_submissions_state", "state", "created_at"),
+    Index("ix_judge_submissions_callback", "callback_state", "callback_next_at"),
+)
+
+
+class QueueFull(Exception):
+    def __init__(self, pending: int, limit: int) -> None:
+        super().__init__(f"{pending} submissions are waiting (limit {limit}); retry later")
+
+
+class IdempotencyConflict(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"Idempotency-Key {key!r} was already used for a different request")
+
+
+@dataclass
+class NewSubmission:
+    platform: str
+    problem: str
+    source: str
+    callback_url: str | None = None
+    metadata: dict | None = None
+    idempotency_key: str | None = None
+
+    def fingerprint(self) -> str:
+        body = json.dumps([self.problem, self.source, self.callback_url, self.metadata], sort_keys=True)
+        return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
+    """Two engines on one file: writes take the lock up front (BEGIN IMMEDIATE), reads don't."""
+    parsed = make_url(url)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+
+    def make(begin: str) -> Engine:
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60},
+                               pool_size=8, max_overflow=32)
+
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_conn, _record):  # noqa: ANN001
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=60000")
+            cur.execute("PRAGMA synchronous=FULL")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn):  # noqa: ANN001
+            conn.exec_driver_sql(begin)
+
+        return engine
+
+    return make("BEGIN IMMEDIATE"), make("BEGIN")
+
+
+class Store:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.dialect = make_url(url).get_backend_name()
+        if self.dialect == "sqlite":
+            self.engine, self.read_engine = _sqlite_engine(url)
+        else:
+            self.engine = create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
+            self.read_engine = self.engine
+        self.t = submissions
+
+    # -- schema and lifecycle -------------------------------------------------
+    def create_schema(self) -> None:
+        with self.engine.begin() as conn:
+            if self.dialect == "postgresql":  # several processes may start at once
+                conn.execute(text("SELECT pg_advisory_xact_lock(7305202406)"))
+            metadata.create_all(conn)
+
+    def close(self) -> None:
+        self.engine.dispose()
+        if self.read_engine is not self.engine:
+            self.read_engine.dispose()
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self.engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.read_engine.connect() as conn:
+            yield conn
+            conn.rollback()
+
+    def ping(self) -> None:
+        with self._read() as conn:
+            conn.execute(text("SELECT 1"))
+
+    # -- creating ---------------------------------------------------------------
+    def create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[dict, bool]]:
+        """Store new submissions atomically; returns ``(row, replayed)`` per item.
+
+        An item whose ``(platform, idempotency_key)`` exists returns the stored
+        submission (``replayed``), or raises :class:`IdempotencyConflict` when the
+        request differs.  Raises :class:`QueueFull` when the new ones would exceed
+        ``max_pending`` - nothing is stored then.
+        """
+        for attempt in range(3):
+            try:
+                return self._create(items, max_pending)
+            except IntegrityError:  # a concurrent request with the same key won the race
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[dict, bool]]:
+        t = self.t
+        now = time.time()
+        out: list[tuple[dict, bool] | None] = [None] * len(items)
+        new_rows: list[tuple[int, dict]] = []
+        with self._write() as conn:
+            for i, item in enumerate(items):
+                if item.idempotency_key is not None:
+                    found = conn.execute(select(t).where(t.c.platform == item.platform,
+                                                         t.c.idempotency_key == item.idempotency_key)).mappings().first()
+                    if found is not None:
+                        if found["request_hash"] != item.fingerprint():
+                            raise IdempotencyConflict(item.idempotency_key)
+                        out[i] = (dict(found), True)
+                        continue
+                new_rows.append((i, {
+                    "id": uuid.uuid4().hex, "platform": item.platform, "problem": item.problem,
+                    "source": item.source, "callback_url": item.callback_url,
+                    "metadata_json": json.dumps(item.metadata) if item.metadata is not None else None,
+                    "idempotency_key": item.idempotency_key, "request_hash": item.fingerprint(),
+                    "state": QUEUED, "status": None, "verdict_json": None,
+                    "created_at": now + i * 1e-6,  # keeps a batch in order
+                    "enqueued_at": None, "started_at": None, "finished_at": None, "attempts": 0, "worker": None,
+                    "callback_state": "waiting" if item.callback_url else "none", "callback_attempts": 0,
+                    "callback_next_at": None, "callback_error": None,
+                }))
+            if new_rows:
+                pending = conn.execute(select(func.count()).select_from(t)
+                                       .where(t.c.state.in_(PENDING_STATES))).scalar_one()
+                if pending + len(new_rows) > max_pending:
+                    raise QueueFull(pending, max_pending)
+                conn.execute(t.insert(), [row for _, row in new_rows])
+        for i, row in new_rows:
+            out[i] = (row, False)
+        return out  # type: ignore[return-value]
+
+    # -- reading ----------------------------------------------------------------
+    def get(self, sub_id: str, platform: str | None = None) -> dict | None:
+        t = self.t
+        query = select(t).where(t.c.id == sub_id)
+        if platform is not None:
+            query = query.where(t.c.platform == platform)
+        with self._read() as conn:
+            row = conn.execute(query).mappings().first()
+        return dict(row) if row is not None else None
+
+    def get_many(self, ids: list[str]) -> dict[str, dict]:
+        t = self.t
+        with self._read() as conn:
+            rows = conn.execute(select(t).where(t.c.id.in_(ids))).mappings().all()
+        return {r["id"]: dict(r) for r in rows}
+
+    def pending_ids(self) -> list[str]:
+        """Submissions accepted but without a verdict, oldest first (judged again after a restart)."""
+        t = self.t
+        with self._read() as conn:
+            return list(conn.execute(select(t.c.id).where(t.c.state.in_(PENDING_STATES))
+                                     .order_by(t.c.created_at, t.c.id)).scalars())
+
+    def unpublished_ids(self, older_than: float) -> list[str]:
+        """Queued submissions never handed to the broker (a server that died between store and publish)."""
+        t = self.t
+        with self._read() as conn:
+            return list(conn.execute(select(t.c.id).where(t.c.state == QUEUED, t.c.enqueued_at.is_(None),
+                                                          t.c.created_at < older_than)
+                                     .order_by(t.c.created_at)).scalars())
+
+    def mark_enqueued(self, ids: list[str]) -> None:
+        if not ids:
+            return
+        with self._write() as conn:
+            conn.execute(update(self.t).where(self.t.c.id.in_(ids)).values(enqueued_at=time.time()))
+
+    # -- judging ----------------------------------------------------------------
+    def claim(self, sub_id: str, worker: str) -> dict | None:
+        """Mark a submission running for ``worker``; None when it is done already (or unknown)."""
+        t = self.t
+        with self._write() as conn:
+            result = conn.execute(update(t).where(t.c.id == sub_id, t.c.state != DONE)
+                                  .values(state=RUNNING, started_at=time.time(), attempts=t.c.attempts + 1,
+                                          worker=worker[:255]))
+            if result.rowcount != 1:
+                return None
+            row = conn.execute(select(t).where(t.c.id == sub_id)).mappings().first()
+        return dict(row) if row is not None else None
+
+    def finish(self, sub_id: str, verdict_json: str, status: str) -> bool:
+        """Store the verdict unless one is stored already; True when this call stored it."""
+        t = self.t
+        now = time.time()
+        with self._write() as conn:
+            result = conn.execute(
+                update(t).where(t.c.id == sub_id, t.c.state != DONE)
+                .values(state=DONE, verdict_json=verdict_json, status=status, finished_at=now,
+                        callback_state=case((t.c.callback_url.is_not(None), "pending"), else_="none"),
+                        callback_next_at=now))
+            return result.rowcount == 1
+
+    # -- callbacks ----------------------------------------------------------------
+    def due_callbacks(self, now: float, limit: int = 16) -> list[dict]:
+        t = self.t
+        with self._read() as conn:
+            rows = conn.execute(select(t.c.id, t.c.callback_attempts).where(
+                t.c.callback_state == "pending", t.c.callback_next_at <= now)
+                .order_by(t.c.callback_next_at).limit(limit)).mappings().all()
+        return [dict(r) for r in rows]
+
+    def claim_callback(self, sub_id: str, seen_attempts: int, lease_until: float) -> bool:
+        """Take one delivery attempt; the lease makes it due again if this process dies mid-delivery."""
+        t = self.t
+        with self._write() as conn:
+            result = conn.execute(update(t).where(t.c.id == sub_id, t.c.callback_state == "pending",
+                                                  t.c.callback_attempts == seen_attempts)
+                                  .values(callback_attempts=seen_attempts + 1, callback_next_at=lease_until))
+            return result.rowcount == 1
+
+    def callback_result(self, sub_id: str, delivered: bool, error: str | None, next_at: float | None) -> None:
+        state = "delivered" if delivered else ("pending" if next_at is not None else "failed")
+        with self._write() as conn:
+            conn.execute(update(self.t).where(self.t.c.id == sub_id)
+                         .values(callback_state=state, callback_error=(error or None) and error[:2000],
+                                 callback_next_at=next_at))
+
+    # -- metrics ----------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        """Queue depth, verdicts by status, callback states and the latency histogram, from the table."""
+        t = self.t
+        latency = t.c.finished_at - t.c.created_at
+        with self._read() as conn:
+            states = dict(conn.execute(select(t.c.state, func.count()).group_by(t.c.state)).all())
+            statuses = dict(conn.execute(select(t.c.status, func.count()).where(t.c.state == DONE)
+                                         .group_by(t.c.status)).all())
+            callbacks = dict(conn.execute(select(t.c.callback_state, func.count())
+                                          .group_by(t.c.callback_state)).all())
+            cols = [func.count(), func.coalesce(func.sum(latency), 0.0)]
+            cols += [func.coalesce(func.sum(case((latency <= b, 1), else_=0)), 0) for b in LATENCY_BUCKETS]
+            row = conn.execute(select(*cols).where(t.c.state == DONE)).one()
+        return {"states": {s: int(states.get(s, 0)) for s in (QUEUED, RUNNING, DONE)},
+                "statuses": {k: int(v) for k, v in statuses.items() if k},
+                "callbacks": {k: int(v) for k, v in callbacks.items() if k},
+                "latency": {"count": int(row[0]), "sum": float(row[1]),
+                            "buckets": [(b, int(n)) for b, n in zip(LATENCY_BUCKETS, row[2:])]}}
+
+    def pending_count(self) -> int:
+        t = self.t
+        with self._read() as conn:
+            return int(conn.execute(select(func.count()).select_from(t)
+                                    .where(t.c.state.in_(PENDING_STATES))).scalar_one())

@@ -1,0 +1,48 @@
+"""Judging one stored submission: the one code path of embedded threads and Celery workers."""
+
+from __future__ import annotations
+
+import logging
+import platform
+from typing import Callable
+
+import numpy as np
+
+from judge._version import __version__
+from judge.service.store import Store
+from judge.verdict import Status, Verdict
+
+log = logging.getLogger("judge.service")
+
+
+def internal_error(problem: str, message: str) -> Verdict:
+    return Verdict(status=Status.INTERNAL_ERROR, score=0.0, problem=problem, message=message,
+                   judge_version=__version__, numpy_version=np.__version__,
+                   python_version=platform.python_version())
+
+
+def process_submission(store: Store, judge, sub_id: str, worker: str,
+                       on_stored: Callable[[dict], None] | None = None) -> str:
+    """Claim, grade through the sandboxed :class:`~judge.grader.Judge`, store the verdict once.
+
+    Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)
+    or ``"skipped"`` (already done or unknown).  Learner code runs only inside
+    ``judge.grade``.
+    """
+    row = store.claim(sub_id, worker)
+    if row is None:
+        log.info("submission %s: already judged or unknown, skipped", sub_id)
+        return "skipped"
+    try:
+        verdict = judge.grade(row["source"], row["problem"])
+    except Exception as exc:  # noqa: BLE001 - a broken bundle or a judge bug still gets a verdict
+        log.exception("submission %s: grading failed", sub_id)
+        verdict = internal_error(row["problem"], f"the judge failed: {type(exc).__name__}: {exc}")
+    stored = store.finish(sub_id, verdict.model_dump_json(), verdict.status.value)
+    if not stored:
+        log.warning("submission %s: a verdict was stored by another attempt; this one is discarded", sub_id)
+        return "duplicate"
+    log.info("submission %s: %s (attempt %s, %s)", sub_id, verdict.status.value, row["attempts"], worker)
+    if on_stored is not None:
+        on_stored(row)
+    return "stored"

@@ -157,6 +157,11 @@ class Judge:
             verdict = self._run(prepared, text)
         except (ZygoteError, OSError) as exc:
             verdict = self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {exc}")
+        except JudgeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a judge bug is the judge's verdict, never the caller's crash
+            verdict = self._verdict(bundle, Status.INTERNAL_ERROR,
+                                    message=f"internal error in the judge: {type(exc).__name__}: {exc}")
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
 

@@ -1,0 +1,99 @@
+"""Per-worker control groups: limits and kernel-side accounting for submissions.
+
+Why this module exists
+----------------------
+The judge's verdicts ("memory limit exceeded", "too many processes", CPU time)
+must come from records the kernel keeps, not from what a learner's process says
+about itself: a submission can catch signals, fork, or die in odd ways, but it
+cannot edit its cgroup's counters.  A long-lived zygote moves itself *once* into
+a per-worker group (joining is slow after idle gaps; children inherit the group
+at fork), then around every child it calls :meth:`WorkerCgroup.set_limits`,
+:meth:`WorkerCgroup.reset_peak` and :meth:`WorkerCgroup.snapshot`, and after the
+child is gone another :meth:`~WorkerCgroup.snapshot` plus
+:meth:`WorkerCgroup.kill_all` (keeping the zygote).  Counters are cumulative;
+callers compare two snapshots.
+
+Two kernels interfaces are supported behind one small interface:
+
+* cgroup v1 (controllers mounted separately, e.g. ``/sys/fs/cgroup/memory``):
+  the group is ``<mount>/judge/<name>`` in the memory, pids and (if present)
+  cpuacct hierarchies.
+* cgroup v2 (a unified ``cgroup2`` mount with the controllers in it): the group
+  is ``<mount>/judge/<name>``; ``judge/`` only delegates controllers, because a
+  v2 group with children may not hold processes ("no internal processes").
+
+Only the standard library is used, and files are written with plain
+``open``/``write`` so the kernel's errno reaches us unaltered; every ``OSError``
+is re-raised as :class:`CgroupError` naming the file, because "Device or
+resource busy" alone is useless in a judge log.
+"""
+
+from __future__ import annotations
+
+from judge.sandbox.cgroups.interface import (
+    JUDGE_DIR,
+    CgroupError,
+    CgroupSnapshot,
+    CgroupSupport,
+    CgroupUnavailable,
+    WorkerCgroup,
+)
+from judge.sandbox.cgroups.files import validate_name
+from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts, detect
+from judge.sandbox.cgroups.v1 import CgroupV1
+from judge.sandbox.cgroups.v2 import CgroupV2
+
+__all__ = [
+    "CgroupError",
+    "CgroupUnavailable",
+    "CgroupSnapshot",
+    "CgroupSupport",
+    "WorkerCgroup",
+    "CgroupV1",
+    "CgroupV2",
+    "detect",
+    "create_worker_cgroup",
+    "remove_worker_cgroup",
+    "JUDGE_DIR",
+]
+
+
+def create_worker_cgroup(name: str) -> WorkerCgroup:
+    """Create (or take over) the worker group ``judge/<name>``.
+
+    A group left by a crashed run is reused after killing whatever is still in
+    it (never the caller) and resetting its peak, so restarting the judge
+    needs no manual cleanup.  Raises :class:`CgroupUnavailable` when memory
+    and pids cannot both be limited.
+    """
+    validate_name(name)
+    support = detect()
+    if support.version is None:
+        raise CgroupUnavailable(support.reason)
+    if not support.writable:
+        raise CgroupUnavailable(support.reason)
+    mounts = _cgroup_mounts()
+    group: CgroupV1 | CgroupV2
+    try:
+        if support.version == 1:
+            group = CgroupV1(name, _v1_controller_mounts(mounts))
+        else:
+            m2, _ = _best_v2_mount(mounts)
+            assert m2 is not None
+            group = CgroupV2(name, m2)
+        fresh = group._create()
+    except CgroupUnavailable:
+        raise
+    except CgroupError as exc:
+        raise CgroupUnavailable(f"cannot set up cgroup judge/{name}: {exc}") from exc
+    if not fresh:
+        group.kill_all()
+    return group
+
+
+def remove_worker_cgroup(name: str) -> None:
+    """Remove ``judge/<name>`` from outside, once its zygote has exited; quiet when already gone."""
+    try:
+        create_worker_cgroup(name).remove()
+    except CgroupError:
+        pass

@@ -62,9 +62,10 @@ def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
         return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
     if cg.get("oom_kills", 0) > 0:
         return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
-    # SIGXCPU comes only from RLIMIT_CPU; SIGKILL once the CPU used reaches the limit is its hard
-    # stage (the kernel samples CPU time per tick, so rusage may read a little under the limit).
-    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= cpu_limit * 0.9):
+    # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one; either counts only
+    # when the CPU used reached the limit (a learner may send itself SIGXCPU), with a margin because
+    # the kernel samples CPU time per tick and rusage may read a little under the limit.
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu_s >= cpu_limit * 0.9:
         return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
     if sig is not None:
         try:

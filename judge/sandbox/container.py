@@ -132,6 +132,22 @@ class _CgroupCounters:
                 pass
 
 
+class _ProgressFile:
+    """The run's progress file, read with pread, never mapped: the learner's process can open it
+    (bind-mounted writable) and truncate it, and a mapping of a truncated file faults (SIGBUS) in the
+    judge's process.  Bytes that are gone read as zeros (phase SETUP: no per-case limit, the total
+    wall limit still applies)."""
+
+    def __init__(self, path: Path) -> None:
+        self._fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+
+    def read(self) -> tuple[int, int, int]:
+        return _LAYOUT.unpack(os.pread(self._fd, _LAYOUT.size, 0).ljust(_LAYOUT.size, b"\0"))
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
 class ContainerClient:
     """Runs each request in a fresh container of ``image``; ``run`` is serialised per client."""
 
@@ -255,7 +271,7 @@ class ContainerClient:
             log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
             **kwargs)
 
-    def _supervise(self, container, request: dict, progress: mmap.mmap, sup: dict) -> int | None:
+    def _supervise(self, container, request: dict, progress: _ProgressFile, sup: dict) -> int | None:
         """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
         limits = request["limits"]
         case_limits = {c["case"]: c["wall_seconds"] for c in request["calls"]}
@@ -277,7 +293,7 @@ class ContainerClient:
         learner_start = None
         while not done.wait(_POLL_S):
             now = time.monotonic_ns()
-            case, case_start, phase = _LAYOUT.unpack_from(progress, 0)
+            case, case_start, phase = progress.read()
             if learner_start is None and phase != PHASE_SETUP:
                 learner_start = now
             if learner_start is None:
@@ -329,14 +345,10 @@ class ContainerClient:
                 container.start()
             except docker.errors.DockerException as exc:
                 raise ZygoteError(f"could not start the sandbox container: {exc}") from None
-            fd = os.open(run_dir / "progress", os.O_RDONLY)
-            try:
-                progress = mmap.mmap(fd, mmap.PAGESIZE, access=mmap.ACCESS_READ)
-            finally:
-                os.close(fd)
+            progress = _ProgressFile(run_dir / "progress")
             try:
                 code = self._supervise(container, request, progress, sup)
-                case, _, phase = _LAYOUT.unpack_from(progress, 0)
+                case, _, phase = progress.read()
             finally:
                 progress.close()
             try:

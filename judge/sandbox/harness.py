@@ -31,8 +31,9 @@ _type = type
 
 def _describe(value: Any) -> str:
     kind = _type(value)
-    if isinstance(value, _ndarray):
-        return f"an instance of {kind.__module__}.{kind.__qualname__}, a subclass of numpy.ndarray (shape {value.shape})"
+    if issubclass(kind, _ndarray):  # not isinstance: a property __class__ can claim numpy.ndarray
+        shape = _ndarray.shape.__get__(value)  # the real shape, whatever the subclass overrides
+        return f"an instance of {kind.__module__}.{kind.__qualname__}, a subclass of numpy.ndarray (shape {shape})"
     if kind in (list, tuple):
         return f"a {kind.__name__} of {len(value)} items"
     return f"a value of type {kind.__module__}.{kind.__qualname__}".replace("builtins.", "")

@@ -70,6 +70,10 @@ def _init(request: dict, maps: RunMaps, progress: ProgressPage, plan: RootPlan |
     and its exit ends every process left in the namespace.
     """
     try:
+        # A session and process group of the sandbox's own: otherwise the learner shares the judge's
+        # process group, and killpg(0, ...) (not limited by pid namespaces) reaches every other
+        # sandbox's learner, uid 65534 too, of the same judge.
+        os.setsid()
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler left for the learner to trigger
         limits = ChildLimits(cpu_seconds=request["limits"]["cpu_seconds"],
                              output_bytes=request["limits"]["output_bytes"])

@@ -13,6 +13,14 @@ PROBLEM_DIR = REPO / "problems" / "sinusoidal-pe"
 SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
 
 
+def unavailable(message: str) -> None:
+    """A test that cannot run here: skip with a loud reason, or fail under CI=true, where
+    .ci/run installs and starts everything the tests need."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {message}")
+    pytest.skip(message)
+
+
 def require_sandbox() -> None:
     """Skip (or fail under CI=true) when this machine cannot run the isolated sandbox."""
     from judge.errors import SandboxUnavailable
@@ -21,10 +29,7 @@ def require_sandbox() -> None:
     try:
         choose_isolation(False)
     except SandboxUnavailable as exc:
-        message = f"SANDBOX UNAVAILABLE, TEST NOT RUN: {exc}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"SANDBOX UNAVAILABLE, TEST NOT RUN: {exc}")
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEM_DIR = REPO / "problems" / "sinusoidal-pe"
@@ -29,29 +28,7 @@ def add_positional_encoding(x, base=10000.0):
 '''
 
 
-def require_sandbox() -> None:
-    """Skip (loudly) or, under CI=true, fail when this machine cannot run the isolated sandbox."""
-    reason = None
-    if os.geteuid() != 0:
-        reason = "the sandbox needs root (euid != 0)"
-    else:
-        from judge.errors import SandboxUnavailable
-        from judge.sandbox.capabilities import choose_isolation
-        from judge.sandbox.cgroups import detect
-
-        support = detect()
-        if support.version is None or not support.writable:
-            reason = f"cgroups unusable: {support.reason}"
-        else:
-            try:
-                choose_isolation(False)
-            except SandboxUnavailable as exc:
-                reason = str(exc)
-    if reason:
-        message = f"SANDBOX UNAVAILABLE, REAL-SANDBOX TESTS NOT RUN: {reason}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but {message}")
-        pytest.skip(message)
+from conftest import require_sandbox  # noqa: E402,F401 - one definition, shared by the sandbox tests
 
 
 def learner(body: str, add: str = HARMLESS_ADD, prelude: str = "") -> str:

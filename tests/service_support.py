@@ -21,9 +21,8 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
-from tests.conftest import REPO, SUBMISSIONS, require_sandbox
+from tests.conftest import REPO, SUBMISSIONS, require_sandbox, unavailable
 
 SOURCES = {
     "accepted": (SUBMISSIONS / "accepted" / "vectorised.py").read_text(),
@@ -35,10 +34,7 @@ SOURCES = {
 
 
 def missing(what: str) -> None:
-    message = f"{what} NOT AVAILABLE, TEST NOT RUN (run .ci/services.sh)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    unavailable(f"{what} NOT AVAILABLE, TEST NOT RUN (run .ci/services.sh)")
 
 
 def free_port() -> int:

@@ -19,6 +19,7 @@ import pytest
 
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups import CgroupSnapshot, WorkerCgroup
+from conftest import unavailable
 
 MiB = 1 << 20
 _counter = itertools.count()
@@ -34,9 +35,7 @@ def _require_cgroups() -> None:
         if sup.version is None or not sup.writable:
             reason = f"cgroups unusable here: {sup.reason}"
     if reason:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but {reason}")
-        pytest.skip(f"SKIPPING CGROUP TESTS: {reason}")
+        unavailable(f"SKIPPING CGROUP TESTS: {reason}")
 
 
 def _name() -> str:

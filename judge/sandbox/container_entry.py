@@ -28,34 +28,11 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import struct
 import sys
-import time
 import traceback
 
 JUDGE_DIR = "/judge"
 SETUP_FAILED_EXIT = 121
-_LAYOUT = struct.Struct("<qqq")  # same layout as judge.sandbox.progress
-
-
-class FileProgress:
-    """:class:`judge.sandbox.progress.ProgressPage` over a shared file the judge also maps."""
-
-    def __init__(self, path: str) -> None:
-        fd = os.open(path, os.O_RDWR)
-        try:
-            self._map = mmap.mmap(fd, mmap.PAGESIZE, access=mmap.ACCESS_WRITE)
-        finally:
-            os.close(fd)
-
-    def set(self, case: int, phase: int) -> None:
-        _LAYOUT.pack_into(self._map, 0, case, time.monotonic_ns(), phase)
-
-    def read(self) -> tuple[int, int, int]:
-        return _LAYOUT.unpack_from(self._map, 0)
-
-    def close(self) -> None:
-        self._map.close()
 
 
 def _map(path: str, size: int, access: int) -> mmap.mmap:
@@ -91,6 +68,7 @@ def main() -> None:
         with open(os.path.join(JUDGE_DIR, "request.json"), "rb") as f:
             request = json.loads(f.read())
         from judge.sandbox.isolation import CHILD_ENV, ChildLimits, apply_rlimits, close_other_fds, redirect_output
+        from judge.sandbox.progress import ProgressPage
 
         stdout_fd = os.open(os.path.join(JUDGE_DIR, "stdout"), os.O_WRONLY | os.O_APPEND)
         stderr_fd = os.open(os.path.join(JUDGE_DIR, "stderr"), os.O_WRONLY | os.O_APPEND)
@@ -100,7 +78,7 @@ def main() -> None:
         if request["input_size"]:
             inputs = _map(os.path.join(JUDGE_DIR, "inputs"), request["input_size"], mmap.ACCESS_COPY)
             pristine = _map(os.path.join(JUDGE_DIR, "inputs"), request["input_size"], mmap.ACCESS_READ)
-        progress = FileProgress(os.path.join(JUDGE_DIR, "progress"))
+        progress = ProgressPage.over_file(os.path.join(JUDGE_DIR, "progress"))
 
         import numpy  # noqa: F401 - imported before the filter and the fork, as in the zygote
 

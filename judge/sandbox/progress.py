@@ -9,6 +9,7 @@ enforced from the supervisor's own clock and the kernel's records.
 from __future__ import annotations
 
 import mmap
+import os
 import struct
 import time
 
@@ -21,11 +22,20 @@ PHASE_DONE = 3
 
 
 class ProgressPage:
-    """An anonymous shared mapping inherited across fork by supervisor and child."""
+    """An anonymous shared mapping inherited across fork by supervisor and child
+    (or, in a container, a mapping of the shared progress file: :meth:`over_file`)."""
 
-    def __init__(self) -> None:
-        self._map = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED)
+    def __init__(self, shared: mmap.mmap | None = None) -> None:
+        self._map = shared if shared is not None else mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED)
         self.set(-1, PHASE_SETUP)
+
+    @classmethod
+    def over_file(cls, path: str) -> "ProgressPage":
+        fd = os.open(path, os.O_RDWR)
+        try:
+            return cls(mmap.mmap(fd, mmap.PAGESIZE, access=mmap.ACCESS_WRITE))
+        finally:
+            os.close(fd)
 
     def set(self, case: int, phase: int) -> None:
         _LAYOUT.pack_into(self._map, 0, case, time.monotonic_ns(), phase)

@@ -21,6 +21,27 @@ def unavailable(message: str) -> None:
     pytest.skip(message)
 
 
+def require_docker(*images: str, what: str = "CONTAINER TESTS"):
+    """A Docker client whose engine answers and holds ``images``; skip (or fail under CI) otherwise."""
+    def missing(message: str) -> None:
+        unavailable(f"DOCKER UNAVAILABLE, {what} NOT RUN: {message} (start one with .ci/docker.sh build)")
+
+    try:
+        import docker
+
+        client = docker.from_env(timeout=30)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
+        missing(f"no Docker engine answers: {exc}")
+    for image in images:
+        try:
+            client.images.get(image)
+        except Exception as exc:  # noqa: BLE001
+            client.close()
+            missing(f"image {image} is missing: {exc}")
+    return client
+
+
 def require_sandbox() -> None:
     """Skip (or fail under CI=true) when this machine cannot run the isolated sandbox."""
     from judge.errors import SandboxUnavailable

@@ -35,7 +35,7 @@ import pytest
 
 from helpers_sandbox import (CORRECT, NOBODY, REPO, SUBMISSIONS, cgroup_pids, leftover_learner_processes,
                              nobody_processes, require_sandbox, worker_name)
-from conftest import unavailable
+from conftest import require_docker
 
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 LABEL = "numpy-judge.sandbox"
@@ -68,24 +68,8 @@ def test_corpus_is_complete():
 
 # --------------------------------------------------------------------------- fixtures
 
-def _unavailable(message: str) -> None:
-    unavailable(f"DOCKER UNAVAILABLE, CONTAINER ATTACK TESTS NOT RUN: {message} (start one with .ci/docker.sh build)")
-
-
 def _require_engine():
-    try:
-        import docker
-
-        client = docker.from_env(timeout=30)
-        client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
-        _unavailable(f"no Docker engine answers: {exc}")
-    try:
-        client.images.get(SANDBOX_IMAGE)
-    except Exception as exc:  # noqa: BLE001
-        client.close()
-        _unavailable(f"image {SANDBOX_IMAGE} is missing: {exc}")
-    return client
+    return require_docker(SANDBOX_IMAGE, what="CONTAINER ATTACK TESTS")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SUBMISSIONS, unavailable
+from conftest import SUBMISSIONS, require_docker
 
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
@@ -26,24 +26,9 @@ IMAGE_FLAGS = ["--cap-drop", "ALL", "--cap-add", "SYS_ADMIN", "--cap-add", "SETU
 CORPUS = sorted(SUBMISSIONS.glob("*/*.py"))
 
 
-def _unavailable(message: str) -> None:
-    unavailable(f"DOCKER UNAVAILABLE, CONTAINER TESTS NOT RUN: {message} (start one with .ci/docker.sh build)")
-
-
 @pytest.fixture(scope="module")
 def engine():
-    try:
-        import docker
-
-        client = docker.from_env(timeout=30)
-        client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
-        _unavailable(f"no Docker engine answers: {exc}")
-    for image in (SANDBOX_IMAGE, JUDGE_IMAGE):
-        try:
-            client.images.get(image)
-        except Exception as exc:  # noqa: BLE001
-            _unavailable(f"image {image} is missing: {exc}")
+    client = require_docker(SANDBOX_IMAGE, JUDGE_IMAGE)
     yield client
     client.close()
 

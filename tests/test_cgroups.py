@@ -224,3 +224,23 @@ def _dirs_of(g: WorkerCgroup) -> list[str]:
 def test_bad_name_rejected() -> None:
     with pytest.raises(ValueError):
         cgroups.create_worker_cgroup("../escape")
+
+
+def test_prune_removes_only_old_empty_groups() -> None:
+    """Groups of a judge that was SIGKILLed are removed later; fresh or occupied ones never are."""
+    _require_cgroups()
+    stale, fresh, busy = (cgroups.create_worker_cgroup(_name()) for _ in range(3))
+    sleeper = _spawn_in(busy, "import time; time.sleep(60)")
+    try:
+        old = time.time() - 3600
+        for d in _dirs_of(stale) + _dirs_of(busy):
+            os.utime(d, (old, old))
+        cgroups.prune_stale_worker_cgroups()
+        assert not any(os.path.exists(d) for d in _dirs_of(stale))
+        assert all(os.path.isdir(d) for d in _dirs_of(fresh) + _dirs_of(busy))
+        assert _procs(busy) == {sleeper.pid}
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        for g in (fresh, busy, stale):
+            g.remove()

@@ -85,11 +85,12 @@ class Zygote:
         self.seccomp = None
         self.notes: list[str] = []
         if isolate:
-            from judge.sandbox.cgroups import create_worker_cgroup
+            from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
             from judge.sandbox.seccomp import DenyListFilter
 
             self.plan = RootPlan.for_this_interpreter()
             self.seccomp = DenyListFilter()
+            prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
             self.cgroup = create_worker_cgroup(name)
             self.cgroup.add_process(os.getpid())
             try:  # needs CAP_SYS_RESOURCE; children raise theirs to 1000 regardless (isolation.py)

@@ -30,6 +30,9 @@ resource busy" alone is useless in a judge log.
 
 from __future__ import annotations
 
+import os
+import time
+
 from judge.sandbox.cgroups.interface import (
     JUDGE_DIR,
     CgroupError,
@@ -54,6 +57,7 @@ __all__ = [
     "detect",
     "create_worker_cgroup",
     "remove_worker_cgroup",
+    "prune_stale_worker_cgroups",
     "JUDGE_DIR",
 ]
 
@@ -97,3 +101,45 @@ def remove_worker_cgroup(name: str) -> None:
         create_worker_cgroup(name).remove()
     except CgroupError:
         pass
+
+
+STALE_AFTER_SECONDS = 60.0
+
+
+def prune_stale_worker_cgroups(min_age: float = STALE_AFTER_SECONDS) -> int:
+    """Remove empty worker groups left by judges that died without cleaning up (SIGKILL, OOM).
+
+    A group is removed only when it holds no process and is older than
+    ``min_age`` seconds, so a group another judge has just created, before its
+    zygote moved in, is never touched.  Returns how many groups were removed.
+    """
+    support = detect()
+    if support.version is None or not support.writable:
+        return 0
+    mounts = _cgroup_mounts()
+    if support.version == 1:
+        roots = {m.mount_point for m in _v1_controller_mounts(mounts).values()}
+    else:
+        m2, _ = _best_v2_mount(mounts)
+        roots = {m2.mount_point} if m2 is not None else set()
+    removed = 0
+    now = time.time()
+    for root in roots:
+        parent = os.path.join(root, JUDGE_DIR)
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            group = os.path.join(parent, name)
+            try:
+                if not os.path.isdir(group) or now - os.stat(group).st_mtime < min_age:
+                    continue
+                with open(os.path.join(group, "cgroup.procs"), encoding="ascii") as f:
+                    if f.read().strip():
+                        continue
+                os.rmdir(group)
+                removed += 1
+            except OSError:
+                continue  # busy, raced with its owner, or already gone
+    return removed

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from judge.compare import within_tolerance
 from judge.errors import JudgeError
 from judge.outcome import Observed
 from judge.prepared import PreparedProblem
@@ -96,10 +97,7 @@ def bank_for(prepared: PreparedProblem) -> _BankEntry | None:
 # -- helpers ------------------------------------------------------------------------------------
 
 def _close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
-    if a.shape != b.shape:
-        return False
-    with np.errstate(invalid="ignore", over="ignore"):
-        return bool(np.all(np.abs(a - b) <= tol.atol + tol.rtol * np.abs(b)))
+    return a.shape == b.shape and within_tolerance(a, b, tol)
 
 
 def _patches_numpy(source: str) -> bool:

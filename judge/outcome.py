@@ -167,9 +167,6 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
             f.window = value_window(got, case.expected, f.worst_index, terms)
         if reveal and f.first_nonfinite_index is not None:
             f.nonfinite_where = terms.describe(f.first_nonfinite_index)
-    del got
-    if not comparison.ok:
-        f = comparison.facts
         parts = []
         if f.nonfinite:
             parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
@@ -186,6 +183,7 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
             parts.append(f"at index {tuple(f.worst_index)} ({f.worst_where}) expected {f.expected_at_worst:.9g}, "
                          f"got {f.got_at_worst:.9g}")
         result.message = "; ".join(x for x in [result.message, *parts] if x)
+    del got  # a view of the worker's result buffer, which the next run reuses
     if result.message or changed:
         result.message = (result.message or "values are correct") + changed
         return result
@@ -225,10 +223,7 @@ def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
             base.message = death_message if death else "the process ended before this call returned (exit code 0)"
             out.append(base)
             continue
-        try:
-            function = prepared.bundle.spec.function(spec.function)
-        except KeyError:
-            function = None
+        function = prepared.bundle.spec.function(spec.function)  # the loader checked it exists
         out.append(judge_slot(case, header, results, Terms(function, case.expected.shape), observed,
                               len(out)))
     view.release()

@@ -41,6 +41,7 @@ from pathlib import Path
 from judge.sandbox.client import ZygoteError
 from judge.sandbox.container_entry import REPORT_MARKER
 from judge.sandbox.progress import PHASE_RUNNING, PHASE_SETUP
+from judge.sandbox.zygote import read_capture
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
@@ -53,7 +54,6 @@ ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "
 BASELINE_BYTES = 96 << 20
 TMP_BYTES = 16 << 20
 START_GRACE_S = 20.0  # container start-up and imports, before the learner's clock starts
-CAPTURE_BYTES = 64 << 10
 SETUP_FAILED_EXIT = 121
 NAMESPACES = ["pid", "mount", "network", "ipc", "uts"]
 _LAYOUT = struct.Struct("<qqq")
@@ -66,12 +66,13 @@ def default_image() -> str:
 
 def _capture(path: Path) -> dict:
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(CAPTURE_BYTES)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return {"text": "", "bytes": 0}
-    return {"text": head.decode("utf-8", errors="replace"), "bytes": size}
+    try:
+        return read_capture(fd)
+    finally:
+        os.close(fd)
 
 
 class _CgroupCounters:

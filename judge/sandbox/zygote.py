@@ -70,7 +70,8 @@ def recv_message(sock: socket.socket, max_fds: int = 0) -> tuple[dict | None, li
     return json.loads(b"".join(chunks)), fds
 
 
-def _read_capture(fd: int) -> dict:
+def read_capture(fd: int) -> dict:
+    """The first CAPTURE_BYTES of a capture file, and its full size."""
     size = os.fstat(fd).st_size
     head = os.pread(fd, CAPTURE_BYTES, 0)
     return {"text": head.decode("utf-8", errors="replace"), "bytes": size}
@@ -155,8 +156,8 @@ class Zygote:
                 "memory_peak": None if after.memory_peak is None else max(0, after.memory_peak - base),
                 "processes_left": left,
             }
-        reply["stdout"] = _read_capture(stdout_fd)
-        reply["stderr"] = _read_capture(stderr_fd)
+        reply["stdout"] = read_capture(stdout_fd)
+        reply["stderr"] = read_capture(stderr_fd)
         for m in (results, inputs, pristine):
             if m is not None:
                 m.close()

@@ -42,72 +42,29 @@ def _add(x, base, **mistake):
     return x.astype(np.float64) + _table(x.shape[-2], x.shape[-1], base, **mistake)
 
 
-def swapped_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, swap=True)
+def _pair(**mistake):
+    """The mistaken ``sinusoidal_pe`` and ``add_positional_encoding`` for one set of mistakes."""
+    def table(max_len, d_model, base=10000.0):
+        return _table(max_len, d_model, base, **mistake)
 
+    def add(x, base=10000.0):
+        return _add(x, base, **mistake)
 
-def swapped_add(x, base=10000.0):
-    return _add(x, base, swap=True)
-
-
-def grow_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, grow=True)
-
-
-def grow_add(x, base=10000.0):
-    return _add(x, base, grow=True)
-
-
-def halves_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, halves=True)
-
-
-def halves_add(x, base=10000.0):
-    return _add(x, base, halves=True)
-
-
-def start_one_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, start=1)
-
-
-def start_one_add(x, base=10000.0):
-    return _add(x, base, start=1)
-
-
-def i_not_2i_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, exponent_factor=1.0)
-
-
-def i_not_2i_add(x, base=10000.0):
-    return _add(x, base, exponent_factor=1.0)
-
-
-def last_filled_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, fill_last=True)
-
-
-def last_filled_add(x, base=10000.0):
-    return _add(x, base, fill_last=True)
+    return table, add
 
 
 def _filled_columns(d_model):
     return d_model - d_model % 2
 
 
-def odd_divisor_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, divisor=_filled_columns)
-
-
-def odd_divisor_add(x, base=10000.0):
-    return _add(x, base, divisor=_filled_columns)
-
-
-def base_ignored_pe(max_len, d_model, base=10000.0):
-    return _table(max_len, d_model, base, fixed_base=10000.0)
-
-
-def base_ignored_add(x, base=10000.0):
-    return _add(x, base, fixed_base=10000.0)
+swapped_pe, swapped_add = _pair(swap=True)
+grow_pe, grow_add = _pair(grow=True)
+halves_pe, halves_add = _pair(halves=True)
+start_one_pe, start_one_add = _pair(start=1)
+i_not_2i_pe, i_not_2i_add = _pair(exponent_factor=1.0)
+last_filled_pe, last_filled_add = _pair(fill_last=True)
+odd_divisor_pe, odd_divisor_add = _pair(divisor=_filled_columns)
+base_ignored_pe, base_ignored_add = _pair(fixed_base=10000.0)
 
 
 def first_axis_add(x, base=10000.0):

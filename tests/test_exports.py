@@ -13,68 +13,10 @@ import pytest
 
 from tests.conftest import REPO, SUBMISSIONS
 
-VIS = ["hidden", "after_due_date", "after_published", "visible"]
-GRADESCOPE_SCHEMA = {
-    "type": "object",
-    "required": ["tests"],
-    "additionalProperties": False,
-    "properties": {
-        "score": {"type": "number", "minimum": 0},
-        "execution_time": {"type": "number", "minimum": 0},
-        "output": {"type": "string"},
-        "output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-        "test_output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-        "test_name_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-        "visibility": {"enum": VIS},
-        "stdout_visibility": {"enum": VIS},
-        "extra_data": {"type": "object"},
-        "leaderboard": {"type": "array"},
-        "tests": {"type": "array", "items": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["name", "status", "score", "max_score", "output", "visibility"],
-            "properties": {
-                "name": {"type": "string", "minLength": 1},
-                "number": {"type": "string"},
-                "score": {"type": "number", "minimum": 0},
-                "max_score": {"type": "number", "minimum": 0},
-                "status": {"enum": ["passed", "failed"]},
-                "output": {"type": "string", "maxLength": 8192},
-                "output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "visibility": {"enum": VIS},
-                "extra_data": {"type": "object"},
-            }}},
-    },
-}
-EXERCISM_TEST = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["name", "status"],
-    "properties": {
-        "name": {"type": "string", "minLength": 1},
-        "status": {"enum": ["pass", "fail", "error"]},
-        "message": {"type": ["string", "null"], "maxLength": 65535},
-        "output": {"type": ["string", "null"], "maxLength": 500},
-        "test_code": {"type": "string"},
-        "task_id": {"type": "integer", "minimum": 1},
-    },
-    "allOf": [{"if": {"properties": {"status": {"const": "pass"}}},
-               "then": {"properties": {"message": {"type": "null"}}}}],
-}
-EXERCISM_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["version", "status", "tests"],
-    "properties": {
-        "version": {"const": 3},
-        "status": {"enum": ["pass", "fail", "error"]},
-        "message": {"type": ["string", "null"], "maxLength": 65535},
-        "tests": {"type": "array", "items": EXERCISM_TEST},
-    },
-    "allOf": [{"if": {"properties": {"status": {"const": "error"}}},
-               "then": {"required": ["message"], "properties": {"message": {"type": "string", "minLength": 1}}}}],
-}
+SCHEMAS = REPO / "tests" / "platform_schemas"    # written from each platform's documentation
+GRADESCOPE_SCHEMA = json.loads((SCHEMAS / "gradescope-results.schema.json").read_text())
+EXERCISM_SCHEMA = json.loads((SCHEMAS / "exercism-results.schema.json").read_text())
+PRAIRIELEARN_SCHEMA = json.loads((SCHEMAS / "prairielearn-results.schema.json").read_text())
 EXAMPLES = [("wrong_answer", "sin_cos_swapped.py"), ("wrong_answer", "forge_output.py"),
             ("wrong_answer", "returns_list.py"), ("accepted", "vectorised.py"),
             ("runtime_error", "raises_index_error.py"), ("runtime_error", "os_exit.py"),
@@ -154,7 +96,8 @@ def test_exercism_caps_output_at_500_with_a_note(graded):
     get, bundle = graded
     verdict = get("wrong_answer", "forge_output.py")
     assert len(verdict.stdout.text) > 500
-    out = json.loads(export(verdict, "exercism", bundle))["tests"][0]["output"]
+    public = verdict.model_copy(update={"cases": [c for c in verdict.cases if c.visibility == "public"]})
+    out = json.loads(export(public, "exercism", bundle))["tests"][0]["output"]
     assert len(out) == 500 and out.endswith("Please limit to 500 chars.")
     long = verdict.model_copy(update={"message": "x" * 70000, "cases": [], "status": verdict.status.COMPILE_ERROR})
     data = json.loads(export(long, "exercism", bundle))
@@ -237,3 +180,36 @@ def test_cli_formats(judge):
     p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", path, "--format", "text"], cwd=REPO,
                        capture_output=True, timeout=120)
     assert b"\x1b[" not in p.stdout and b"What went wrong" in p.stdout
+
+
+@pytest.mark.parametrize("fmt", ["exercism", "gradescope", "prairielearn", "junit"])
+def test_printed_output_is_withheld_when_hidden_cases_ran(graded, fmt):
+    """Output is captured for the whole run: text printed during a hidden case (its arguments) must not leak."""
+    from judge.export import export
+
+    get, bundle = graded
+    verdict = get("wrong_answer", "forge_output.py")
+    assert any(c.visibility == "hidden" for c in verdict.cases) and "ACCEPTED" in verdict.stdout.text
+    text = export(verdict, fmt, bundle)
+    if fmt == "junit":   # a CI report for the course's staff, not for learners: output stays
+        return
+    assert '"status\\": \\"accepted' not in text and "ACCEPTED\\n" not in text, text[:2000]
+
+
+@pytest.mark.parametrize("status,name", EXAMPLES)
+def test_prairielearn(graded, status, name):
+    from judge.export import export
+
+    get, bundle = graded
+    verdict = get(status, name)
+    data = json.loads(export(verdict, "prairielearn", bundle))
+    jsonschema.validate(data, PRAIRIELEARN_SCHEMA)
+    if status == "compile_error":
+        assert data["gradable"] is False and data["format_errors"], "a compile error costs the learner no attempt"
+        return
+    assert data["gradable"] is True and data["score"] == pytest.approx(verdict.score)
+    assert [t["name"].split(" ")[0].rstrip(":") for t in data["tests"]] == [c.id for c in verdict.cases]
+    for t, c in zip(data["tests"], verdict.cases):
+        assert (t["points"] == t["max_points"]) == (c.status.value == "accepted")
+        if c.visibility == "hidden":
+            assert "hidden" in t["description"] and not _reveals_location(t["message"])

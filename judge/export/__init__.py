@@ -14,7 +14,7 @@ from judge.problem.loader import Bundle
 from judge.problem.models import ArrayArg
 from judge.verdict import CaseResult, Status, Verdict
 
-FORMATS = ("gradescope", "exercism", "junit")
+FORMATS = ("gradescope", "exercism", "junit", "prairielearn")
 
 
 def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
@@ -28,6 +28,8 @@ def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
         from judge.export.exercism import export as fn
     elif fmt == "junit":
         from judge.export.junit import export as fn
+    elif fmt == "prairielearn":
+        from judge.export.prairielearn import export as fn
     else:
         raise ValueError(f"unknown export format {fmt!r} (choose {', '.join(FORMATS)})")
     return fn
@@ -70,6 +72,26 @@ def summary(verdict: Verdict) -> str:
     if verdict.message:
         lines.append(verdict.message)
     return "\n".join(lines)
+
+
+def printed_output(verdict: Verdict) -> str | None:
+    """What the learner's code printed, or None when a hidden case ran in that process.
+
+    Output is captured for the whole run, so text printed during a hidden case
+    (e.g. its arguments) cannot be told apart from the rest: it is withheld
+    whenever a hidden case ran.  See :func:`output_note` for what to say instead.
+    """
+    if any(c.visibility == "hidden" and c.status is not Status.SKIPPED for c in verdict.cases):
+        return None
+    return verdict.stdout.text
+
+
+def output_note(verdict: Verdict) -> str:
+    """One line about printed output that is withheld ("" when nothing was printed or nothing is withheld)."""
+    if verdict.stdout.bytes and printed_output(verdict) is None:
+        return (f"(your code printed {verdict.stdout.bytes} bytes; not shown, because hidden cases ran "
+                "and printed output could reveal their inputs)")
+    return ""
 
 
 def case_message(verdict: Verdict, case: CaseResult) -> str:

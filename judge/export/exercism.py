@@ -4,7 +4,8 @@ Top level: ``version`` (3), ``status`` ("pass" | "fail" | "error"), ``message``
 (only with "error", at most 65535 characters), ``tests``.  Each test: ``name``,
 ``status`` ("pass" | "fail" | "error"), ``message`` (why it failed; null when it
 passed), ``output`` (what the learner printed, at most 500 characters, with a
-truncation note), ``test_code``; tests in the order they run (the case order).
+truncation note; withheld when a hidden case ran, see
+:func:`judge.export.printed_output`), ``test_code``; tests in the order they run (the case order).
 A wrong value is "fail"; an exception, a time or memory kill, or a case not run
 is "error".  Hidden cases show neither their arguments nor any values.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from judge.export import case_label, case_message, cut, summary, test_code
+from judge.export import case_label, case_message, cut, printed_output, summary, test_code
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 
@@ -33,7 +34,7 @@ def _status(status: Status) -> str:
 def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
     if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
         return {"version": 3, "status": "error", "message": cut(summary(verdict), MESSAGE_CAP), "tests": []}
-    printed = verdict.stdout.text
+    printed = printed_output(verdict)  # only the learner's own output belongs here, so no note when withheld
     tests = []
     for n, case in enumerate(verdict.cases):
         status = _status(case.status)

@@ -87,6 +87,14 @@ class Diagnosis(BaseModel):
     kind: Literal["mistake", "generic", "attack"] = "mistake"
 
 
+class CallOutput(BaseModel):
+    """What was printed during one call (or while the file loaded), split from the run's capture."""
+
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = Field(False, description="cut to the first few KiB, or past what the judge reads back")
+
+
 class CaseResult(BaseModel):
     id: str
     function: str
@@ -101,6 +109,7 @@ class CaseResult(BaseModel):
     facts: NumericFacts | None = None
     input_changed: list[str] = Field(default_factory=list, description="array arguments the call modified")
     weight: float = 1.0
+    output: CallOutput | None = Field(None, description="printed during this call (None: could not be split)")
 
 
 class Isolation(BaseModel):
@@ -149,6 +158,7 @@ class Verdict(BaseModel):
     judged_in_ms: float | None = None
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="known mistakes, most likely first")
     checks: list[PropertyCheck] = Field(default_factory=list, description="properties of the output (facts)")
+    load_output: CallOutput | None = Field(None, description="printed while the file loaded, before any call")
 
     @property
     def accepted(self) -> bool:

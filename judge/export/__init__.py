@@ -74,23 +74,37 @@ def summary(verdict: Verdict) -> str:
     return "\n".join(lines)
 
 
-def printed_output(verdict: Verdict) -> str | None:
-    """What the learner's code printed, or None when a hidden case ran in that process.
-
-    Output is captured for the whole run, so text printed during a hidden case
-    (e.g. its arguments) cannot be told apart from the rest: it is withheld
-    whenever a hidden case ran.  See :func:`output_note` for what to say instead.
-    """
-    if any(c.visibility == "hidden" and c.status is not Status.SKIPPED for c in verdict.cases):
+def case_output(case: CaseResult) -> str | None:
+    """What the learner's code printed during this call, for a public case; None for a hidden one (its prints
+    could reveal its arguments) or when the run's capture could not be split per call."""
+    if case.visibility != "public" or case.output is None:
         return None
-    return verdict.stdout.text
+    return case.output.stdout
+
+
+def printed_output(verdict: Verdict) -> str | None:
+    """What the learner's code printed that may be shown: while the file loaded and during public cases.
+
+    Hidden cases' prints are withheld (they could reveal the cases' arguments); when the capture could not be
+    split per call, nothing is shown once a hidden case ran.
+    """
+    ran_hidden = [c for c in verdict.cases if c.visibility == "hidden" and c.status is not Status.SKIPPED]
+    if any(c.output is None for c in ran_hidden):
+        return None
+    if not ran_hidden and all(c.output is None for c in verdict.cases):
+        return verdict.stdout.text
+    parts = [verdict.load_output.stdout] if verdict.load_output is not None else []
+    parts += [case_output(c) or "" for c in verdict.cases]
+    return "".join(parts)
 
 
 def output_note(verdict: Verdict) -> str:
-    """One line about printed output that is withheld ("" when nothing was printed or nothing is withheld)."""
-    if verdict.stdout.bytes and printed_output(verdict) is None:
-        return (f"(your code printed {verdict.stdout.bytes} bytes; not shown, because hidden cases ran "
-                "and printed output could reveal their inputs)")
+    """One line about printed output that is withheld ("" when nothing is withheld)."""
+    if not verdict.stdout.bytes:
+        return ""
+    shown = printed_output(verdict)
+    if shown is None or len(shown.encode()) < verdict.stdout.bytes:
+        return "(what your code printed during hidden cases is not shown: it could reveal their inputs)"
     return ""
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from judge.export import case_label, case_message, cut, output_note, printed_output, summary
+from judge.export import case_label, case_message, case_output, cut, output_note, printed_output, summary
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 
@@ -53,11 +53,15 @@ def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
             "max_points": round(case.weight, 6),
             "message": cut(case.status.value.replace("_", " ") + ("" if passed else f": {case_message(verdict, case)}"),
                            MESSAGE_CAP),
-            "output": "",
+            "output": cut(case_output(case) or "", MESSAGE_CAP),
         })
-    printed = printed_output(verdict)
+    if all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED):
+        printed = verdict.load_output.stdout if verdict.load_output is not None else ""   # the rest is per test
+    else:
+        printed = printed_output(verdict) or ""
+    note = output_note(verdict)
     out = {"gradable": True, "score": round(verdict.score, 6), "message": cut(text, MESSAGE_CAP),
-           "output": cut(printed if printed is not None else output_note(verdict), OUTPUT_CAP), "tests": tests}
+           "output": cut(printed + (f"\n{note}" if printed and note else note), OUTPUT_CAP), "tests": tests}
     while len(json.dumps(out).encode()) > MAX_BYTES and out["output"]:
         out["output"] = cut(out["output"], len(out["output"]) // 2)   # the learner's text gives way first
     return out

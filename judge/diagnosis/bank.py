@@ -11,20 +11,38 @@ import numpy as np
 from judge.diagnosis.base import Candidate, Context, close
 from judge.verdict import PropertyCheck, Status
 
+_MISSING = object()
+MAX_PROPERTY_CASES = 8  # properties are checked on the smallest failing cases (bounded cost)
+
 
 def mistake_output(ctx: Context, mistake_id: str, attr: str, index: int) -> np.ndarray | None:
+    """The mistake's output for a case (as float64; ``None`` if it does not apply or returns another dtype
+    than the learner's wrong one)."""
+    out = _raw_output(ctx, mistake_id, attr, index)
+    if out is None or ctx.dtype_excludes(index, out[1]):
+        return None
+    return out[0]
+
+
+def _raw_output(ctx: Context, mistake_id: str, attr: str, index: int) -> tuple[np.ndarray, str] | None:
     bank = ctx.bank
     key = ("mistake", mistake_id, index)
-    if key in bank.cache:
-        return bank.cache[key]
-    out = None
-    try:
-        value = getattr(bank.module, attr)(**ctx.prepared.inputs.cases[index].values)
-        if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
-            out = np.asarray(value, dtype=np.float64)
-    except Exception:  # noqa: BLE001 - a mistake that does not apply to this case explains nothing
+    out = bank.cache.get(key, _MISSING)
+    if out is _MISSING:
         out = None
-    return bank.remember(key, out)
+        try:
+            value = getattr(bank.module, attr)(**ctx.prepared.inputs.cases[index].values)
+            if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+                out = (np.asarray(value, dtype=np.float64), str(value.dtype))
+        except Exception:  # noqa: BLE001 - a mistake that does not apply to this case explains nothing
+            out = None
+        bank.remember(key, out)
+    return out
+
+
+def _output_any_dtype(ctx: Context, mistake_id: str, attr: str, index: int) -> np.ndarray | None:
+    out = _raw_output(ctx, mistake_id, attr, index)
+    return None if out is None else out[0]
 
 
 def passing_small(ctx: Context) -> list[int]:
@@ -55,7 +73,7 @@ def bank_candidates(ctx: Context) -> list[Candidate]:
         contradicted = 0
         for i in passing:
             attr = mistake.implements.get(ctx.cases[i].function)
-            got = mistake_output(ctx, mistake.id, attr, i) if attr else None
+            got = _output_any_dtype(ctx, mistake.id, attr, i) if attr else None
             if got is not None and not close(got, ctx.expected(i), tol):
                 contradicted += 1
         out.append(Candidate(mistake.id, "mistake", explained, len(assessable), contradicted))
@@ -66,9 +84,10 @@ def property_checks(ctx: Context) -> list[PropertyCheck]:
     if ctx.bank is None:
         return []
     checks = []
+    smallest = sorted(ctx.failing, key=lambda i: ctx.expected(i).size)[:MAX_PROPERTY_CASES]
     for prop in ctx.bank.spec.properties:
         checked, failed = 0, []
-        for i in ctx.failing:
+        for i in smallest:
             got = ctx.got(i)
             if ctx.cases[i].function not in prop.functions or got is None or got.shape != ctx.expected(i).shape:
                 continue

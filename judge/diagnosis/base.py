@@ -46,6 +46,13 @@ class Context:
         obs = self.observed.get(i)
         return obs.got if obs is not None else None
 
+    def dtype_excludes(self, i: int, produced: str) -> bool:
+        """The learner returned a dtype the case does not accept (e.g. float32) and ``produced`` is another:
+        an implementation producing ``produced`` cannot be what they ran."""
+        c = self.cases[i]
+        return c.got_dtype is not None and c.got_dtype not in (c.expected_dtypes or [c.got_dtype]) \
+            and c.got_dtype != produced
+
     def assessable(self) -> list[int]:
         """Failing cases whose output was kept and has the expected shape."""
         return [i for i in self.failing if (g := self.got(i)) is not None and g.shape == self.expected(i).shape]

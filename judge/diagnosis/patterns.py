@@ -82,7 +82,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                     axis_alias.setdefault(axis.name, p)
     for i, case in enumerate(bundle.cases.cases):
         f = bundle.spec.function(case.function)
-        add(("fn", f.name), f"the call is to {f.name}", 6, True, i)
+        add(("fn", f.name), f"the call is to {f.name}", 2, True, i)
         for t in case.tags:
             add(("tag", t), f"the cases tagged '{t}'", 0, True, i)
         values = dict(_defaults(f.signature))
@@ -110,6 +110,8 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
         if f.axes:
             add(("lead", lead == 0), f"the output has {'no' if lead == 0 else 'at least one'} {lead_name} axis",
                 2, True, i)
+            add(("lead1", lead == 1), f"the output has {'exactly one' if lead == 1 else 'no or more than one'} "
+                                      f"{lead_name} axis", 3, True, i)
             if lead:
                 add(("lead>1", lead > 1), f"the output has {'more than one' if lead > 1 else 'exactly one'} "
                                           f"{lead_name} axis", 2, True, i)
@@ -128,21 +130,27 @@ def _bits(mask: int) -> list[int]:
     return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
 
+def _pair_rank(a: Atom) -> int:
+    """In a pair, which function is called is the most natural first half ("add_... and no batch axis")."""
+    return 0 if a.text.startswith("the call is to ") else a.rank
+
+
 def _find(atoms: list[Atom], target: int, known: int) -> tuple[str, bool] | None:
     """The simplest property whose cases (among ``known``) are exactly ``target``; else one that covers it."""
     n_target = bin(target).count("1")
     for a in atoms:
         if a.mask & known == target and (a.categorical or n_target > 1):
             return a.text, True
-    for a in atoms:
-        for b in atoms:
-            if b.rank < a.rank or a is b or not (a.categorical and b.categorical):
-                continue
-            if a.mask & b.mask & known == target:
-                return f"{a.text} and {b.text}", True
+    pairs = sorted(((a, b) for k, a in enumerate(atoms) for b in atoms[k + 1:]
+                    if a.categorical and b.categorical), key=lambda ab: _pair_rank(ab[0]) + _pair_rank(ab[1]))
+    for a, b in pairs:
+        if a.mask & b.mask & known == target:
+            return f"{a.text} and {b.text}", True
     best = None
     for a in atoms:
         m = a.mask & known
+        if not (a.categorical or n_target > 1):
+            continue
         if m & target != target or bin(m).count("1") * 4 > bin(known).count("1") * 3:
             continue  # a property most cases have says little
         extra = bin(m & ~target).count("1")

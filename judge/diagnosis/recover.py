@@ -20,7 +20,8 @@ from judge.problem.mistakes import FamilySpec
 from judge.problem.models import Tolerance
 
 TIME_BUDGET = 0.06   # seconds of search per verdict at most
-MAX_FIT_CASES = 12   # failing cases used to search; all assessable ones are checked at the end
+MAX_FIT_CASES = 12
+MAX_GUESSES = 3      # cases the bundle's direct reading is tried on   # failing cases used to search; all assessable ones are checked at the end
 
 
 class _Fitter:
@@ -45,24 +46,27 @@ class _Fitter:
             self._tols[choice] = Tolerance(atol=atol, rtol=rtol)
         return self._tols[choice]
 
-    def output(self, choice: tuple, i: int) -> np.ndarray | None:
+    def output(self, choice: tuple, i: int) -> tuple[np.ndarray, str] | None:
         key = ("family", choice, i)
-        cache = self.bank.cache
-        if key in cache:
-            return cache[key]
+        out = self.bank.cache.get(key, False)
+        if out is not False:
+            return out
         out = None
         try:
             value = self.build(self.ctx.cases[i].function, self.ctx.prepared.inputs.cases[i].values,
                                dict(zip(self.ids, choice)))
             if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
-                out = np.asarray(value, dtype=np.float64)
+                out = (np.asarray(value, dtype=np.float64), str(value.dtype))
         except Exception:  # noqa: BLE001 - a combination that cannot be built explains nothing
             out = None
         return self.bank.remember(key, out)
 
-    def matches(self, choice: tuple, i: int, target: np.ndarray) -> bool:
+    def matches(self, choice: tuple, i: int, target: np.ndarray, learner: bool = True) -> bool:
+        """Does the combination reproduce ``target`` on case i (the learner's output, or the expected one)?"""
         out = self.output(choice, i)
-        return out is not None and close(target, out, self.tol(choice))
+        if out is None or (learner and self.ctx.dtype_excludes(i, out[1])):
+            return False
+        return close(target, out[0], self.tol(choice))
 
     def neighbours(self, choice: tuple):
         changed = sum(a != b for a, b in zip(choice, self.default))
@@ -82,7 +86,7 @@ def _guess(fitter: _Fitter, ctx: Context, cases: list[int]) -> tuple[tuple | Non
         return None, []
     fn = getattr(fitter.bank.module, name)
     guess, facts = None, []
-    for i in cases:
+    for i in list(dict.fromkeys(cases))[:MAX_GUESSES]:
         try:
             found = fn(ctx.cases[i].function, ctx.prepared.inputs.cases[i].values, ctx.got(i)) or {}
         except Exception:  # noqa: BLE001
@@ -155,12 +159,18 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
             best_prefix[choice] = ok
             if ok == len(search) and choice != fitter.default \
                     and fits_failing(choice, assessable[len(search):]) \
-                    and all(fitter.matches(choice, i, ctx.expected(i)) for i in passing):
+                    and all(fitter.matches(choice, i, ctx.expected(i), learner=False) for i in passing):
                 found = choice
                 break
             nxt.extend(n for n in fitter.neighbours(choice) if n not in seen)
         frontier = nxt
     if found is not None:
+        # The simplest equivalent: undo every change the outputs do not need (a guess may carry extra ones).
+        for k, d in enumerate(fitter.default):
+            simpler = found[:k] + (d,) + found[k + 1:]
+            if simpler != found and simpler != fitter.default and fits_failing(simpler, assessable) \
+                    and all(fitter.matches(simpler, i, ctx.expected(i), learner=False) for i in passing):
+                found = simpler
         parts = _describe(fitter, found)
         recovery = Recovery(summary="Your output is reproduced exactly by a table that " + _sentence(parts) + ".",
                             components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],

@@ -110,7 +110,7 @@ class Bank:
 
     def remember(self, key: tuple, value):
         """Keep a computed output (bounded: the cache is emptied when it grows past CACHE_BYTES)."""
-        size = getattr(value, "nbytes", 0)
+        size = getattr(value[0] if isinstance(value, tuple) else value, "nbytes", 0)
         if self.cached_bytes + size > CACHE_BYTES:
             self.cache.clear()
             self.cached_bytes = 0

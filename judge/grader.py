@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from judge._version import __version__
+from judge.capture import attach_output
 from judge.errors import JudgeError
 from judge.diagnosis import explain_safely
 from judge.outcome import judge_cases, resources
@@ -190,10 +191,12 @@ class Judge:
                                      message=f"the sandbox could not be set up: {setup_error.strip().splitlines()[-1]}")
             # The worker stays ours until its results are judged: the next run reuses the buffer.
             observed: dict = {}
-            cases, killed_for = judge_cases(prepared, reply, buffer.map, observed)
+            spans: dict = {}
+            cases, killed_for = judge_cases(prepared, reply, buffer.map, observed, spans)
         finally:
             self._release(zygote)
         verdict = self._assemble(bundle, cases, reply, killed_for, isolation)
+        verdict.load_output = attach_output(verdict.cases, reply.get("stdout", {}), reply.get("stderr", {}), spans)
         explain_safely(verdict, prepared, observed, source)
         return verdict
 

@@ -48,6 +48,7 @@ class SlotHeader(BaseModel):
     dtype: str | None = Field(None, max_length=16)
     shape: list[int] | None = Field(None, max_length=32)
     nbytes: int | None = Field(None, ge=0)
+    spans: list[int] = Field(default_factory=list, max_length=4, description="fd 1/2 offsets around the call")
 
 
 def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
@@ -192,11 +193,12 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
 
 
 def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
-                observed: dict | None = None) -> tuple[list[CaseResult], str | None]:
+                observed: dict | None = None, spans: dict | None = None) -> tuple[list[CaseResult], str | None]:
     """Per-case results in case order, and what the process was killed for (if it was).
 
     ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that
-    did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused."""
+    did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused.
+    ``spans``, if given, receives case index -> the header's output offsets (None: no header)."""
     death, death_message = process_death(reply, prepared.bundle.spec.limits.cpu_seconds)
     out: list[CaseResult] = []
     ended = False
@@ -217,6 +219,8 @@ def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
             base.message = f"the result could not be read: {str(exc).splitlines()[0]}"
             out.append(base)
             continue
+        if spans is not None:
+            spans[len(out)] = header.spans if header is not None else None
         if header is None:
             ended = True
             base.status = death or Status.RUNTIME_ERROR

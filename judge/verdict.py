@@ -82,6 +82,14 @@ class Diagnosis(BaseModel):
                                               "the explanation; otherwise it 'partly explains' len(cases) of checked")
 
 
+class CallOutput(BaseModel):
+    """What was printed during one call (or while the file loaded), split from the run's capture."""
+
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = Field(False, description="cut to the first few KiB, or past what the judge reads back")
+
+
 class CaseResult(BaseModel):
     id: str
     function: str
@@ -96,6 +104,7 @@ class CaseResult(BaseModel):
     facts: NumericFacts | None = None
     input_changed: list[str] = Field(default_factory=list, description="array arguments the call modified")
     weight: float = 1.0
+    output: CallOutput | None = Field(None, description="printed during this call (None: could not be split)")
 
 
 class Isolation(BaseModel):
@@ -155,6 +164,7 @@ class Verdict(BaseModel):
     recovered: Recovery | None = Field(None, description="what the learner computed, fitted to the bundle's family")
     pictures: list[Picture] = Field(default_factory=list, description="PNGs for failing public cases, if asked for")
     time_feedback: TimeFeedback | None = None
+    load_output: CallOutput | None = Field(None, description="printed while the file loaded, before any call")
 
     @property
     def accepted(self) -> bool:

@@ -82,6 +82,22 @@ class ServiceMiddleware:
         self.metrics.observe(scope["method"], route, status["code"], started)
 
 
+def learner_side_parts(store: Store, settings: Settings) -> tuple[Any, Any] | None:
+    """(pylti1p3 tool config or None, score dispatcher or None), or None when the learner side is off.
+    Raises :class:`SettingsError` for a platform file that cannot be used."""
+    if not settings.lti_config and not settings.learn_codes:
+        return None
+    from judge.service.lti.tables import LtiStore  # registers its tables before create_schema
+
+    if not settings.lti_config:
+        return None, None
+    from judge.service.lti.config import load_tool_config
+    from judge.service.lti.passback import ScoreDispatcher
+
+    tool_config = load_tool_config(settings.lti_config)
+    return tool_config, ScoreDispatcher(LtiStore(store), settings, tool_config)
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document, with the problem ids this server knows as the ``problem`` field's enum
     (so a client, or schemathesis, sees that any other id is refused)."""
@@ -100,6 +116,13 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     """The app; ``backend`` defaults to embedded workers, or Celery when ``settings.broker_url`` is set."""
     store = Store(settings.db_url)
     dispatcher = CallbackDispatcher(store, settings)
+    learner = learner_side_parts(store, settings)  # None unless LTI platforms or access codes are configured
+
+    def stored(row: dict) -> None:
+        dispatcher.wake(row)
+        if learner is not None and learner[1] is not None:
+            learner[1].wake(row)
+
     if backend is None:
         if settings.broker_url:
             from judge.service.celery_app import CeleryBackend
@@ -108,7 +131,7 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
         else:
             from judge.service.embedded import EmbeddedBackend
 
-            backend = EmbeddedBackend(store, settings, on_stored=dispatcher.wake)
+            backend = EmbeddedBackend(store, settings, on_stored=stored)
     metrics = Metrics(store, backend.health)
     auth = Authenticator(settings.tokens)
     limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
@@ -117,6 +140,8 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     async def lifespan(_app: FastAPI):  # noqa: ANN202
         store.create_schema()
         dispatcher.start()
+        if learner is not None and learner[1] is not None:
+            learner[1].start()
         backend.start()
         log.info("judge service ready: %s mode, store %s", settings.mode, store.dialect)
         try:
@@ -124,6 +149,8 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
         finally:
             backend.stop()
             dispatcher.stop()
+            if learner is not None and learner[1] is not None:
+                learner[1].stop()
             store.close()
 
     app = FastAPI(title="numpy-judge", version=__version__, lifespan=lifespan,
@@ -138,5 +165,11 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     app.state.ctx = ctx
     app.include_router(platform_router(ctx))
     app.include_router(operations_router(ctx))
+    if learner is not None:
+        from judge.service.lti.routes import LearnerSide
+
+        if learner[1] is not None:
+            ctx.extras["score_wake"] = learner[1].wake
+        app.include_router(LearnerSide(ctx, learner[0]).router())
     app.openapi = lambda: document(app)  # type: ignore[method-assign]
     return app

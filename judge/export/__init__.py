@@ -47,28 +47,32 @@ def case_label(case: CaseResult) -> str:
 
 
 def diagnoses_for(verdict: Verdict, case: CaseResult) -> list[str]:
+    """Names that explain this case (the explanation, or ones that partly explain the whole run)."""
     return [d.id for d in verdict.diagnoses if case.id in d.cases]
 
 
+def patterns_for(verdict: Verdict, case: CaseResult) -> list[str]:
+    return [p.description for p in verdict.patterns if case.id in p.cases]
+
+
 def summary(verdict: Verdict) -> str:
-    """The learner-facing summary: verdict, the likely mistake first, then the facts."""
+    """The learner-facing summary: verdict, what the failing cases share, the explanation, then the facts."""
+    from judge.report_feedback import explanation_lines, pattern_lines, time_lines
+
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"
              + (f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else "")]
+    lines += pattern_lines(verdict)
     if any(c.status is Status.WRONG_ANSWER for c in verdict.cases):
-        if verdict.diagnoses:
-            first = verdict.diagnoses[0]
-            lines.append(f"Likely mistake: {first.id} (confidence {first.confidence:.0%}): {first.message}")
-            if first.evidence:
-                lines.append(f"  {first.evidence}")
-            for d in verdict.diagnoses[1:]:
-                lines.append(f"Also possible: {d.id} (confidence {d.confidence:.0%})")
-        else:
-            lines.append("No known mistake explains this output; see the facts per case.")
+        full = [d for d in verdict.diagnoses if d.explains]
+        if full:
+            lines.append(f"Likely mistake: {full[0].id} (confidence {full[0].confidence:.0%})")
+        lines += [line.strip() for line in explanation_lines(verdict, indent="")]
         for check in verdict.checks:
             if not check.holds:
                 lines.append(f"Property violated: {check.description} "
                              f"(in {len(check.failed_cases)} of {check.checked} failing cases)")
+    lines += [line.strip() for line in time_lines(verdict)]
     if verdict.message:
         lines.append(verdict.message)
     return "\n".join(lines)
@@ -109,10 +113,12 @@ def output_note(verdict: Verdict) -> str:
 
 
 def case_message(verdict: Verdict, case: CaseResult) -> str:
-    ids = diagnoses_for(verdict, case)
+    ids = [d.id for d in verdict.diagnoses if case.id in d.cases and d.explains]
     text = case.message or ("not run" if case.status is Status.SKIPPED else "")
     if ids:
         text = f"likely mistake: {', '.join(ids)}\n{text}"
+    for p in patterns_for(verdict, case):
+        text = f"pattern: {p}\n{text}"
     return text
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from judge.service.lti.config import load_tool_config
 from judge.service.settings import SettingsError
-from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, new_key
-from tests.service_support import SOURCES, Server, require_sandbox, service_env, wait_for
+from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, new_key, start_tool
+from tests.service_support import SOURCES, Server, require_sandbox, wait_for
 
 pytestmark = pytest.mark.service
 API_TOKEN = "platform-api-token-0123456789"
@@ -29,11 +29,8 @@ def platform(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, platform):
     require_sandbox()
-    work = tmp_path_factory.mktemp("lti")
-    env = service_env(JUDGE_API_TOKENS=f"alpha:{API_TOKEN}", JUDGE_LTI_CONFIG=str(platform.config_path),
-                      JUDGE_LEARN_CODES="ml101:open-sesame", JUDGE_LEARNER_RATE_LIMIT="0.01:4",
-                      JUDGE_CALLBACK_BACKOFF_SECONDS="0.2", JUDGE_CALLBACK_POLL_SECONDS="0.1")
-    srv = Server(work, f"sqlite:///{work}/judge.sqlite3", env, workers=2)
+    srv = start_tool(tmp_path_factory.mktemp("lti"), platform, JUDGE_API_TOKENS=f"alpha:{API_TOKEN}",
+                     JUDGE_LEARN_CODES="ml101:open-sesame", JUDGE_LEARNER_RATE_LIMIT="0.01:4")
     yield srv
     srv.stop()
 
@@ -135,7 +132,7 @@ def test_a_launch_failing_one_check_gets_a_plain_error_page(platform, server, ov
     assert answer.headers["content-type"].startswith("text/html")
     assert why in answer.text.lower() and "Traceback" not in answer.text
     assert not any(name.startswith("judge-lti-") for name in browser.cookies), "no session for a refused launch"
-    assert f"/lti/launch refused" in server.output()
+    assert "/lti/launch refused" in server.output()
 
 
 def test_a_replayed_launch_is_refused(platform, server):

@@ -19,7 +19,7 @@ import numpy as np
 from judge._version import __version__
 from judge.capture import attach_output
 from judge.errors import JudgeError
-from judge.diagnosis import diagnose_safely
+from judge.diagnosis import explain_safely
 from judge.outcome import judge_cases, resources
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
 from judge.result_buffer import buffer_for
@@ -197,8 +197,7 @@ class Judge:
             self._release(zygote)
         verdict = self._assemble(bundle, cases, reply, killed_for, isolation)
         verdict.load_output = attach_output(verdict.cases, reply.get("stdout", {}), reply.get("stderr", {}), spans)
-        verdict.diagnoses, verdict.checks = diagnose_safely(prepared, cases, observed, source,
-                                                            verdict.stdout.text + "\n" + verdict.stderr.text)
+        explain_safely(verdict, prepared, observed, source)
         return verdict
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], reply: dict, killed_for: str | None,

@@ -57,6 +57,8 @@ class LoopbackPlatform:
         self.next_launch: dict = {}
         self.launches: list[dict] = []
         self.tool_url = ""  # set once the tool runs: the course page frames it
+        self.fail_scores = 0  # answer this many score posts with 503 (a gradebook that is down)
+        self.refused_scores = 0
         self._lock = threading.Lock()
         platform = self
 
@@ -195,6 +197,10 @@ class LoopbackPlatform:
         if headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
             return 415
         with self._lock:
+            if self.fail_scores > 0:
+                self.fail_scores -= 1
+                self.refused_scores += 1
+                return 503
             self.scores.append({"path": path, "score": json.loads(body), "id": str(uuid.uuid4())})
         return 200
 

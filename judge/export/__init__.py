@@ -14,7 +14,7 @@ from judge.problem.loader import Bundle
 from judge.problem.models import ArrayArg
 from judge.verdict import CaseResult, Status, Verdict
 
-FORMATS = ("gradescope", "exercism", "junit")
+FORMATS = ("gradescope", "exercism", "junit", "prairielearn")
 
 
 def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
@@ -28,6 +28,8 @@ def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
         from judge.export.exercism import export as fn
     elif fmt == "junit":
         from judge.export.junit import export as fn
+    elif fmt == "prairielearn":
+        from judge.export.prairielearn import export as fn
     else:
         raise ValueError(f"unknown export format {fmt!r} (choose {', '.join(FORMATS)})")
     return fn
@@ -74,6 +76,40 @@ def summary(verdict: Verdict) -> str:
     if verdict.message:
         lines.append(verdict.message)
     return "\n".join(lines)
+
+
+def case_output(case: CaseResult) -> str | None:
+    """What the learner's code printed during this call, for a public case; None for a hidden one (its prints
+    could reveal its arguments) or when the run's capture could not be split per call."""
+    if case.visibility != "public" or case.output is None:
+        return None
+    return case.output.stdout
+
+
+def printed_output(verdict: Verdict) -> str | None:
+    """What the learner's code printed that may be shown: while the file loaded and during public cases.
+
+    Hidden cases' prints are withheld (they could reveal the cases' arguments); when the capture could not be
+    split per call, nothing is shown once a hidden case ran.
+    """
+    ran_hidden = [c for c in verdict.cases if c.visibility == "hidden" and c.status is not Status.SKIPPED]
+    if any(c.output is None for c in ran_hidden):
+        return None
+    if not ran_hidden and all(c.output is None for c in verdict.cases):
+        return verdict.stdout.text
+    parts = [verdict.load_output.stdout] if verdict.load_output is not None else []
+    parts += [case_output(c) or "" for c in verdict.cases]
+    return "".join(parts)
+
+
+def output_note(verdict: Verdict) -> str:
+    """One line about printed output that is withheld ("" when nothing is withheld)."""
+    if not verdict.stdout.bytes:
+        return ""
+    shown = printed_output(verdict)
+    if shown is None or len(shown.encode()) < verdict.stdout.bytes:
+        return "(what your code printed during hidden cases is not shown: it could reveal their inputs)"
+    return ""
 
 
 def case_message(verdict: Verdict, case: CaseResult) -> str:

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from judge.compare import compare_arrays
+from judge.compare import compare_arrays, tolerance_ratio
 from judge.prepared import PreparedCase, PreparedProblem
 from judge.sandbox import wire
 from judge.terms import Terms, mismatch_kinds, value_window
@@ -142,7 +142,7 @@ def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, re
 
 
 def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
-               observed: dict | None = None, index: int = -1) -> CaseResult:
+               observed: dict | None = None, index: int = -1, measure: bool = False) -> CaseResult:
     """One case's result.  ``terms`` words locations in the exercise's terms; ``observed`` (if given)
     receives what diagnosis needs about a failing case, copied out of ``results``."""
     spec = case.spec
@@ -197,6 +197,8 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
     comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
     result.facts = comparison.facts
+    if measure:
+        result.facts.tolerance_ratio = tolerance_ratio(got, case.expected, case.tolerance)
     if not comparison.ok or result.message or changed:
         _observe(observed, index, header, got)
     if not comparison.ok:
@@ -268,6 +270,6 @@ def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
             continue
         function = prepared.bundle.spec.function(spec.function)  # the loader checked it exists
         out.append(judge_slot(case, header, results, Terms(function, case.expected.shape), observed,
-                              len(out)))
+                              len(out), prepared.measure_errors))
     view.release()
     return out, (death_message or None)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from judge.sandbox import wire
+from judge.sandbox.contract import RunRequest
 from judge.sandbox.linux import memcmp_equal
 from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
 
@@ -55,7 +56,7 @@ def _print_traceback(exc: BaseException) -> None:
 
 
 class Harness:
-    def __init__(self, request: dict, input_map: mmap.mmap | None, pristine_map: mmap.mmap | None,
+    def __init__(self, request: RunRequest, input_map: mmap.mmap | None, pristine_map: mmap.mmap | None,
                  result_map: mmap.mmap, progress: ProgressPage) -> None:
         self.request = request
         self.inputs = input_map
@@ -102,7 +103,7 @@ class Harness:
 
     def load(self) -> dict | None:
         """Execute the learner's module; the functions by name, or None if it raised."""
-        source: str = self.request["source"]
+        source: str = self.request.source
         linecache.cache[SUBMISSION_FILENAME] = (len(source), None, source.splitlines(True), SUBMISSION_FILENAME)
         namespace: dict[str, Any] = {"__name__": "submission", "__file__": SUBMISSION_FILENAME,
                                      "__builtins__": builtins}
@@ -112,7 +113,7 @@ class Harness:
         except BaseException as exc:  # noqa: BLE001 - learner code may raise anything, SystemExit included
             _print_traceback(exc)
             message = "while loading your file: " + _exception_message(exc)
-            for call in self.request["calls"]:
+            for call in self.request.calls:
                 self._write(call, {"outcome": wire.RAISED, "message": message, "time_ns": 0})
             return None
         return namespace
@@ -151,7 +152,7 @@ class Harness:
     def run(self) -> None:
         namespace = self.load()
         if namespace is not None:
-            for call in self.request["calls"]:
+            for call in self.request.calls:
                 self.run_call(namespace, call)
                 sys.stdout.flush()
         self.progress.set(-1, PHASE_DONE)

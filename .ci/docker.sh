@@ -5,6 +5,9 @@
 #                         background (own pidfile) unless an engine already answers; wait for it
 #   .ci/docker.sh build   start, then: base image judge-base:bookworm from debootstrap (cached),
 #                         numpy-judge:sandbox (--target sandbox) and numpy-judge:local on it
+#   .ci/docker.sh platforms  start, base image, then the course platforms' grader images from `judge package`:
+#                         numpy-judge-gradescope:ci (the zip built as Gradescope does), numpy-judge-prairielearn:ci,
+#                         numpy-judge-exercism:ci, on judge-platform-base:bookworm (python3 + venv + pip)
 #   .ci/docker.sh stop    stop the dockerd this script started (by pid), remove the nft tables and
 #                         the docker0 link it left behind; never touches an engine it did not start
 #   .ci/docker.sh status  say whether an engine answers and which images exist
@@ -129,6 +132,40 @@ build() {
   "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E 'judge' >&2 || true
 }
 
+# The course platforms' images, each built from what `judge package` writes, as the platform builds it.
+platforms() {
+  start
+  base_image
+  local out="$STATE/platforms" base=judge-platform-base:bookworm
+  local judge=(python3 -m judge.cli)
+  rm -rf "$out" && mkdir -p "$out"
+  log "docker build $base (python3, venv, pip on $BASE_IMAGE)"
+  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$BASE_IMAGE" -t "$base" \
+    -f .ci/platforms/base.Dockerfile .ci/platforms >"$STATE/platforms.log" 2>&1 \
+    || { tail -30 "$STATE/platforms.log" >&2; return 1; }
+  log "judge package gradescope / prairielearn / exercism (wheels downloaded once, cached)"
+  "${judge[@]}" package gradescope sinusoidal-pe -o "$out/autograder.zip" >>"$STATE/platforms.log"
+  "${judge[@]}" package prairielearn sinusoidal-pe -o "$out/prairielearn" --image numpy-judge-prairielearn:ci \
+    >>"$STATE/platforms.log"
+  "${judge[@]}" package exercism sinusoidal-pe -o "$out/exercism" --image numpy-judge-exercism:ci --no-smoke-tests \
+    >>"$STATE/platforms.log"
+  mkdir -p "$out/gradescope/source"
+  python3 -m zipfile -e "$out/autograder.zip" "$out/gradescope/source"
+  cp .ci/platforms/gradescope.Dockerfile "$out/gradescope/Dockerfile"
+  local name dir
+  for name in gradescope prairielearn exercism; do
+    case "$name" in
+      gradescope) dir="$out/gradescope" ;;
+      prairielearn) dir="$out/prairielearn/grader-image" ;;
+      exercism) dir="$out/exercism" ;;
+    esac
+    log "docker build numpy-judge-$name:ci"
+    DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$base" -t "numpy-judge-$name:ci" "$dir" \
+      >>"$STATE/platforms.log" 2>&1 || { tail -30 "$STATE/platforms.log" >&2; return 1; }
+  done
+  "$DOCKER" image prune -f >/dev/null 2>&1 || true
+}
+
 stop() {
   if [ ! -s "$PIDFILE" ]; then
     log "no dockerd started by this script"
@@ -180,7 +217,8 @@ status() {
 case "${1:-}" in
   start) start ;;
   build) build ;;
+  platforms) platforms ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|build|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|build|platforms|stop|status" >&2; exit 2 ;;
 esac

@@ -56,9 +56,10 @@ def main() -> None:
 @main.command()
 @click.argument("file")
 @click.option("--problem", "-p", default="sinusoidal-pe", show_default=True, help="problem id or bundle folder")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "exercism", "junit"]),
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "exercism", "junit", "prairielearn"]),
               default="text", show_default=True,
-              help="text report, verdict JSON, or an export: Gradescope or Exercism (v3) results.json, JUnit XML")
+              help="text report, verdict JSON, or an export: Gradescope, Exercism (v3) or PrairieLearn results.json, "
+                   "JUnit XML")
 @click.option("--color/--no-color", default=None, help="colour the text report (default: when a terminal)")
 @click.option("--unsafe-no-sandbox", is_flag=True, help="run without isolation where the machine cannot isolate")
 @click.option("--backend", type=click.Choice(["process", "container"]), default="process", show_default=True,
@@ -240,6 +241,96 @@ def worker(broker: str | None, db: str | None, concurrency: int | None, hostname
         run_worker(settings, settings.workers, hostname, log_level.upper())
     except JudgeError as exc:
         raise _fail(str(exc))
+
+
+# -- course platforms (judge/platforms): packages, and the entry points run inside them ----------------
+
+@main.command()
+@click.argument("platform", type=click.Choice(["gradescope", "prairielearn", "exercism"]))
+@click.argument("problem")
+@click.option("-o", "--output", "out", required=True, type=click.Path(),
+              help="gradescope: the zip to write; prairielearn, exercism: the folder to write")
+@click.option("--hidden-visibility", default="after_due_date", show_default=True,
+              type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]),
+              help="gradescope: when learners see hidden cases' results")
+@click.option("--image", default=None, help="prairielearn, exercism: the grader image's name "
+              "[default numpy-judge-prairielearn:VERSION / numpy-judge-exercism:VERSION]")
+@click.option("--min-isolation", default="reduced", show_default=True,
+              help="the weakest isolation the packaged run accepts (JUDGE_MIN_ISOLATION in it)")
+@click.option("--python", "pythons", default="3.11", show_default=True,
+              help="Python versions to include wheels for, comma-separated (e.g. 3.11,3.12)")
+@click.option("--wheel-cache", type=click.Path(file_okay=False), default=None,
+              help="folder of downloaded dependency wheels, reused across packages [default: in the cache dir]")
+@click.option("--examples", type=click.Path(file_okay=False), default=None,
+              help="exercism: folder of <status>/*.py to make smoke tests from [default submissions/PROBLEM]")
+@click.option("--no-smoke-tests", is_flag=True, help="exercism: no tests/ folder (nothing is graded while packaging)")
+def package(platform: str, problem: str, out: str, hidden_visibility: str, image: str | None, min_isolation: str,
+            pythons: str, wheel_cache: str | None, examples: str | None, no_smoke_tests: bool) -> None:
+    """Write what PLATFORM needs to grade PROBLEM (README: "Course platforms")."""
+    from judge.errors import JudgeError
+    from judge.problem.loader import load_problem
+
+    versions = tuple(v.strip() for v in pythons.split(",") if v.strip())
+    cache = Path(wheel_cache) if wheel_cache else None
+    try:
+        bundle = load_problem(problem)
+        if platform == "gradescope":
+            from judge.platforms import gradescope
+
+            path = gradescope.package(bundle, Path(out), hidden_visibility, min_isolation, versions, cache)
+            click.echo(f"wrote {path}: upload it on Gradescope (Configure Autograder, zip file upload)")
+        elif platform == "prairielearn":
+            from judge.platforms import prairielearn
+
+            name = image or f"numpy-judge-prairielearn:{__version__}"
+            prairielearn.package(bundle, Path(out), name, min_isolation, versions, cache)
+            click.echo(f"wrote {out}/questions/{bundle.id} (copy into your course's questions/) and "
+                       f"{out}/grader-image (build and push it as {name})")
+        else:
+            from judge.platforms import exercism
+
+            name = image or f"numpy-judge-exercism:{__version__}"
+            tests = exercism.package(bundle, Path(out), name, not no_smoke_tests, min_isolation, versions, cache,
+                                     Path(examples) if examples else None,
+                                     say=lambda line: click.echo(f"judge: {line}", err=True))
+            click.echo(f"wrote {out} (build it as {name}); {len(tests)} smoke tests in {out}/tests")
+    except JudgeError as exc:
+        raise _fail(str(exc))
+
+
+@main.command("gradescope-grade")
+@click.option("--root", default="/autograder", show_default=True, type=click.Path(file_okay=False))
+@click.option("--problem", required=True, type=click.Path(file_okay=False), help="the bundle folder")
+@click.option("--hidden-visibility", default="after_due_date", show_default=True,
+              type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]))
+def gradescope_grade(root: str, problem: str, hidden_visibility: str) -> None:
+    """Inside Gradescope: grade ROOT/submission, write ROOT/results/results.json, exit 0."""
+    from judge.platforms import gradescope
+
+    raise click.exceptions.Exit(gradescope.run(Path(root), Path(problem), hidden_visibility))
+
+
+@main.command("pl-grade")
+@click.option("--grade-dir", default="/grade", show_default=True, type=click.Path(file_okay=False))
+@click.option("--problem", default=None, type=click.Path(file_okay=False),
+              help="the bundle folder [default GRADE_DIR/tests/problem]")
+def pl_grade(grade_dir: str, problem: str | None) -> None:
+    """Inside PrairieLearn's grader: grade /grade/student, write /grade/results/results.json, exit 0."""
+    from judge.platforms import prairielearn
+
+    raise click.exceptions.Exit(prairielearn.run(Path(grade_dir), Path(problem) if problem else None))
+
+
+@main.command("exercism-grade")
+@click.argument("slug")
+@click.argument("input_dir", type=click.Path(file_okay=False))
+@click.argument("output_dir", type=click.Path(file_okay=False))
+@click.option("--problems", required=True, type=click.Path(file_okay=False), help="folder of bundles named by slug")
+def exercism_grade(slug: str, input_dir: str, output_dir: str, problems: str) -> None:
+    """Inside Exercism's test runner: grade INPUT_DIR's solution, write OUTPUT_DIR/results.json, exit 0."""
+    from judge.platforms import exercism
+
+    raise click.exceptions.Exit(exercism.run(slug, Path(input_dir), Path(output_dir), Path(problems)))
 
 
 if __name__ == "__main__":

@@ -11,13 +11,15 @@ import platform
 import queue
 import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from judge._version import __version__
+from judge.capture import attach_output
 from judge.errors import JudgeError
-from judge.diagnosis import diagnose_safely
+from judge.diagnosis import explain_safely
 from judge.outcome import judge_cases, resources
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
 from judge.problem.loader import Bundle, load_problem, resolve
@@ -184,13 +186,14 @@ class Judge:
                                              f"{report.setup_error.strip().splitlines()[-1]}")
             # The backend stays ours until its results are judged: the next run reuses the buffer.
             observed: dict = {}
-            cases, killed_for = judge_cases(prepared, report, buffer.map, observed,
+            spans: dict = {}
+            cases, killed_for = judge_cases(prepared, report, buffer.map, observed, spans,
                                             rlimit_memory=isolation.limits_by == "rlimits")
         finally:
             self._release(backend)
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)
-        verdict.diagnoses, verdict.checks = diagnose_safely(prepared, cases, observed, source,
-                                                            verdict.stdout.text + "\n" + verdict.stderr.text)
+        verdict.load_output = attach_output(verdict.cases, asdict(report.stdout), asdict(report.stderr), spans)
+        explain_safely(verdict, prepared, observed, source)
         return verdict
 
     def _hide_bundle(self, bundle: Bundle, uid: int | None) -> None:

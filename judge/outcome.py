@@ -50,6 +50,7 @@ class SlotHeader(BaseModel):
     dtype: str | None = Field(None, max_length=16)
     shape: list[int] | None = Field(None, max_length=32)
     nbytes: int | None = Field(None, ge=0)
+    spans: list[int] = Field(default_factory=list, max_length=4, description="fd 1/2 offsets around the call")
 
 
 def process_death(report: RunReport, cpu_limit: float) -> tuple[Status | None, str]:
@@ -204,11 +205,13 @@ def _address_space_refusal(header: SlotHeader) -> bool:
 
 
 def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap,
-                observed: dict | None = None, rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
+                observed: dict | None = None, spans: dict | None = None,
+                rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
     """Per-case results in case order, and what the process was killed for (if it was).
 
     ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that
     did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused.
+    ``spans``, if given, receives case index -> the header's output offsets (None: no header).
     ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
     refusing an allocation (see :func:`_address_space_refusal`)."""
     death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
@@ -231,6 +234,8 @@ def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap
             base.message = f"the result could not be read: {str(exc).splitlines()[0]}"
             out.append(base)
             continue
+        if spans is not None:
+            spans[len(out)] = header.spans if header is not None else None
         if header is None:
             ended = True
             base.status = death or Status.RUNTIME_ERROR

@@ -24,30 +24,20 @@ def _paint(text: str, color: bool, **style) -> str:
 
 
 def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
-    wrong = [c for c in verdict.cases if c.status is Status.WRONG_ANSWER]
-    if not wrong:
-        return []
-    lines = ["", _paint("What went wrong", color, bold=True)]
-    if not verdict.diagnoses:
-        lines.append("  No known mistake explains your output; the facts per case below are all the judge knows.")
-        return lines
-    for n, d in enumerate(verdict.diagnoses):
-        checked = d.checked or len(wrong)
-        share = f"explains {len(d.cases)} of {checked} failing case{'s' if checked != 1 else ''}"
-        if checked < len(wrong):
-            share += f" checked ({len(wrong) - checked} larger or misshapen ones not checked)"
-        head = f"  {n + 1}. {d.id}" if n else f"  {_paint(d.id, color, fg='red', bold=True)}"
-        if n == 1:
-            lines.append("  Also possible:")
-        lines.append(f"{head}  confidence {d.confidence:.0%}: {share}")
-        if n == 0:
-            for text in click.wrap_text(d.message, width=96, initial_indent="    ",
-                                        subsequent_indent="    ").splitlines():
-                lines.append(text)
-            if d.evidence:
-                lines.append(f"    {d.evidence}")
-        else:
-            lines.append(f"     {d.message if len(d.message) <= 110 else d.message[:107] + '...'}")
+    from judge.report_feedback import explanation_lines, pattern_lines, time_lines
+
+    lines = []
+    if verdict.patterns:
+        lines += ["", _paint("What the failing cases have in common", color, bold=True)]
+        lines += [f"  {p}" for p in pattern_lines(verdict)]
+    body = explanation_lines(verdict)
+    if body:
+        lines += ["", _paint("What went wrong", color, bold=True)] + body
+    if verdict.time_feedback:
+        lines += ["", _paint("Time", color, bold=True)] + time_lines(verdict)
+    if verdict.pictures:
+        lines += ["", _paint("Pictures", color, bold=True)]
+        lines += [f"  {p.file}: {p.title}" for p in verdict.pictures]
     return lines
 
 

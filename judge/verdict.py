@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from judge.feedback import FailurePattern, Picture, Recovery, TimeFeedback
+
 VERDICT_SCHEMA_VERSION = 1
 
 
@@ -19,15 +21,6 @@ class Status(str, Enum):
     COMPILE_ERROR = "compile_error"
     INTERNAL_ERROR = "internal_error"
     SKIPPED = "skipped"  # cases only: not run because an earlier case ended the process
-
-
-# DMOJ's order when several statuses apply to one case: the most serious wins.
-PRIORITY = [Status.INTERNAL_ERROR, Status.TIME_LIMIT_EXCEEDED, Status.MEMORY_LIMIT_EXCEEDED,
-            Status.RUNTIME_ERROR, Status.WRONG_ANSWER, Status.SKIPPED, Status.ACCEPTED]
-
-
-def most_serious(statuses: list[Status]) -> Status:
-    return min(statuses, key=PRIORITY.index) if statuses else Status.ACCEPTED
 
 
 class NumericFacts(BaseModel):
@@ -85,6 +78,16 @@ class Diagnosis(BaseModel):
     checked: int = Field(0, description="failing cases it could be checked on (small enough, right shape)")
     evidence: str = Field("", description="an example from a public case, if any")
     kind: Literal["mistake", "generic", "attack"] = "mistake"
+    explains: bool = Field(False, description="reproduces every failing case it was checked on: only then is it "
+                                              "the explanation; otherwise it 'partly explains' len(cases) of checked")
+
+
+class CallOutput(BaseModel):
+    """What was printed during one call (or while the file loaded), split from the run's capture."""
+
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = Field(False, description="cut to the first few KiB, or past what the judge reads back")
 
 
 class CaseResult(BaseModel):
@@ -101,6 +104,7 @@ class CaseResult(BaseModel):
     facts: NumericFacts | None = None
     input_changed: list[str] = Field(default_factory=list, description="array arguments the call modified")
     weight: float = 1.0
+    output: CallOutput | None = Field(None, description="printed during this call (None: could not be split)")
 
 
 class Isolation(BaseModel):
@@ -139,6 +143,13 @@ class CapturedOutput(BaseModel):
 
 
 class Verdict(BaseModel):
+    """One submission's verdict.
+
+    Status rule (Kattis'): ``status`` is the status of the first case, in the bundle's case order, that was
+    not accepted; ``accepted`` when every case was.  Cases after a crash of the whole process are
+    ``skipped``.  (DMOJ's "most serious status wins" order is not used anywhere.)
+    """
+
     schema_version: Literal[1] = VERDICT_SCHEMA_VERSION
     status: Status
     score: float = Field(ge=0, le=1)
@@ -156,6 +167,11 @@ class Verdict(BaseModel):
     judged_in_ms: float | None = None
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="known mistakes, most likely first")
     checks: list[PropertyCheck] = Field(default_factory=list, description="properties of the output (facts)")
+    patterns: list[FailurePattern] = Field(default_factory=list, description="what the failing cases have in common")
+    recovered: Recovery | None = Field(None, description="what the learner computed, fitted to the bundle's family")
+    pictures: list[Picture] = Field(default_factory=list, description="PNGs for failing public cases, if asked for")
+    time_feedback: TimeFeedback | None = None
+    load_output: CallOutput | None = Field(None, description="printed while the file loaded, before any call")
 
     @property
     def accepted(self) -> bool:

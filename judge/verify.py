@@ -9,13 +9,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from judge.diagnosis.expectations import check as check_feedback
+from judge.diagnosis.expectations import expected_diagnosis  # noqa: F401 - the examples' '# diagnosis:' line
 from judge.grader import Judge
 from judge.problem.expected import load_reference
 from judge.problem.loader import Bundle, load_problem, resolve
@@ -55,25 +56,10 @@ def reference_checks(bundle: Bundle) -> list[Row]:
     return rows
 
 
-_DIAGNOSIS_LINE = re.compile(rb"^#\s*diagnosis:\s*([A-Za-z0-9_]+)\s*$", re.MULTILINE)
-
-
-def expected_diagnosis(source: bytes) -> str | None:
-    """The ``# diagnosis: <id>`` line of a wrong-answer example: the id its first diagnosis must have."""
-    match = _DIAGNOSIS_LINE.search(source)
-    return match.group(1).decode() if match else None
-
-
 def bank_check(bundle: Bundle) -> list[Row]:
     if not bundle.spec.mistakes:
         return []
-    from judge.errors import BundleError
-    from judge.problem.mistakes import load_bank
-
-    try:
-        bank = load_bank(bundle.root, bundle.spec.mistakes, {f.name for f in bundle.spec.functions})
-    except BundleError as exc:
-        return [Row("mistake bank loads", "loads", "broken", False, str(exc)[:90])]
+    bank = bundle.bank  # loaded and checked with the bundle: a broken bank is a BundleError at load time
     return [Row("mistake bank loads", "loads", "loads", True,
                 f"{len(bank.spec.mistakes)} mistakes, {len(bank.spec.properties)} properties")]
 
@@ -118,11 +104,10 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
             detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
             want, got, ok = expected, verdict.status.value, verdict.status.value == expected
-            diagnosis = expected_diagnosis(data) if expected == Status.WRONG_ANSWER.value else None
-            if diagnosis is not None:
-                first = verdict.diagnoses[0].id if verdict.diagnoses else "no diagnosis"
-                want, got = f"{expected}/{diagnosis}", f"{got}/{first}"
-                ok = ok and first == diagnosis
+            feedback = check_feedback(data, verdict) if expected == Status.WRONG_ANSWER.value else None
+            if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)
+                want, got = f"{expected}/{feedback[0]}", f"{got}/{feedback[1]}"
+                ok = ok and feedback[2]
             add(Row(str(path.relative_to(folder)), want, got, ok, detail))
     limit = bundle.spec.limits.cpu_seconds
     add(Row("CPU limit vs slowest accepted example", f">= {TIME_MARGIN:g} x {slowest:.2f} s", f"{limit:g} s",

@@ -13,68 +13,10 @@ import pytest
 
 from tests.conftest import REPO, SUBMISSIONS
 
-VIS = ["hidden", "after_due_date", "after_published", "visible"]
-GRADESCOPE_SCHEMA = {
-    "type": "object",
-    "required": ["tests"],
-    "additionalProperties": False,
-    "properties": {
-        "score": {"type": "number", "minimum": 0},
-        "execution_time": {"type": "number", "minimum": 0},
-        "output": {"type": "string"},
-        "output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-        "test_output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-        "test_name_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-        "visibility": {"enum": VIS},
-        "stdout_visibility": {"enum": VIS},
-        "extra_data": {"type": "object"},
-        "leaderboard": {"type": "array"},
-        "tests": {"type": "array", "items": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["name", "status", "score", "max_score", "output", "visibility"],
-            "properties": {
-                "name": {"type": "string", "minLength": 1},
-                "number": {"type": "string"},
-                "score": {"type": "number", "minimum": 0},
-                "max_score": {"type": "number", "minimum": 0},
-                "status": {"enum": ["passed", "failed"]},
-                "output": {"type": "string", "maxLength": 8192},
-                "output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "visibility": {"enum": VIS},
-                "extra_data": {"type": "object"},
-            }}},
-    },
-}
-EXERCISM_TEST = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["name", "status"],
-    "properties": {
-        "name": {"type": "string", "minLength": 1},
-        "status": {"enum": ["pass", "fail", "error"]},
-        "message": {"type": ["string", "null"], "maxLength": 65535},
-        "output": {"type": ["string", "null"], "maxLength": 500},
-        "test_code": {"type": "string"},
-        "task_id": {"type": "integer", "minimum": 1},
-    },
-    "allOf": [{"if": {"properties": {"status": {"const": "pass"}}},
-               "then": {"properties": {"message": {"type": "null"}}}}],
-}
-EXERCISM_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["version", "status", "tests"],
-    "properties": {
-        "version": {"const": 3},
-        "status": {"enum": ["pass", "fail", "error"]},
-        "message": {"type": ["string", "null"], "maxLength": 65535},
-        "tests": {"type": "array", "items": EXERCISM_TEST},
-    },
-    "allOf": [{"if": {"properties": {"status": {"const": "error"}}},
-               "then": {"required": ["message"], "properties": {"message": {"type": "string", "minLength": 1}}}}],
-}
+SCHEMAS = REPO / "tests" / "platform_schemas"    # written from each platform's documentation
+GRADESCOPE_SCHEMA = json.loads((SCHEMAS / "gradescope-results.schema.json").read_text())
+EXERCISM_SCHEMA = json.loads((SCHEMAS / "exercism-results.schema.json").read_text())
+PRAIRIELEARN_SCHEMA = json.loads((SCHEMAS / "prairielearn-results.schema.json").read_text())
 EXAMPLES = [("wrong_answer", "sin_cos_swapped.py"), ("wrong_answer", "forge_output.py"),
             ("wrong_answer", "returns_list.py"), ("accepted", "vectorised.py"),
             ("runtime_error", "raises_index_error.py"), ("runtime_error", "os_exit.py"),
@@ -154,7 +96,17 @@ def test_exercism_caps_output_at_500_with_a_note(graded):
     get, bundle = graded
     verdict = get("wrong_answer", "forge_output.py")
     assert len(verdict.stdout.text) > 500
-    out = json.loads(export(verdict, "exercism", bundle))["tests"][0]["output"]
+    data = json.loads(export(verdict, "exercism", bundle))
+    for test, case in zip(data["tests"], verdict.cases):   # each test shows its own prints, public cases only
+        if case.visibility == "hidden":
+            assert test["output"] is None
+        else:
+            assert "ACCEPTED" in test["output"] and len(test["output"]) <= 500
+    first = verdict.cases[0]
+    assert first.visibility == "public" and first.output is not None
+    loud = first.model_copy(update={"output": first.output.model_copy(update={"stdout": "x" * 2000})})
+    out = json.loads(export(verdict.model_copy(update={"cases": [loud, *verdict.cases[1:]]}), "exercism",
+                            bundle))["tests"][0]["output"]
     assert len(out) == 500 and out.endswith("Please limit to 500 chars.")
     long = verdict.model_copy(update={"message": "x" * 70000, "cases": [], "status": verdict.status.COMPILE_ERROR})
     data = json.loads(export(long, "exercism", bundle))
@@ -237,3 +189,44 @@ def test_cli_formats(judge):
     p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", path, "--format", "text"], cwd=REPO,
                        capture_output=True, timeout=120)
     assert b"\x1b[" not in p.stdout and b"What went wrong" in p.stdout
+
+
+@pytest.mark.parametrize("fmt", ["exercism", "gradescope", "prairielearn"])
+@pytest.mark.parametrize("split", [True, False])
+def test_hidden_cases_prints_are_withheld(graded, fmt, split):
+    """What the learner printed during a hidden case (e.g. its arguments) never reaches the learner's view;
+    when the capture could not be split per call, nothing printed is shown once a hidden case ran."""
+    from judge.export import export
+
+    get, bundle = graded
+    verdict = get("wrong_answer", "forge_output.py")
+    assert any(c.visibility == "hidden" for c in verdict.cases) and all(c.output is not None for c in verdict.cases)
+    cases = []
+    for c in verdict.cases:
+        text = f"SECRET-ARGS-OF-{c.id}" if c.visibility == "hidden" else f"PUBLIC-PRINT-{c.id}"
+        cases.append(c.model_copy(update={"output": c.output.model_copy(update={"stdout": text}) if split else None}))
+    whole = "".join(c.output.stdout for c in cases if c.output) if split else "SECRET-ARGS-OF-all"
+    probe = verdict.model_copy(update={"cases": cases, "stdout": verdict.stdout.model_copy(update={"text": whole})})
+    text = export(probe, fmt, bundle)
+    assert "SECRET-ARGS" not in text
+    if split and fmt != "gradescope":   # Gradescope's stdout goes to instructors only (stdout_visibility hidden)
+        assert "PUBLIC-PRINT-" in text
+
+
+@pytest.mark.parametrize("status,name", EXAMPLES)
+def test_prairielearn(graded, status, name):
+    from judge.export import export
+
+    get, bundle = graded
+    verdict = get(status, name)
+    data = json.loads(export(verdict, "prairielearn", bundle))
+    jsonschema.validate(data, PRAIRIELEARN_SCHEMA)
+    if status == "compile_error":
+        assert data["gradable"] is False and data["format_errors"], "a compile error costs the learner no attempt"
+        return
+    assert data["gradable"] is True and data["score"] == pytest.approx(verdict.score)
+    assert [t["name"].split(" ")[0].rstrip(":") for t in data["tests"]] == [c.id for c in verdict.cases]
+    for t, c in zip(data["tests"], verdict.cases):
+        assert (t["points"] == t["max_points"]) == (c.status.value == "accepted")
+        if c.visibility == "hidden":
+            assert "hidden" in t["description"] and not _reveals_location(t["message"])

@@ -68,6 +68,15 @@ def test_openapi_and_docs_need_no_token(server):
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
 
 
+def test_openapi_documents_the_answers_the_server_gives(server):
+    """The two mismatches schemathesis found: a 200 on POST (wait or replay), and which problem ids exist."""
+    spec = httpx.get(server.url + "/openapi.json").json()
+    assert "200" in spec["paths"]["/v1/submissions"]["post"]["responses"]
+    assert "200" in spec["paths"]["/v1/submissions/batch"]["post"]["responses"]
+    problem = spec["components"]["schemas"]["SubmissionIn"]["properties"]["problem"]
+    assert problem["enum"] == ["sinusoidal-pe"]
+
+
 def test_healthz(server):
     body = httpx.get(server.url + "/healthz").json()
     assert body["status"] == "ok" and body["mode"] == "embedded" and body["store"] == "ok"

@@ -14,7 +14,7 @@ from judge.problem.loader import Bundle
 from judge.problem.models import ArrayArg
 from judge.verdict import CaseResult, Status, Verdict
 
-FORMATS = ("gradescope", "exercism", "junit")
+FORMATS = ("gradescope", "exercism", "junit", "prairielearn")
 
 
 def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
@@ -28,6 +28,8 @@ def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
         from judge.export.exercism import export as fn
     elif fmt == "junit":
         from judge.export.junit import export as fn
+    elif fmt == "prairielearn":
+        from judge.export.prairielearn import export as fn
     else:
         raise ValueError(f"unknown export format {fmt!r} (choose {', '.join(FORMATS)})")
     return fn
@@ -45,38 +47,78 @@ def case_label(case: CaseResult) -> str:
 
 
 def diagnoses_for(verdict: Verdict, case: CaseResult) -> list[str]:
+    """Names that explain this case (the explanation, or ones that partly explain the whole run)."""
     return [d.id for d in verdict.diagnoses if case.id in d.cases]
 
 
+def patterns_for(verdict: Verdict, case: CaseResult) -> list[str]:
+    return [p.description for p in verdict.patterns if case.id in p.cases]
+
+
 def summary(verdict: Verdict) -> str:
-    """The learner-facing summary: verdict, the likely mistake first, then the facts."""
+    """The learner-facing summary: verdict, what the failing cases share, the explanation, then the facts."""
+    from judge.report_feedback import explanation_lines, pattern_lines, time_lines
+
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"
              + (f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else "")]
+    lines += pattern_lines(verdict)
     if any(c.status is Status.WRONG_ANSWER for c in verdict.cases):
-        if verdict.diagnoses:
-            first = verdict.diagnoses[0]
-            lines.append(f"Likely mistake: {first.id} (confidence {first.confidence:.0%}): {first.message}")
-            if first.evidence:
-                lines.append(f"  {first.evidence}")
-            for d in verdict.diagnoses[1:]:
-                lines.append(f"Also possible: {d.id} (confidence {d.confidence:.0%})")
-        else:
-            lines.append("No known mistake explains this output; see the facts per case.")
+        full = [d for d in verdict.diagnoses if d.explains]
+        if full:
+            lines.append(f"Likely mistake: {full[0].id} (confidence {full[0].confidence:.0%})")
+        lines += [line.strip() for line in explanation_lines(verdict, indent="")]
         for check in verdict.checks:
             if not check.holds:
                 lines.append(f"Property violated: {check.description} "
                              f"(in {len(check.failed_cases)} of {check.checked} failing cases)")
+    lines += [line.strip() for line in time_lines(verdict)]
     if verdict.message:
         lines.append(verdict.message)
     return "\n".join(lines)
 
 
+def case_output(case: CaseResult) -> str | None:
+    """What the learner's code printed during this call, for a public case; None for a hidden one (its prints
+    could reveal its arguments) or when the run's capture could not be split per call."""
+    if case.visibility != "public" or case.output is None:
+        return None
+    return case.output.stdout
+
+
+def printed_output(verdict: Verdict) -> str | None:
+    """What the learner's code printed that may be shown: while the file loaded and during public cases.
+
+    Hidden cases' prints are withheld (they could reveal the cases' arguments); when the capture could not be
+    split per call, nothing is shown once a hidden case ran.
+    """
+    ran_hidden = [c for c in verdict.cases if c.visibility == "hidden" and c.status is not Status.SKIPPED]
+    if any(c.output is None for c in ran_hidden):
+        return None
+    if not ran_hidden and all(c.output is None for c in verdict.cases):
+        return verdict.stdout.text
+    parts = [verdict.load_output.stdout] if verdict.load_output is not None else []
+    parts += [case_output(c) or "" for c in verdict.cases]
+    return "".join(parts)
+
+
+def output_note(verdict: Verdict) -> str:
+    """One line about printed output that is withheld ("" when nothing is withheld)."""
+    if not verdict.stdout.bytes:
+        return ""
+    shown = printed_output(verdict)
+    if shown is None or len(shown.encode()) < verdict.stdout.bytes:
+        return "(what your code printed during hidden cases is not shown: it could reveal their inputs)"
+    return ""
+
+
 def case_message(verdict: Verdict, case: CaseResult) -> str:
-    ids = diagnoses_for(verdict, case)
+    ids = [d.id for d in verdict.diagnoses if case.id in d.cases and d.explains]
     text = case.message or ("not run" if case.status is Status.SKIPPED else "")
     if ids:
         text = f"likely mistake: {', '.join(ids)}\n{text}"
+    for p in patterns_for(verdict, case):
+        text = f"pattern: {p}\n{text}"
     return text
 
 

@@ -4,7 +4,8 @@ Top level: ``version`` (3), ``status`` ("pass" | "fail" | "error"), ``message``
 (only with "error", at most 65535 characters), ``tests``.  Each test: ``name``,
 ``status`` ("pass" | "fail" | "error"), ``message`` (why it failed; null when it
 passed), ``output`` (what the learner printed, at most 500 characters, with a
-truncation note), ``test_code``; tests in the order they run (the case order).
+truncation note; a hidden case's prints are withheld, see
+:func:`judge.export.case_output`), ``test_code``; tests in the order they run (the case order).
 A wrong value is "fail"; an exception, a time or memory kill, or a case not run
 is "error".  Hidden cases show neither their arguments nor any values.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from judge.export import case_label, case_message, cut, summary, test_code
+from judge.export import case_label, case_message, case_output, cut, printed_output, summary, test_code
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 
@@ -33,7 +34,9 @@ def _status(status: Status) -> str:
 def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
     if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
         return {"version": 3, "status": "error", "message": cut(summary(verdict), MESSAGE_CAP), "tests": []}
-    printed = verdict.stdout.text
+    loaded = verdict.load_output.stdout if verdict.load_output is not None else ""
+    split = all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED)
+    printed = None if split else printed_output(verdict)   # the whole run's text, only when it cannot be split
     tests = []
     for n, case in enumerate(verdict.cases):
         status = _status(case.status)
@@ -45,7 +48,10 @@ def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
             message = cut(message, MESSAGE_CAP)
         test = {"name": f"{case_label(case)}: {case.function}", "status": status, "message": message,
                 "output": None, "test_code": test_code(bundle, case)}
-        if n == 0 and printed:
+        if split:   # each test's own prints (public cases only), the file's import-time prints on the first
+            own = (loaded if n == 0 else "") + (case_output(case) or "")
+            test["output"] = cut(own, OUTPUT_CAP, TRUNCATED) if own else None
+        elif n == 0 and printed:
             test["output"] = cut("(printed during the whole run) " + printed, OUTPUT_CAP, TRUNCATED)
         tests.append(test)
     overall = "pass" if all(t["status"] == "pass" for t in tests) else "fail"

@@ -51,7 +51,9 @@ def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: s
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "extra_data": {"status": verdict.status.value, "problem": verdict.problem,
-                       "diagnoses": [d.id for d in verdict.diagnoses]},
+                       "diagnoses": [d.id for d in verdict.diagnoses],
+                       "patterns": [p.model_dump() for p in verdict.patterns],
+                       "isolation": verdict.isolation.mode if verdict.isolation is not None else None},
         "tests": tests,
     }
 

@@ -38,6 +38,7 @@ def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
     props = ET.SubElement(suite, "properties")
     for name, value in (("status", verdict.status.value), ("score", f"{verdict.score:.6f}"),
                         ("diagnoses", ",".join(d.id for d in verdict.diagnoses)),
+                        ("patterns", " | ".join(p.description for p in verdict.patterns)),
                         ("judge_version", verdict.judge_version), ("numpy_version", verdict.numpy_version)):
         ET.SubElement(props, "property", name=name, value=clean(value))
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

@@ -11,17 +11,14 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
-from pydantic import ValidationError
 
 from judge.errors import BundleError
+from judge.problem.mistakes import Bank, load_bank
 from judge.problem.models import CasesFile, ProblemSpec
+from judge.problem.yamlfile import MAX_BUNDLE_FILE, _load_yaml, _read_text, _validate  # noqa: F401 - used by others
 
 # JUDGE_PROBLEMS_DIR overrides the problems folder beside the package (e.g. /opt/judge/problems in the image).
 PROBLEMS_DIR = Path(os.environ.get("JUDGE_PROBLEMS_DIR") or Path(__file__).resolve().parents[2] / "problems")
-MAX_BUNDLE_FILE = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -33,6 +30,7 @@ class Bundle:
     cases: CasesFile
     statement: str
     digest: str
+    bank: Bank | None = None  # the known mistakes (mistakes.yaml + its module), loaded and checked once
 
     @property
     def id(self) -> str:
@@ -41,64 +39,6 @@ class Bundle:
     @property
     def reference_path(self) -> Path:
         return self.root / self.spec.reference
-
-
-def _line_map(node: yaml.Node, path: tuple = (), out: dict | None = None) -> dict[tuple, int]:
-    out = {} if out is None else out
-    out.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            sub = path + (key.value,)
-            out[sub] = key.start_mark.line + 1
-            _line_map(value, sub, out)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _line_map(item, path + (i,), out)
-    return out
-
-
-def _read_text(path: Path) -> str:
-    if not path.is_file():
-        raise BundleError(str(path), None, "file not found")
-    size = path.stat().st_size
-    if size > MAX_BUNDLE_FILE:
-        raise BundleError(str(path), None, f"file is {size} bytes, more than {MAX_BUNDLE_FILE}")
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BundleError(str(path), None, f"not UTF-8 (byte {exc.start})") from None
-
-
-def _load_yaml(path: Path) -> tuple[Any, dict[tuple, int]]:
-    text = _read_text(path)
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise BundleError(str(path), line, f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
-    return data, (_line_map(node) if node is not None else {})
-
-
-def _validate(model: type, path: Path) -> Any:
-    data, lines = _load_yaml(path)
-    if not isinstance(data, dict):
-        raise BundleError(str(path), 1, "expected a mapping at the top level")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in {"ArrayArg", "int", "float", "bool", "str", "none"}) and "[" not in str(p))
-        line = None
-        for n in range(len(loc), -1, -1):
-            if loc[:n] in lines:
-                line = lines[loc[:n]]
-                break
-        where = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in loc).replace(".[", "[")
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise BundleError(str(path), line, f"{where or 'top level'}: {err['msg']}{more}") from None
 
 
 def resolve(problem: str | Path) -> Path:
@@ -147,13 +87,11 @@ def load_problem(problem: str | Path) -> Bundle:
     statement = _read_text(root / spec.statement)
     reference = _read_text(root / spec.reference)
     parts = [spec_path.read_bytes(), cases_path.read_bytes(), reference.encode()]
+    bank = None
     if spec.mistakes:
-        from judge.problem.mistakes import MistakesFile, check_bank
-
-        bank: MistakesFile = _validate(MistakesFile, root / spec.mistakes)
-        check_bank(root / spec.mistakes, bank, set(names))
-        parts += [(root / spec.mistakes).read_bytes(), _read_text(root / bank.module).encode()]
+        bank = load_bank(root, spec.mistakes, set(names))
+        parts += [(root / spec.mistakes).read_bytes(), _read_text(root / bank.spec.module).encode()]
     digest = hashlib.sha256()
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
-    return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16])
+    return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16], bank=bank)

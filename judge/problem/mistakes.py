@@ -16,11 +16,19 @@ mistakes.yaml::
         description: "each sin/cos pair lies on the unit circle"
         functions: [sinusoidal_pe, add_positional_encoding]
         check: unit_circle         # check(function, args, got) -> bool | None (None: not applicable)
+    family:                        # optional: a small model of the plausible answers (see FamilySpec)
+      build: family_build          # build(function, args, choice) -> ndarray | None
+      components:
+        - id: order
+          name: sin/cos order
+          options:                 # the first option is the right answer
+            - {id: sin_first, text: "sin in column 2i, cos in 2i+1"}
+            - {id: cos_first, text: "puts cos in column 2i and sin in 2i+1", mistake: sin_cos_swapped}
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
@@ -30,10 +38,11 @@ from pydantic import Field
 from judge.errors import BundleError
 from judge.problem.modules import import_bundle_file, require_callables
 from judge.problem.models import Tolerance, _Strict
+from judge.problem.yamlfile import _validate
 
 # Recognisers the judge implements itself, driven by facts; a bundle may reword them.
 GENERIC_IDS = ("not_ndarray", "ndarray_subclass", "non_finite", "input_mutated", "transposed",
-               "float32_precision", "constant_output", "forged_verdict", "monkeypatch_numpy")
+               "float32_precision", "constant_output", "forged_verdict", "monkeypatch_numpy", "extra_leading_axis")
 
 
 class MistakeSpec(_Strict):
@@ -50,6 +59,34 @@ class PropertySpec(_Strict):
     check: str
 
 
+class FamilyOption(_Strict):
+    """One way of computing a component; ``text`` says what the learner's code does, in the exercise's terms."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    text: str = Field(min_length=1, max_length=300)
+    mistake: str | None = Field(None, description="the bank's id for this choice, if the bank names it")
+    match_tolerance: Tolerance | None = Field(None, description="looser matching for this choice (e.g. float32)")
+
+
+class FamilyComponent(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    name: str = Field(min_length=1, max_length=80)
+    options: list[FamilyOption] = Field(min_length=2, description="the first option is the right answer")
+
+
+class FamilySpec(_Strict):
+    """The family of plausible answers: components with options; ``build`` computes any combination.
+
+    The judge fits a learner's outputs to the family (judge.diagnosis.recover): the
+    combination that reproduces them says what they computed, component by component."""
+
+    build: str = Field(description="build(function, args, choice: dict[str, str]) -> ndarray | None")
+    recover: str | None = Field(None, description="recover(function, args, got) -> dict: a first guess, read "
+                                                  "directly off the output")
+    components: list[FamilyComponent] = Field(min_length=1)
+    max_changes: int = Field(3, ge=1, le=4, description="how many components may differ from the right answer")
+
+
 class MistakesFile(_Strict):
     schema_version: Literal[1]
     module: str = "mistakes.py"
@@ -57,13 +94,29 @@ class MistakesFile(_Strict):
     max_elements: int = Field(1 << 18, ge=1, description="larger cases are not used to recognise mistakes")
     mistakes: list[MistakeSpec] = Field(default_factory=list)
     properties: list[PropertySpec] = Field(default_factory=list)
+    family: FamilySpec | None = None
 
 
-@dataclass
+CACHE_BYTES = 256 << 20  # outputs of the bank's implementations, reused across verdicts (judge process)
+
+
+@dataclass(eq=False)
 class Bank:
     spec: MistakesFile
     module: ModuleType | None
     path: Path
+    cache: dict = field(default_factory=dict, repr=False)
+    cached_bytes: int = 0
+
+    def remember(self, key: tuple, value):
+        """Keep a computed output (bounded: the cache is emptied when it grows past CACHE_BYTES)."""
+        size = getattr(value[0] if isinstance(value, tuple) else value, "nbytes", 0)
+        if self.cached_bytes + size > CACHE_BYTES:
+            self.cache.clear()
+            self.cached_bytes = 0
+        self.cache[key] = value
+        self.cached_bytes += size
+        return value
 
     def message(self, mistake_id: str, default: str) -> str:
         for m in self.spec.mistakes:
@@ -85,6 +138,15 @@ def check_bank(path: Path, spec: MistakesFile, functions: set[str]) -> None:
         if not m.implements and m.id not in GENERIC_IDS:
             raise BundleError(str(path), None, f"mistake {m.id}: needs 'implements' (generic recognisers are "
                                                f"{', '.join(GENERIC_IDS)})")
+    if spec.family is not None:
+        ids = [c.id for c in spec.family.components]
+        if len(set(ids)) != len(ids):
+            raise BundleError(str(path), None, "family: a component id is used twice")
+        for c in spec.family.components:
+            for o in c.options:
+                if o.mistake is not None and o.mistake not in seen and o.mistake not in GENERIC_IDS:
+                    raise BundleError(str(path), None, f"family component {c.id}, option {o.id}: unknown "
+                                                       f"mistake {o.mistake!r}")
     for p in spec.properties:
         unknown = set(p.functions) - functions
         if unknown:
@@ -93,13 +155,13 @@ def check_bank(path: Path, spec: MistakesFile, functions: set[str]) -> None:
 
 def load_bank(root: Path, name: str, functions: set[str]) -> Bank:
     """Load mistakes.yaml and import its module (in the judge's process, never in the sandbox)."""
-    from judge.problem.loader import _validate
-
     path = root / name
     spec: MistakesFile = _validate(MistakesFile, path)
     check_bank(path, spec, functions)
     module_path = root / spec.module
     module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}", "the mistakes module")
     names = [a for m in spec.mistakes for a in m.implements.values()] + [p.check for p in spec.properties]
+    if spec.family is not None:
+        names += [spec.family.build] + ([spec.family.recover] if spec.family.recover else [])
     require_callables(module, names, module_path, "the mistakes module")
     return Bank(spec=spec, module=module, path=path)

@@ -147,6 +147,8 @@ class CaseSpec(_Strict):
     tolerance: Tolerance | None = None
     case_wall_seconds: float | None = Field(default=None, gt=0)
     weight: float = Field(default=1.0, gt=0)
+    tags: list[str] = Field(default_factory=list, description="the author's words for what the case exercises; "
+                                                               "failure patterns may name them")
 
 
 class CasesFile(_Strict):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import linecache
 import mmap
+import os
 import sys
 import time
 import traceback
@@ -46,6 +47,21 @@ def _exception_message(exc: BaseException) -> str:
     where = "".join(f"\n  line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames[-3:])
     text = "".join(traceback.format_exception_only(_type(exc), exc)).strip()
     return f"{text}{where}"
+
+
+def _offsets() -> list[int]:
+    """Where fds 1 and 2 stand now (output flushed first): the judge splits the capture per call with these."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return [os.lseek(1, 0, os.SEEK_CUR), os.lseek(2, 0, os.SEEK_CUR)]
+    except (OSError, ValueError):  # not seekable, or the learner closed them: no per-call split
+        return []
+
+
+def _spans(before: list[int], after: list[int]) -> list[int]:
+    """[stdout before, stdout after, stderr before, stderr after], or [] when unknown."""
+    return [before[0], after[0], before[1], after[1]] if before and after else []
 
 
 def _print_traceback(exc: BaseException) -> None:
@@ -113,8 +129,10 @@ class Harness:
         except BaseException as exc:  # noqa: BLE001 - learner code may raise anything, SystemExit included
             _print_traceback(exc)
             message = "while loading your file: " + _exception_message(exc)
+            end = _offsets()
             for call in self.request.calls:
-                self._write(call, {"outcome": wire.RAISED, "message": message, "time_ns": 0})
+                self._write(call, {"outcome": wire.RAISED, "message": message, "time_ns": 0,
+                                   "spans": _spans(end, end)})
             return None
         return namespace
 
@@ -122,18 +140,21 @@ class Harness:
         function = namespace.get(call["function"])
         args = {name: self._argument(spec) for name, spec in call["args"]}
         self.progress.set(call["case"], PHASE_RUNNING)
+        before = _offsets()
         start = time.perf_counter_ns()
         try:
             value = function(**args)
         except BaseException as exc:  # noqa: BLE001
             elapsed = time.perf_counter_ns() - start
             _print_traceback(exc)
-            fields = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed}
+            fields = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed,
+                      "spans": _spans(before, _offsets())}
             fields["changed"] = self._changed_arguments(call)
             self._write(call, fields)
             return
         elapsed = time.perf_counter_ns() - start
-        fields: dict[str, Any] = {"time_ns": elapsed, "changed": self._changed_arguments(call)}
+        fields: dict[str, Any] = {"time_ns": elapsed, "changed": self._changed_arguments(call),
+                                  "spans": _spans(before, _offsets())}
         if _type(value) is not _ndarray:
             fields.update(outcome=wire.RETURNED_OTHER, message=_describe(value))
             self._write(call, fields)

@@ -6,7 +6,8 @@ import ipaddress
 import logging
 import sys
 
-from judge.service.settings import Settings
+from judge.errors import JudgeError
+from judge.service.settings import Settings, SettingsError
 
 LOOPBACK = "127.0.0.1"
 
@@ -34,7 +35,10 @@ def run_server(settings: Settings, host: str, port: int, log_level: str = "info"
         print(f"JUDGE_API_TOKEN={token}", flush=True)
     if not is_loopback(host):
         print(f"judge serve: listening on {host}, not only on loopback", file=sys.stderr, flush=True)
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except SettingsError as exc:
+        raise JudgeError(f"judge serve: {exc}") from None
     print(f"judge serve: {settings.mode} mode on http://{host}:{port} (docs at /docs)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
                 timeout_graceful_shutdown=5)

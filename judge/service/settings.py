@@ -79,6 +79,11 @@ class Settings:
     restore_interval_seconds: float = 10.0     # how often workers look for such tasks
     queue_name: str = "judge"
     generated_token: bool = False
+    lti_config: str | None = None              # JUDGE_LTI_CONFIG: platforms (pylti1p3 ToolConfJsonFile JSON)
+    public_url: str | None = None              # JUDGE_PUBLIC_URL: how browsers reach this server (https://...)
+    learn_codes: dict[str, str] = field(default_factory=dict)  # JUDGE_LEARN_CODES: course -> access code
+    learner_rate_per_second: float = 0.2       # JUDGE_LEARNER_RATE_LIMIT: submissions per learner
+    learner_rate_burst: float = 6.0
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "Settings":
@@ -114,6 +119,16 @@ class Settings:
         s.visibility_timeout_seconds = _float(env, "JUDGE_VISIBILITY_TIMEOUT", s.visibility_timeout_seconds)
         s.restore_interval_seconds = _float(env, "JUDGE_RESTORE_INTERVAL", s.restore_interval_seconds)
         s.queue_name = env.get("JUDGE_QUEUE", s.queue_name)
+        s.lti_config = env.get("JUDGE_LTI_CONFIG") or None
+        s.public_url = (env.get("JUDGE_PUBLIC_URL") or "").rstrip("/") or None
+        s.learn_codes = parse_pairs(env.get("JUDGE_LEARN_CODES", ""), "JUDGE_LEARN_CODES")
+        learner_rate = env.get("JUDGE_LEARNER_RATE_LIMIT", "").strip()
+        if learner_rate:
+            per, _, burst = learner_rate.partition(":")
+            try:
+                s.learner_rate_per_second, s.learner_rate_burst = float(per), float(burst or max(1.0, float(per)))
+            except ValueError:
+                raise SettingsError(f"JUDGE_LEARNER_RATE_LIMIT: {learner_rate!r} is not PER_SECOND[:BURST]") from None
         return s
 
     def ensure_token(self) -> str | None:

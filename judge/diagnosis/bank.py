@@ -1,0 +1,107 @@
+"""The bundle's bank: known mistakes as small wrong implementations, and properties of the right answer.
+
+A mistake explains a failing case when its implementation, run on the case's inputs in the judge's process,
+reproduces the learner's output (to the bank's match tolerance) and differs from the expected one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judge.diagnosis.base import Candidate, Context, close
+from judge.verdict import PropertyCheck, Status
+
+_MISSING = object()
+MAX_PROPERTY_CASES = 8  # properties are checked on the smallest failing cases (bounded cost)
+
+
+def mistake_output(ctx: Context, mistake_id: str, attr: str, index: int) -> np.ndarray | None:
+    """The mistake's output for a case (as float64; ``None`` if it does not apply or returns another dtype
+    than the learner's wrong one)."""
+    out = _raw_output(ctx, mistake_id, attr, index)
+    if out is None or ctx.dtype_excludes(index, out[1]):
+        return None
+    return out[0]
+
+
+def _raw_output(ctx: Context, mistake_id: str, attr: str, index: int) -> tuple[np.ndarray, str] | None:
+    bank = ctx.bank
+    key = ("mistake", mistake_id, index)
+    out = bank.cache.get(key, _MISSING)
+    if out is _MISSING:
+        out = None
+        try:
+            value = getattr(bank.module, attr)(**ctx.prepared.inputs.cases[index].values)
+            if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+                out = (np.asarray(value, dtype=np.float64), str(value.dtype))
+        except Exception:  # noqa: BLE001 - a mistake that does not apply to this case explains nothing
+            out = None
+        bank.remember(key, out)
+    return out
+
+
+def _output_any_dtype(ctx: Context, mistake_id: str, attr: str, index: int) -> np.ndarray | None:
+    out = _raw_output(ctx, mistake_id, attr, index)
+    return None if out is None else out[0]
+
+
+def passing_small(ctx: Context) -> list[int]:
+    limit = ctx.bank.spec.max_elements if ctx.bank else 0
+    return [i for i, c in enumerate(ctx.cases) if c.status is Status.ACCEPTED and ctx.expected(i).size <= limit]
+
+
+def bank_candidates(ctx: Context) -> list[Candidate]:
+    if ctx.bank is None:
+        return []
+    tol = ctx.bank.spec.match_tolerance
+    assessable = ctx.assessable()
+    passing = passing_small(ctx)
+    out = []
+    for mistake in ctx.bank.spec.mistakes:
+        if not mistake.implements:
+            continue
+        explained = []
+        for i in assessable:
+            attr = mistake.implements.get(ctx.cases[i].function)
+            if attr is None:
+                continue
+            got = mistake_output(ctx, mistake.id, attr, i)
+            if got is not None and close(ctx.got(i), got, tol) and not close(got, ctx.expected(i), tol):
+                explained.append(i)
+        if not explained:
+            continue
+        contradicted = 0
+        for i in passing:
+            attr = mistake.implements.get(ctx.cases[i].function)
+            got = _output_any_dtype(ctx, mistake.id, attr, i) if attr else None
+            if got is not None and not close(got, ctx.expected(i), tol):
+                contradicted += 1
+        out.append(Candidate(mistake.id, "mistake", explained, len(assessable), contradicted))
+    return out
+
+
+def property_checks(ctx: Context) -> list[PropertyCheck]:
+    if ctx.bank is None:
+        return []
+    checks = []
+    smallest = sorted(ctx.failing, key=lambda i: ctx.expected(i).size)[:MAX_PROPERTY_CASES]
+    for prop in ctx.bank.spec.properties:
+        checked, failed = 0, []
+        for i in smallest:
+            got = ctx.got(i)
+            if ctx.cases[i].function not in prop.functions or got is None or got.shape != ctx.expected(i).shape:
+                continue
+            try:
+                holds = getattr(ctx.bank.module, prop.check)(ctx.cases[i].function,
+                                                            ctx.prepared.inputs.cases[i].values, got)
+            except Exception:  # noqa: BLE001
+                holds = None
+            if holds is None:
+                continue
+            checked += 1
+            if not holds:
+                failed.append(ctx.cases[i].id)
+        if checked:
+            checks.append(PropertyCheck(id=prop.id, description=prop.description, holds=not failed,
+                                        checked=checked, failed_cases=failed))
+    return checks

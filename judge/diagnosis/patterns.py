@@ -1,0 +1,198 @@
+"""Failure patterns: the simplest property of the cases that separates failing from passing ones.
+
+Generic: properties come from the bundle alone (the function called, scalar arguments with the signature's
+defaults, array arguments' dtype / layout / read-only flag, the output's axes as problem.yaml names them,
+leading axes, the author's ``tags``), never from per-problem code.  A pattern is *exact* when the cases with
+the property are exactly the failing ones; otherwise it may *cover* them (every failing case has it, and at
+least half of the cases with it fail).  Hidden cases are counted and listed by id, never described by value.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from judge.feedback import FailurePattern
+from judge.prepared import PreparedProblem
+from judge.verdict import CaseResult, Status
+
+_VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",
+          Status.TIME_LIMIT_EXCEEDED: "runs out of time", Status.MEMORY_LIMIT_EXCEEDED: "runs out of memory"}
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A property of a case: its text and the set of cases (bit mask) that have it."""
+
+    text: str
+    mask: int
+    rank: int          # lower: simpler / more telling, preferred on ties
+    categorical: bool  # a kind of case, not one particular value (may describe a single failing case)
+
+
+def _defaults(signature: str) -> dict[str, object]:
+    try:
+        fn = ast.parse(f"def {signature}: pass").body[0]
+    except SyntaxError:
+        return {}
+    args = fn.args.args
+    out = {}
+    for a, d in zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults):
+        try:
+            out[a.arg] = ast.literal_eval(d)
+        except ValueError:
+            pass
+    return out
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return f"{v:g}" if abs(v) < 1e6 else f"{v:.0e}"
+    return repr(v) if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v)
+
+
+_atoms_cache: dict[tuple, list[Atom]] = {}
+
+
+def case_atoms(prepared: PreparedProblem) -> list[Atom]:
+    """Every property worth naming, with the cases that have it (computed once per bundle version)."""
+    bundle = prepared.bundle
+    key = (str(bundle.root), bundle.digest)
+    if key in _atoms_cache:
+        return _atoms_cache[key]
+    props: dict[tuple, int] = {}
+    texts: dict[tuple, tuple[str, int, bool]] = {}
+
+    def add(k: tuple, text: str, rank: int, categorical: bool, i: int) -> None:
+        props[k] = props.get(k, 0) | (1 << i)
+        texts[k] = (text, rank, categorical)
+
+    # What an output axis's length is called: a scalar argument equal to it in every case of a function.
+    axis_alias: dict[str, str] = {}
+    for f in bundle.spec.functions:
+        idx = [i for i, c in enumerate(bundle.cases.cases) if c.function == f.name]
+        for k, axis in enumerate(f.axes):
+            pos = k - len(f.axes)
+            for p in f.params:
+                vals = [prepared.inputs.cases[i].values.get(p) for i in idx]
+                if idx and all(isinstance(v, int) and v == prepared.cases[i].expected.shape[pos]
+                               for v, i in zip(vals, idx)):
+                    axis_alias.setdefault(axis.name, p)
+    for i, case in enumerate(bundle.cases.cases):
+        f = bundle.spec.function(case.function)
+        add(("fn", f.name), f"the call is to {f.name}", 2, True, i)
+        for t in case.tags:
+            add(("tag", t), f"the cases tagged '{t}'", 0, True, i)
+        values = dict(_defaults(f.signature))
+        values.update(prepared.inputs.cases[i].values)
+        for p, v in values.items():
+            if isinstance(v, np.ndarray):  # layout and writability as the case declares them (the judge's copy
+                spec = case.args.get(p)   # of the inputs is always read-only)
+                add(("dtype", p, str(v.dtype)), f"{p} is {v.dtype}", 1, True, i)
+                layout = {"c": "C-contiguous", "fortran": "Fortran-ordered", "strided": "a non-contiguous view"}[
+                    getattr(spec, "layout", "c")]
+                add(("layout", p, layout), f"{p} is {layout}", 1, True, i)
+                ro = bool(getattr(spec, "readonly", False))
+                add(("ro", p, ro), f"{p} is {'read-only' if ro else 'writable'}", 1, True, i)
+            elif isinstance(v, bool) or v is None or isinstance(v, str):
+                add(("eq", p, v), f"{p} is {_fmt(v)}", 5, False, i)
+            elif isinstance(v, (int, float)):
+                add(("eq", p, v), f"{p} = {_fmt(v)}", 7, False, i)
+                if p in _defaults(f.signature):
+                    d = _defaults(f.signature)[p]
+                    add(("default", p, v == d), f"{p} {'=' if v == d else '!='} {_fmt(d)}", 3, True, i)
+        shape = prepared.cases[i].expected.shape
+        named = min(len(f.axes), len(shape))
+        lead = len(shape) - named
+        lead_name = f.leading_axes
+        if f.axes:
+            add(("lead", lead == 0), f"the output has {'no' if lead == 0 else 'at least one'} {lead_name} axis",
+                2, True, i)
+            add(("lead1", lead == 1), f"the output has {'exactly one' if lead == 1 else 'no or more than one'} "
+                                      f"{lead_name} axis", 3, True, i)
+            if lead:
+                add(("lead>1", lead > 1), f"the output has {'more than one' if lead > 1 else 'exactly one'} "
+                                          f"{lead_name} axis", 2, True, i)
+        for axis, n in zip(f.axes[len(f.axes) - named:], shape[lead:]):
+            alias = axis_alias.get(axis.name)
+            label = f"{alias}" if alias else f"the number of {axis.name}s"
+            add(("parity", axis.name, n % 2), f"{label} is {'odd' if n % 2 else 'even'}", 2, True, i)
+            add(("one", axis.name, n == 1), f"{label} is {'1' if n == 1 else 'more than 1'}", 4, True, i)
+    atoms = [Atom(texts[k][0], m, texts[k][1], texts[k][2]) for k, m in props.items()]
+    atoms.sort(key=lambda a: a.rank)
+    _atoms_cache[key] = atoms
+    return atoms
+
+
+def _bits(mask: int) -> list[int]:
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
+
+
+def _pair_rank(a: Atom) -> int:
+    """In a pair, which function is called is the most natural first half ("add_... and no batch axis")."""
+    return 0 if a.text.startswith("the call is to ") else a.rank
+
+
+def _find(atoms: list[Atom], target: int, known: int) -> tuple[str, bool] | None:
+    """The simplest property whose cases (among ``known``) are exactly ``target``; else one that covers it."""
+    n_target = bin(target).count("1")
+    for a in atoms:
+        if a.mask & known == target and (a.categorical or n_target > 1):
+            return a.text, True
+    pairs = sorted(((a, b) for k, a in enumerate(atoms) for b in atoms[k + 1:]
+                    if a.categorical and b.categorical), key=lambda ab: _pair_rank(ab[0]) + _pair_rank(ab[1]))
+    for a, b in pairs:
+        if a.mask & b.mask & known == target:
+            return f"{a.text} and {b.text}", True
+    best = None
+    for a in atoms:
+        m = a.mask & known
+        if not (a.categorical or n_target > 1):
+            continue
+        if m & target != target or bin(m).count("1") * 4 > bin(known).count("1") * 3:
+            continue  # a property most cases have says little
+        extra = bin(m & ~target).count("1")
+        if extra <= n_target and (best is None or (extra, a.rank) < best[0]):
+            best = ((extra, a.rank), a, bin(m).count("1"))
+    if best is not None:
+        return f"{best[1].text} ({n_target} of the {best[2]} such cases)", False
+    return None
+
+
+def failure_patterns(prepared: PreparedProblem, cases: list[CaseResult]) -> list[FailurePattern]:
+    known = sum(1 << i for i, c in enumerate(cases) if c.status is not Status.SKIPPED)
+    failing = [i for i, c in enumerate(cases) if c.status not in (Status.ACCEPTED, Status.SKIPPED)]
+    if not failing or len(cases) != len(prepared.cases):
+        return []
+    atoms = case_atoms(prepared)
+    groups: list[tuple[str, list[int]]] = []
+    statuses = {cases[i].status for i in failing}
+    verb = _VERBS.get(next(iter(statuses)), "fails") if len(statuses) == 1 else "fails"
+    groups.append((verb, failing))
+    if len(statuses) > 1:
+        for s in sorted(statuses, key=lambda s: s.value):
+            groups.append((_VERBS.get(s, s.value.replace("_", " ")), [i for i in failing if cases[i].status is s]))
+    out = []
+    for verb, idx in groups:
+        target = sum(1 << i for i in idx)
+        if target == known:
+            if not out:
+                out.append(FailurePattern(description=f"{verb} on every case that ran",
+                                          cases=[cases[i].id for i in idx]))
+            break
+        found = _find(atoms, target, known)
+        if found is None:
+            continue
+        text, exact = found
+        n = len(idx)
+        if exact:
+            desc = f"{verb} exactly on the {n} case{'s' if n != 1 else ''} where {text}" if n > 1 \
+                else f"{verb} only on the one case where {text}"
+        else:
+            desc = f"every case that {verb.replace('gives', 'got').replace('crashes', 'crashed').replace('runs', 'ran')} is one where {text}"
+        out.append(FailurePattern(description=desc, cases=[cases[i].id for i in idx], exact=exact))
+        if len(out) == 1 and exact and idx is failing:
+            break
+    return out

@@ -1,0 +1,208 @@
+"""Recovering the formula: fit the learner's outputs to the bundle's family of plausible answers.
+
+The bundle declares components (each a list of options, the right one first) and ``build(function, args,
+choice)``; the judge searches combinations breadth-first from the right answer (and from the bundle's
+direct guess, if it has ``recover``), checking each on the cheapest failing cases first, so most wrong
+combinations cost one small build.  Outputs are cached on the bank, so a class full of the same mistakes
+costs little.  The first combination that reproduces every checked failing case (and every small passing
+one) is what the learner computed; combinations of banked mistakes become one combined name ("a+b").
+"""
+
+from __future__ import annotations
+
+import time
+import numpy as np
+
+from judge.diagnosis.bank import passing_small
+from judge.diagnosis.base import Candidate, Context, close
+from judge.feedback import RecoveredComponent, Recovery
+from judge.problem.mistakes import FamilySpec
+from judge.problem.models import Tolerance
+
+TIME_BUDGET = 0.06   # seconds of search per verdict at most
+MAX_FIT_CASES = 12
+MAX_GUESSES = 3      # cases the bundle's direct reading is tried on   # failing cases used to search; all assessable ones are checked at the end
+
+
+class _Fitter:
+    def __init__(self, ctx: Context, family: FamilySpec) -> None:
+        self.ctx = ctx
+        self.family = family
+        self.bank = ctx.bank
+        self.ids = [c.id for c in family.components]
+        self.options = [[o.id for o in c.options] for c in family.components]
+        self.default = tuple(o[0] for o in self.options)
+        self.build = getattr(self.bank.module, family.build)
+        self.deadline = time.perf_counter() + TIME_BUDGET
+        self._tols: dict[tuple, Tolerance] = {}
+
+    def tol(self, choice: tuple) -> Tolerance:
+        if choice not in self._tols:
+            atol, rtol = self.bank.spec.match_tolerance.atol, self.bank.spec.match_tolerance.rtol
+            for comp, opt in zip(self.family.components, choice):
+                t = next(o.match_tolerance for o in comp.options if o.id == opt)
+                if t is not None:
+                    atol, rtol = max(atol, t.atol), max(rtol, t.rtol)
+            self._tols[choice] = Tolerance(atol=atol, rtol=rtol)
+        return self._tols[choice]
+
+    def output(self, choice: tuple, i: int) -> tuple[np.ndarray, str] | None:
+        key = ("family", choice, i)
+        out = self.bank.cache.get(key, False)
+        if out is not False:
+            return out
+        out = None
+        try:
+            value = self.build(self.ctx.cases[i].function, self.ctx.prepared.inputs.cases[i].values,
+                               dict(zip(self.ids, choice)))
+            if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+                out = (np.asarray(value, dtype=np.float64), str(value.dtype))
+        except Exception:  # noqa: BLE001 - a combination that cannot be built explains nothing
+            out = None
+        return self.bank.remember(key, out)
+
+    def matches(self, choice: tuple, i: int, target: np.ndarray, learner: bool = True) -> bool:
+        """Does the combination reproduce ``target`` on case i (the learner's output, or the expected one)?"""
+        out = self.output(choice, i)
+        if out is None or (learner and self.ctx.dtype_excludes(i, out[1])):
+            return False
+        return close(target, out[0], self.tol(choice))
+
+    def neighbours(self, choice: tuple):
+        changed = sum(a != b for a, b in zip(choice, self.default))
+        for k, opts in enumerate(self.options):
+            for o in opts:
+                if o == choice[k]:
+                    continue
+                new = choice[:k] + (o,) + choice[k + 1:]
+                if changed + (o != self.default[k]) - (choice[k] != self.default[k]) <= self.family.max_changes:
+                    yield new
+
+
+def _guess(fitter: _Fitter, ctx: Context, cases: list[int]) -> tuple[tuple | None, list[str]]:
+    """The bundle's direct reading of the output (e.g. frequencies from row 1), as a start and as facts."""
+    name = fitter.family.recover
+    if not name:
+        return None, []
+    fn = getattr(fitter.bank.module, name)
+    guess, facts = None, []
+    for i in list(dict.fromkeys(cases))[:MAX_GUESSES]:
+        try:
+            found = fn(ctx.cases[i].function, ctx.prepared.inputs.cases[i].values, ctx.got(i)) or {}
+        except Exception:  # noqa: BLE001
+            continue
+        notes = [str(x) for x in found.pop("facts", [])] if isinstance(found, dict) else []
+        if ctx.cases[i].visibility == "public" and notes and not facts:
+            facts = [f"case {ctx.cases[i].id}: {n}" for n in notes]
+        if guess is None and found:
+            guess = tuple(found.get(k, d) if found.get(k) in opts else d
+                          for k, d, opts in zip(fitter.ids, fitter.default, fitter.options))
+        if guess is not None and facts:
+            break
+    return guess, facts
+
+
+def _describe(fitter: _Fitter, choice: tuple) -> list[RecoveredComponent]:
+    out = []
+    for comp, opt in zip(fitter.family.components, choice):
+        o = next(x for x in comp.options if x.id == opt)
+        out.append(RecoveredComponent(id=comp.id, name=comp.name, option=o.id, right=o.id == comp.options[0].id,
+                                      text=o.text, mistake=o.mistake))
+    return out
+
+
+def _sentence(parts: list[RecoveredComponent]) -> str:
+    wrong = [p.text for p in parts if not p.right]
+    if not wrong:
+        return ""
+    return wrong[0] if len(wrong) == 1 else "; ".join(wrong[:-1]) + "; and " + wrong[-1]
+
+
+def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
+    bank = ctx.bank
+    family = bank.spec.family if bank is not None else None
+    if family is None:
+        return None, []
+    limit = bank.spec.max_elements
+    # Only cases the right answer does not already reproduce at the bank's tolerance say anything.
+    assessable = sorted((i for i in ctx.assessable() if ctx.expected(i).size <= limit
+                         and not close(ctx.got(i), ctx.expected(i), bank.spec.match_tolerance)),
+                        key=lambda i: ctx.expected(i).size)
+    if not assessable:
+        return None, []
+    fitter = _Fitter(ctx, family)
+    search = assessable[:MAX_FIT_CASES]
+    passing = sorted(passing_small(ctx), key=lambda i: ctx.expected(i).size)
+    guess, facts = _guess(fitter, ctx, [i for i in assessable if ctx.cases[i].visibility == "public"] + assessable)
+
+    def fits_failing(choice: tuple, cases: list[int]) -> bool:
+        return all(fitter.matches(choice, i, ctx.got(i)) for i in cases)
+
+    found = None
+    seen: set[tuple] = set()
+    frontier = [c for c in (guess, fitter.default) if c is not None]
+    best_prefix: dict[tuple, int] = {}
+    while frontier and found is None:
+        nxt = []
+        for choice in frontier:
+            if choice in seen:
+                continue
+            seen.add(choice)
+            if time.perf_counter() > fitter.deadline:
+                frontier = []
+                break
+            ok = 0
+            for i in search:
+                if not fitter.matches(choice, i, ctx.got(i)):
+                    break
+                ok += 1
+            best_prefix[choice] = ok
+            if ok == len(search) and choice != fitter.default \
+                    and fits_failing(choice, assessable[len(search):]) \
+                    and all(fitter.matches(choice, i, ctx.expected(i), learner=False) for i in passing):
+                found = choice
+                break
+            nxt.extend(n for n in fitter.neighbours(choice) if n not in seen)
+        frontier = nxt
+    if found is not None:
+        # The simplest equivalent: undo every change the outputs do not need (a guess may carry extra ones).
+        for k, d in enumerate(fitter.default):
+            simpler = found[:k] + (d,) + found[k + 1:]
+            if simpler != found and simpler != fitter.default and fits_failing(simpler, assessable) \
+                    and all(fitter.matches(simpler, i, ctx.expected(i), learner=False) for i in passing):
+                found = simpler
+        parts = _describe(fitter, found)
+        recovery = Recovery(summary="Your output is reproduced exactly by a table that " + _sentence(parts) + ".",
+                            components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],
+                            checked=len(assessable), facts=facts)
+        wrong = [p for p in parts if not p.right]
+        candidates = []
+        if all(p.mistake for p in wrong):
+            order = {m.id: k for k, m in enumerate(bank.spec.mistakes)}
+            ids = sorted({p.mistake for p in wrong}, key=lambda m: order.get(m, len(order)))
+            message = " ".join(bank.message(m, m) for m in ids) if len(ids) > 1 else None
+            candidates.append(Candidate("+".join(ids), "mistake", list(assessable), len(assessable),
+                                        components=len(ids), message=message))
+        return recovery, candidates
+    # Nothing reproduces every case: the closest combination, with how many cases it reproduces.
+    ranked = sorted((c for c in best_prefix if c != fitter.default), key=lambda c: -best_prefix[c])[:8]
+    best, best_cases = None, []
+    for choice in ranked:
+        explained = [i for i in assessable if fitter.matches(choice, i, ctx.got(i))
+                     and not close(ctx.got(i), ctx.expected(i), fitter.tol(choice))]
+        if len(explained) > len(best_cases):
+            best, best_cases = choice, explained
+    if best is None:
+        if not facts:
+            return None, []
+        return Recovery(summary="No formula of the known family reproduces your output.", explains=False,
+                        checked=len(assessable), facts=facts), []
+    parts = _describe(fitter, best)
+    n, m = len(best_cases), len(assessable)
+    return Recovery(summary=f"No formula of the known family reproduces every failing case; the closest one "
+                            f"(reproducing {n} of {m}) is a table that {_sentence(parts)}.",
+                    components=parts, explains=False, cases=[ctx.cases[i].id for i in best_cases], checked=m,
+                    facts=facts), []
+
+
+__all__ = ["recover"]

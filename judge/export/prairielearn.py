@@ -1,0 +1,71 @@
+"""PrairieLearn external-grading results.json (docs/externalGrading.md, "Grading results").
+
+Top level: ``gradable`` (false = "invalid, not gradable": no points, no attempt
+used), ``format_errors`` (only when not gradable), ``score`` in [0, 1],
+``message``, ``output``, ``tests`` (what ``<pl-external-grader-results>``
+renders: ``name``, ``description``, ``points``, ``max_points``, ``message``,
+``output``).  The file must stay under 1 MB.
+
+A compile error is not gradable (the learner loses no attempt), and so is a run
+the judge itself could not carry out (an internal error, or a machine that
+cannot isolate at the required level): the learner is not charged for the
+grader's failure.  Hidden cases show neither arguments nor values nor
+locations; printed output is withheld when a hidden case ran.
+"""
+
+from __future__ import annotations
+
+import json
+
+from judge.export import case_label, case_message, case_output, cut, output_note, printed_output, summary
+from judge.problem.loader import Bundle
+from judge.verdict import Status, Verdict
+
+MAX_BYTES = 1_000_000          # PrairieLearn's limit on results.json
+MESSAGE_CAP = 8 << 10           # per test message
+OUTPUT_CAP = 64 << 10           # top-level output (the learner's printed text)
+
+
+def _description(bundle: Bundle | None, case_id: str, public: bool) -> str:
+    if not public:
+        return "hidden case: its arguments and values are not shown"
+    if bundle is not None:
+        for spec in bundle.cases.cases:
+            if spec.id == case_id:
+                return spec.description or ""
+    return ""
+
+
+def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
+    text = summary(verdict)
+    if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
+        why = verdict.message or text
+        if verdict.status is Status.INTERNAL_ERROR:
+            why = f"The grader could not run your code (this is not your fault; no attempt was used): {why}"
+        return {"gradable": False, "format_errors": [cut(why, MESSAGE_CAP)], "message": cut(text, MESSAGE_CAP)}
+    tests = []
+    for case in verdict.cases:
+        passed = case.status is Status.ACCEPTED
+        tests.append({
+            "name": f"{case_label(case)}: {case.function}",
+            "description": _description(bundle, case.id, case.visibility == "public"),
+            "points": round(case.weight if passed else 0.0, 6),
+            "max_points": round(case.weight, 6),
+            "message": cut(case.status.value.replace("_", " ") + ("" if passed else f": {case_message(verdict, case)}"),
+                           MESSAGE_CAP),
+            "output": cut(case_output(case) or "", MESSAGE_CAP),
+        })
+    if all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED):
+        printed = verdict.load_output.stdout if verdict.load_output is not None else ""   # the rest is per test
+    else:
+        printed = printed_output(verdict) or ""
+    note = output_note(verdict)
+    out = {"gradable": True, "score": round(verdict.score, 6), "message": cut(text, MESSAGE_CAP),
+           "output": cut(printed + (f"\n{note}" if printed and note else note), OUTPUT_CAP), "tests": tests}
+    while len(json.dumps(out).encode()) > MAX_BYTES and out["output"]:
+        out["output"] = cut(out["output"], len(out["output"]) // 2)   # the learner's text gives way first
+    return out
+
+
+def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
+    return json.dumps(results(verdict, bundle), indent=2)

@@ -1,0 +1,70 @@
+"""Verdict parts that explain a failure beyond the per-case facts (issue 11).
+
+Kept apart from judge/verdict.py so the verdict model stays small; every model
+here is a field of :class:`judge.verdict.Verdict`.  Hidden cases appear by id
+only: no values, locations or pictures of theirs.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class FailurePattern(BaseModel):
+    """What the failing cases have in common, from the bundle's cases alone (arguments, shapes, dtypes, tags)."""
+
+    description: str = Field(description="e.g. 'fails exactly on the 5 cases where d_model is odd'")
+    cases: list[str] = Field(default_factory=list, description="failing case ids the pattern covers, hidden included")
+    exact: bool = Field(True, description="True: the cases with the property are exactly the failing ones; "
+                                          "False: every failing case has it, some passing ones too")
+
+
+class RecoveredComponent(BaseModel):
+    """One component of the bundle's family of plausible answers, as fitted to the learner's output."""
+
+    id: str
+    name: str
+    option: str
+    right: bool = Field(description="the option the right answer uses")
+    text: str = Field(description="what the learner's code does, in the exercise's terms")
+    mistake: str | None = Field(None, description="the bank's id for this choice, if it has one")
+
+
+class Recovery(BaseModel):
+    """What the learner computed, fitted to the bundle's family of plausible answers."""
+
+    summary: str = Field(description="one sentence in the exercise's terms")
+    components: list[RecoveredComponent] = Field(default_factory=list)
+    explains: bool = Field(description="the fitted formula reproduces every failing case it was checked on")
+    cases: list[str] = Field(default_factory=list, description="failing cases the formula reproduces")
+    checked: int = Field(0, description="failing cases it was checked on")
+    facts: list[str] = Field(default_factory=list, description="parameters read directly off public outputs")
+
+
+class Picture(BaseModel):
+    """A PNG rendered for a failing public case.  ``file`` is a bare name inside the directory the caller
+    asked the judge to render into (``Judge.grade(..., pictures_dir=DIR)``, ``judge grade --pictures DIR``)."""
+
+    case: str
+    kind: Literal["expected", "yours", "difference", "column_pairs"]
+    title: str
+    file: str
+    media_type: Literal["image/png"] = "image/png"
+
+
+class FinishedCall(BaseModel):
+    case: str
+    time_ms: float | None = None
+    correct: bool
+
+
+class TimeFeedback(BaseModel):
+    """For time_limit_exceeded: which call ran out, how big it was, how the finished calls went."""
+
+    case: str = Field(description="the call that ran out of time (its id; a hidden case is named by id only)")
+    size: str = Field("", description="the size of that call's output, e.g. '8192 x 1024 table' (public or not)")
+    finished: list[FinishedCall] = Field(default_factory=list)
+    all_finished_correct: bool = False
+    message: str = ""

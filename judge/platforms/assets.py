@@ -1,0 +1,124 @@
+"""What every package carries: the bundle, and wheels of the judge and its dependencies.
+
+Platforms build their images with no access to this project and, for
+PrairieLearn and Exercism, run them with no network, so a package installs the
+judge from wheels it holds (``pip install --no-index --find-links``).  The
+judge's own wheel is built from its source tree; the dependencies' wheels are
+downloaded once per Python version into a cache folder and copied from there,
+so packaging again (or packaging three platforms in CI) costs no download.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from judge.errors import JudgeError
+
+PACKAGE_NAME = "numpy-judge"
+DEFAULT_PYTHONS = ("3.11",)
+
+
+def source_tree() -> Path:
+    """The judge's source tree (the folder holding its pyproject.toml)."""
+    root = Path(__file__).resolve().parents[2]
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file() or f'name = "{PACKAGE_NAME}"' not in pyproject.read_text():
+        raise JudgeError(f"judge package needs the judge's source tree (no {PACKAGE_NAME} pyproject.toml at {root}); "
+                         "run it from a checkout")
+    return root
+
+
+def dependencies(root: Path) -> list[str]:
+    return list(tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"])
+
+
+def wheel_cache() -> Path:
+    from judge.problem.cache import cache_root
+
+    return cache_root() / "wheels"
+
+
+def _pip(*args: str) -> None:
+    p = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-6:])
+        raise JudgeError(f"pip {args[0]} failed:\n{tail}")
+
+
+def _dependency_wheels(deps: list[str], python: str, cache: Path) -> Path:
+    """A folder of binary wheels for ``deps`` on CPython ``python`` (manylinux, this machine's arch), downloaded once."""
+    key = hashlib.sha256(f"{python} {platform.machine()} {sorted(deps)}".encode()).hexdigest()[:16]
+    folder = cache / f"py{python}-{key}"
+    if (folder / ".complete").is_file():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    arch = platform.machine()
+    platforms = [f"manylinux2014_{arch}", f"manylinux_2_17_{arch}", f"manylinux_2_28_{arch}"]
+    _pip("download", "-q", "-d", str(folder), "--only-binary=:all:", "--python-version", python,
+         *[x for p in platforms for x in ("--platform", p)], *deps)
+    (folder / ".complete").write_text(" ".join(deps) + "\n")
+    return folder
+
+
+def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: Path | None = None) -> list[str]:
+    """Put the judge's wheel and its dependencies' wheels for each Python version in ``dest``; their names."""
+    root = source_tree()
+    dest.mkdir(parents=True, exist_ok=True)
+    build = ["--no-build-isolation"] if _has_setuptools() else []
+    with tempfile.TemporaryDirectory(prefix="judge-wheel-") as tmp:   # a copy: the build leaves nothing in the tree
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(root / name, Path(tmp) / name)
+        shutil.copytree(root / "judge", Path(tmp) / "judge", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        _pip("wheel", "-q", "--no-deps", *build, "-w", str(dest), tmp)
+    for python in pythons:
+        for wheel in _dependency_wheels(dependencies(root), python, cache or wheel_cache()).glob("*.whl"):
+            if not (dest / wheel.name).exists():
+                shutil.copy2(wheel, dest / wheel.name)
+    return sorted(p.name for p in dest.glob("*.whl"))
+
+
+def _has_setuptools() -> bool:
+    """Whether this Python can build the wheel itself (setuptools and wheel), sparing an isolated build env."""
+    try:
+        import setuptools  # noqa: F401
+        import wheel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def copy_bundle(bundle_root: Path, dest: Path) -> None:
+    """The bundle's files (no caches, no hidden files), as they are."""
+    shutil.copytree(bundle_root, dest, ignore=shutil.ignore_patterns("__pycache__", ".*", "*.pyc"),
+                    dirs_exist_ok=True)
+
+
+def submission_name(problem_id: str) -> str:
+    """The file name learners submit: the problem id as a Python module name (``sinusoidal_pe.py``)."""
+    return problem_id.replace("-", "_") + ".py"
+
+
+def expected_file(problem: Path) -> str:
+    """The submission file name for the bundle in ``problem``, from its problem.yaml id (else the folder's name)."""
+    try:
+        import yaml
+
+        return submission_name(str(yaml.safe_load((problem / "problem.yaml").read_text())["id"]))
+    except Exception:  # noqa: BLE001 - a broken bundle is reported by the grading step, not here
+        return submission_name(problem.resolve().name)
+
+
+def warm(problem: str) -> None:
+    """Compute and cache the bundle's expected outputs (JUDGE_CACHE_DIR), so the first learner's run is warm."""
+    from judge.prepared import prepare
+    from judge.problem.loader import load_problem
+
+    prepare(load_problem(problem)).close()

@@ -1,0 +1,151 @@
+"""Gradescope: the autograder zip, and the run inside Gradescope's container.
+
+Gradescope (gradescope/autograder_samples, docs/specs.md) unpacks the zip to
+``/autograder/source``, runs ``setup.sh`` once as root while building its
+image, copies ``run_autograder`` to ``/autograder/run_autograder`` and runs it
+per submission, as root, with cwd ``/autograder``, the learner's files in
+``/autograder/submission/`` and the results expected in
+``/autograder/results/results.json``.
+
+The zip holds ``setup.sh``, ``run_autograder``, the bundle under ``problem/``
+and wheels of the judge and its dependencies under ``wheels/``.  ``setup.sh``
+needs one of the Python versions the zip holds wheels for (``--python``,
+default 3.11; it installs ``python3.11`` with apt where the base image lacks
+it, as Gradescope's default Ubuntu 22.04 does, whose Python is 3.10), makes a
+virtual environment in ``/opt/numpy-judge/venv`` from the wheels (no network),
+copies the bundle to ``/opt/numpy-judge/problems`` and pre-computes its
+expected outputs in ``/opt/numpy-judge/cache``; both, and
+``/autograder/source``, are root-only, so the learner's code (dropped to uid
+65534 by the judge) cannot read them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import stat
+import tempfile
+import zipfile
+from pathlib import Path
+
+from judge.errors import JudgeError
+from judge.platforms.assets import DEFAULT_PYTHONS, build_wheels, copy_bundle, expected_file
+from judge.platforms.runner import find_submission, run_packaged
+
+HOME = "/opt/numpy-judge"
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+SETUP_SH = r"""#!/usr/bin/env bash
+# numpy-judge autograder set-up.  Gradescope runs this once, as root, while it builds the
+# autograder image (the zip is unpacked in /autograder/source).  No network is needed
+# beyond installing Python >= 3.11 with apt when the base image's Python is older.
+set -euo pipefail
+SRC=/autograder/source
+HOME_DIR=__HOME__
+PROBLEM=__PROBLEM__
+
+export DEBIAN_FRONTEND=noninteractive
+apt_install() { apt-get update -qq && apt-get install -y -qq "$@" >/dev/null; }
+# The Python versions this zip holds wheels for (judge package --python), preferred in this order.
+VERSIONS="__VERSIONS__"
+PY=""
+for v in $VERSIONS; do
+  if command -v "python$v" >/dev/null 2>&1; then PY="$(command -v "python$v")"; break; fi
+done
+if [ -z "$PY" ]; then
+  first="${VERSIONS%% *}"
+  echo "setup.sh: no python$first here (Ubuntu 22.04 has 3.10); installing it with apt" >&2
+  apt_install "python$first" "python$first-venv"
+  PY="$(command -v "python$first")"
+fi
+if ! "$PY" -c 'import ensurepip' 2>/dev/null; then   # Debian and Ubuntu ship venv's pip separately
+  apt_install "python$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"
+fi
+echo "setup.sh: using $PY ($("$PY" --version 2>&1))" >&2
+
+mkdir -p "$HOME_DIR"
+chmod 755 "$HOME_DIR"
+"$PY" -m venv "$HOME_DIR/venv"
+"$HOME_DIR/venv/bin/python" -m pip install -q --no-index --find-links "$SRC/wheels" --disable-pip-version-check numpy-judge
+
+# The bundle and its expected outputs: root-only (the learner's code runs as uid 65534).
+mkdir -p "$HOME_DIR/problems" "$HOME_DIR/cache"
+rm -rf "$HOME_DIR/problems/$PROBLEM"
+cp -r "$SRC/problem/$PROBLEM" "$HOME_DIR/problems/$PROBLEM"
+chmod 700 "$HOME_DIR/problems" "$HOME_DIR/cache" "$SRC"
+JUDGE_CACHE_DIR="$HOME_DIR/cache" "$HOME_DIR/venv/bin/python" -m judge.platforms warm "$HOME_DIR/problems/$PROBLEM"
+echo "setup.sh: numpy-judge ready for $PROBLEM" >&2
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# numpy-judge autograder run.  Gradescope runs this per submission, as root, in /autograder.
+# It always leaves /autograder/results/results.json and exits 0.
+HOME_DIR=__HOME__
+RESULTS=/autograder/results/results.json
+mkdir -p /autograder/results && chmod 755 /autograder/results
+rm -f "$RESULTS"
+# Nothing the learner's code (uid 65534) could read: the zip's folder, the submission's metadata.
+chmod 700 /autograder/source 2>/dev/null || true
+chmod 600 /autograder/submission_metadata.json 2>/dev/null || true
+export JUDGE_CACHE_DIR="$HOME_DIR/cache" JUDGE_MIN_ISOLATION="${JUDGE_MIN_ISOLATION:-__MIN_ISOLATION__}"
+if [ -x "$HOME_DIR/venv/bin/judge" ]; then
+  "$HOME_DIR/venv/bin/judge" gradescope-grade --root /autograder --problem "$HOME_DIR/problems/__PROBLEM__" \
+    --hidden-visibility __VISIBILITY__
+fi
+if [ ! -s "$RESULTS" ]; then
+  echo "run_autograder: the judge left no results (was setup.sh run?)" >&2
+  printf '%s\n' '{"score": 0.0, "output": "The autograder could not grade this submission (its set-up is broken). Please tell your instructor.", "output_format": "text", "extra_data": {"status": "internal_error"}, "tests": []}' > "$RESULTS"
+fi
+exit 0
+"""
+
+
+def _script(template: str, **values: str) -> str:
+    for key, value in values.items():
+        template = template.replace(f"__{key}__", shlex.quote(value) if key in ("HOME", "PROBLEM") else value)
+    return template
+
+
+def package(bundle, out: Path, hidden_visibility: str = "after_due_date", min_isolation: str = "reduced",
+            pythons: tuple[str, ...] = DEFAULT_PYTHONS, wheel_cache: Path | None = None) -> Path:
+    """Write the autograder zip for ``bundle`` to ``out``."""
+    if hidden_visibility not in VISIBILITIES:
+        raise ValueError(f"hidden visibility must be one of {', '.join(VISIBILITIES)}")
+    if not pythons or not all(re.fullmatch(r"3\.\d+", v) for v in pythons):
+        raise JudgeError(f"--python takes versions like 3.11,3.12, not {','.join(pythons)!r}")
+    values = {"HOME": HOME, "PROBLEM": bundle.id, "VISIBILITY": hidden_visibility, "MIN_ISOLATION": min_isolation,
+              "VERSIONS": " ".join(pythons)}
+    with tempfile.TemporaryDirectory(prefix="judge-gradescope-") as tmp:
+        stage = Path(tmp)
+        copy_bundle(bundle.root, stage / "problem" / bundle.id)
+        build_wheels(stage / "wheels", pythons, wheel_cache)
+        (stage / "setup.sh").write_text(_script(SETUP_SH, **values))
+        (stage / "run_autograder").write_text(_script(RUN_AUTOGRADER, **values))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        partial = out.with_name(out.name + ".partial")
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path in sorted(stage.rglob("*")):
+                if path.is_file():
+                    info = zipfile.ZipInfo(str(path.relative_to(stage)), date_time=(2020, 1, 1, 0, 0, 0))
+                    executable = path.name in ("setup.sh", "run_autograder")
+                    info.external_attr = ((stat.S_IFREG | (0o755 if executable else 0o644)) << 16)
+                    info.compress_type = zipfile.ZIP_STORED if path.suffix == ".whl" else zipfile.ZIP_DEFLATED
+                    zf.writestr(info, path.read_bytes())
+        os.replace(partial, out)
+    return out
+
+
+def run(root: Path, problem: Path, hidden_visibility: str = "after_due_date") -> int:
+    """Grade ``root/submission`` and write ``root/results/results.json``; always 0."""
+    import json
+
+    from judge.export.gradescope import results
+
+    def render(verdict, bundle) -> str:
+        return json.dumps(results(verdict, bundle, hidden_visibility), indent=2)
+
+    return run_packaged("gradescope", problem,
+                        lambda: find_submission(root / "submission", expected_file(problem)),
+                        root / "results" / "results.json", render)
+

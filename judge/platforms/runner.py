@@ -1,0 +1,163 @@
+"""The one path every packaged run takes: find the learner's file, grade it, write the platform's file.
+
+Course platforms read a result only when the grader exits 0 and leaves its
+file in place, so :func:`run_packaged` never raises and never skips the file:
+a missing or ambiguous submission, a broken bundle, a machine that cannot
+isolate at the required level and a judge bug each become a verdict
+(``compile_error`` for the learner's mistakes, ``internal_error`` for the
+grader's), exported by the same code as any other verdict
+(:mod:`judge.export`).  Exactly one line goes to stderr per run, saying which
+isolation mode the learner's code ran under (or why it did not run).
+
+Learner code is never run unisolated here: the judge's own isolation ladder
+decides (``JUDGE_ISOLATION`` / ``JUDGE_MIN_ISOLATION`` are honoured by it), and
+``--unsafe-no-sandbox`` is not reachable from a packaged run.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from judge._version import __version__
+
+MAX_SUBMISSION = 1 << 20   # a learner's .py file; the bundle's own source limit is checked by the judge
+
+
+@dataclass
+class Submission:
+    """The learner's source, or why there is none to grade."""
+
+    source: bytes | None
+    name: str = ""
+    problem: str = ""
+
+
+def _candidates(folder: Path, skip: Callable[[Path], bool]) -> list[Path]:
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(folder)
+        if any(part.startswith(".") or part in ("__MACOSX", "__pycache__") for part in rel.parts) or skip(rel):
+            continue
+        found.append(path)
+    return found
+
+
+def find_submission(folder: Path, preferred: str, skip: Callable[[Path], bool] = lambda p: False) -> Submission:
+    """The file named ``preferred`` in ``folder``, else its only ``.py`` file; symlinks are refused."""
+    if not folder.is_dir():
+        return Submission(None, problem=f"no submission folder {folder} (nothing was submitted)")
+    path = folder / preferred
+    if not path.is_file() or path.is_symlink():
+        files = _candidates(folder, skip)
+        if not files:
+            return Submission(None, problem=f"no Python file was submitted: submit {preferred}")
+        if len(files) > 1:
+            names = ", ".join(str(p.relative_to(folder)) for p in files[:8])
+            return Submission(None, problem=f"several Python files were submitted ({names}): submit only {preferred}")
+        path = files[0]
+    if path.is_symlink():
+        return Submission(None, problem=f"{path.name} is a symbolic link: submit the file itself")
+    size = path.stat().st_size
+    if size > MAX_SUBMISSION:
+        return Submission(None, problem=f"{path.name} is {size} bytes, far too large for a submission")
+    return Submission(path.read_bytes(), name=path.name)
+
+
+def _bare_verdict(status, message: str, bundle=None):
+    """A verdict for a run that never reached the sandbox (same model, same exporters)."""
+    import numpy as np
+
+    from judge.verdict import Verdict
+
+    return Verdict(status=status, score=0.0, message=message,
+                   problem=bundle.id if bundle is not None else "unknown",
+                   problem_digest=bundle.digest if bundle is not None else "",
+                   judge_version=__version__, numpy_version=np.__version__,
+                   python_version=platform.python_version())
+
+
+def grade_submission(problem: Path, submission: Submission):
+    """(verdict, bundle or None, the isolation line) for one packaged run; never raises."""
+    from judge.errors import JudgeError, SandboxUnavailable
+    from judge.verdict import Status
+
+    started = time.perf_counter()
+    bundle = None
+    try:
+        from judge.problem.loader import load_problem
+
+        bundle = load_problem(problem)
+    except JudgeError as exc:
+        return _bare_verdict(Status.INTERNAL_ERROR, f"the problem bundle cannot be used: {exc}"), None, \
+            "isolation not reached: the problem bundle cannot be used"
+    if submission.source is None:
+        return _bare_verdict(Status.COMPILE_ERROR, submission.problem, bundle), bundle, \
+            "isolation not reached: nothing to grade"
+    try:
+        from judge.grader import Judge
+
+        with Judge() as judge:
+            judge.start()
+            verdict = judge.grade(submission.source, problem)
+            mode = verdict.isolation.mode if verdict.isolation is not None else getattr(judge, "isolation_mode", "?")
+            note = verdict.isolation.note if verdict.isolation is not None else ""
+            line = f"isolation {mode}" + (f" ({note})" if note else "")
+    except SandboxUnavailable as exc:
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, "your code was not run: this grader's machine cannot isolate "
+                                "it at the level the course requires; please tell your instructor", bundle)
+        line = f"isolation unavailable, code not run: {exc}"
+    except JudgeError as exc:
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, str(exc), bundle)
+        line = f"isolation not reached: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a judge bug is still the platform's result, never a crash
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, f"internal error in the judge: {type(exc).__name__}: {exc}",
+                                bundle)
+        line = f"isolation not reached: internal error {type(exc).__name__}"
+    if verdict.judged_in_ms is None:
+        verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
+    return verdict, bundle, line
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file: a reader never sees half a result."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
+                 render: Callable[[object, object], str]) -> int:
+    """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0."""
+    try:
+        verdict, bundle, line = grade_submission(problem, submission())
+        text = render(verdict, bundle)
+        status = verdict.status.value
+    except Exception as exc:  # noqa: BLE001 - the last resort still leaves a result file
+        from judge.verdict import Status
+
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, f"internal error in the judge: {type(exc).__name__}: {exc}")
+        text, status, line = render(verdict, None), "internal_error", f"isolation not reached: {type(exc).__name__}"
+    try:
+        write_atomic(result_path, text)
+    except OSError as exc:
+        line += f"; could not write {result_path}: {exc}"
+    ms = verdict.judged_in_ms or 0.0
+    print(f"judge: {platform_name}: {line}; verdict {status} in {ms:.0f} ms", file=sys.stderr, flush=True)
+    return 0

@@ -1,0 +1,60 @@
+"""Text for the explanations of a verdict (issue 11), shared by the text report and the exports.
+
+Order, most telling first: what the failing cases have in common (patterns); the explanation (a named
+mistake that reproduces every failing case it was checked on) or, plainly, that none does; what the learner
+computed (the recovered formula and facts read off public outputs); then names that only partly explain.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from judge.verdict import Status, Verdict
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(text, width=100, initial_indent=indent, subsequent_indent=indent) or [indent]
+
+
+def pattern_lines(verdict: Verdict) -> list[str]:
+    return [p.description[0].upper() + p.description[1:] + "." for p in verdict.patterns]
+
+
+def explanation_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
+    """The explanation, the recovered formula, the facts and the partial names, as plain lines."""
+    if not any(c.status is Status.WRONG_ANSWER for c in verdict.cases):
+        return []
+    lines: list[str] = []
+    full = [d for d in verdict.diagnoses if d.explains]
+    partial = [d for d in verdict.diagnoses if not d.explains]
+    if full:
+        first = full[0]
+        checked = first.checked or len(first.cases)
+        lines.append(f"{indent}{first.id}: explains all {checked} failing case{'s' if checked != 1 else ''} "
+                     f"it was checked on (confidence {first.confidence:.0%})")
+        lines += _wrap(first.message, indent + "  ")
+        if first.evidence:
+            lines += _wrap(first.evidence, indent + "  ")
+        for d in full[1:]:
+            lines.append(f"{indent}also consistent: {d.id}: {d.message[:110]}")
+    else:
+        lines.append(f"{indent}No known mistake explains every failing case.")
+    r = verdict.recovered
+    if r is not None and not (full and r.explains and "+" not in full[0].id and len(
+            [c for c in r.components if not c.right]) == 1):
+        lines += _wrap(("What your code computes: " if r.explains else "") + r.summary, indent)
+        right = [c.name for c in r.components if c.right]
+        if r.explains and right:
+            lines += _wrap("Right: " + ", ".join(right) + ".", indent + "  ")
+    if r is not None:
+        for fact in r.facts:
+            lines += _wrap("Fact: " + fact, indent)
+    for d in partial:
+        lines.append(f"{indent}partly explains: {d.id}, {len(d.cases)} of {d.checked} failing cases checked "
+                     f"({d.confidence:.0%})")
+        lines += _wrap(d.message, indent + "  ")
+    return lines
+
+
+def time_lines(verdict: Verdict) -> list[str]:
+    return _wrap(verdict.time_feedback.message, "  ") if verdict.time_feedback else []

@@ -1,0 +1,336 @@
+"""The learner side: LTI 1.3 (``/lti/login``, ``/lti/launch``, ``/lti/jwks``), the learner page
+(``/lti/page/{handle}``, also reached from ``/learn/{problem}`` with a course's access code) and the
+page's API (``/lti/api/submissions``).
+
+A session is one launch: one learner, one problem.  The page's calls carry the session cookie (set at
+launch, ``judge-lti-<handle>``) and the CSRF token from the page's ``<meta name="csrf-token">`` as
+``X-CSRF-Token``; the token names the session, the cookie proves the browser holds it.  Platform API
+tokens are never accepted here, and these sessions are never accepted by ``/v1``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Body, Depends, Header, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from judge.service import problems
+from judge.service.auth import RateLimiter
+from judge.service.context import ServiceContext
+from judge.service.errors import ApiError
+from judge.service.lti.adapter import (Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions,
+                                       set_cookie)
+from judge.service.lti.learner_view import learner_verdict
+from judge.service.lti.page import render_page, simple_page
+from judge.service.lti.tables import SESSION_SECONDS, LearnerSession, LtiStore, digest
+from judge.service.schemas import ErrorBody, submission_view
+from judge.service.store import NewSubmission, QueueFull
+
+log = logging.getLogger("judge.service.lti")
+STATIC = Path(__file__).resolve().parent.parent / "static"
+CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LTI_PLATFORM = "lti:learners"  # the submissions' platform column; ':' can never be in an API token's name
+LEARN_PLATFORM = "learn:codes"
+COOKIE_BLOCKED = ("The browser did not send back the cookie this tool set when the launch began. Browsers that "
+                  "block third-party cookies do this inside a course page's frame: open the activity in a new "
+                  "window (or allow cookies for this site), then launch it again.")
+_PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 403, 404, 413, 422,
+                                                                                          429, 503)}
+
+
+class LearnerSubmissionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="the learner's Python file")
+
+
+class LearnerSubmission(BaseModel):
+    id: str
+    state: str
+    problem: str
+    created_at: str | None = None
+    finished_at: str | None = None
+    verdict: dict[str, Any] | None = Field(None, description="the learner's view of the verdict "
+                                                            "(hidden cases without values or output)")
+
+
+class LearnerHistory(BaseModel):
+    submissions: list[LearnerSubmission]
+
+
+def _learner_json(row: dict) -> dict:
+    view = submission_view(row)
+    return {"id": view["id"], "state": view["state"], "problem": view["problem"], "created_at": view["created_at"],
+            "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"])}
+
+
+def _is_secure(request: Request, ctx: ServiceContext) -> bool:
+    if ctx.settings.public_url:
+        return ctx.settings.public_url.startswith("https://")
+    return request.url.scheme == "https"
+
+
+def _base_url(request: Request, ctx: ServiceContext) -> str:
+    return ctx.settings.public_url or str(request.base_url).rstrip("/")
+
+
+async def form_of(request: Request) -> dict[str, str]:
+    """An HTML form's fields (application/x-www-form-urlencoded, what LMSs and the sign-in form post)."""
+    body = (await request.body()).decode("utf-8", errors="replace")
+    return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
+
+
+def refuse(status: int, what: str, detail: str, request: Request) -> HTMLResponse:
+    """A plain error page and one log line; never a traceback."""
+    client = request.client.host if request.client else "?"
+    log.warning("LTI %s refused (%s): %s", request.url.path, client, detail)
+    return HTMLResponse(simple_page(what, f"<p>{escape(detail)}</p>"), status_code=status)
+
+
+class LearnerSide:
+    """Sessions, the page and its API; the LTI routes are added when platforms are configured."""
+
+    def __init__(self, ctx: ServiceContext, tool_config: Any | None) -> None:
+        self.ctx = ctx
+        self.lti = LtiStore(ctx.store)
+        self.tool_config = tool_config
+        settings = ctx.settings
+        self.submit_limit = RateLimiter(settings.learner_rate_per_second, settings.learner_rate_burst)
+        self.read_limit = RateLimiter(10.0, 60.0)
+        self.code_limit = RateLimiter(0.2, 5.0)  # access-code guesses per client address
+
+    # -- the session of a page call -----------------------------------------------------
+    async def session_of(self, request: Request,
+                         x_csrf_token: str | None = Header(None, description="the page's <meta name=\"csrf-token\">"),
+                         ) -> LearnerSession:
+        if not x_csrf_token:
+            raise ApiError(403, "csrf_missing", "missing X-CSRF-Token (the page's <meta name=\"csrf-token\">)")
+        found = await run_in_threadpool(self.lti.session, None, x_csrf_token[:100])
+        if found is None:
+            raise ApiError(403, "csrf_invalid", "unknown or expired X-CSRF-Token: launch the activity again")
+        session, secret_hash = found
+        cookie = request.cookies.get(f"judge-lti-{session.handle}")
+        if not cookie:
+            raise ApiError(401, "cookie_missing", COOKIE_BLOCKED)
+        if not hmac.compare_digest(digest(cookie), secret_hash):
+            raise ApiError(403, "session_mismatch", "this browser's session cookie belongs to another launch")
+        return session
+
+    def open_page(self, request: Request, session: LearnerSession, secret: str) -> Response:
+        response = RedirectResponse(f"/lti/page/{session.handle}", status_code=303)
+        set_cookie(response, f"judge-lti-{session.handle}", secret, SESSION_SECONDS, _is_secure(request, self.ctx))
+        return response
+
+    # -- routes -------------------------------------------------------------------------------
+    def router(self) -> APIRouter:
+        router = APIRouter()
+        ctx, lti = self.ctx, self.lti
+
+        @router.get("/lti/static/{name}", include_in_schema=False)
+        async def static(name: str) -> Response:
+            path = STATIC / name
+            if name not in ("learner.js", "learner.css") or not path.is_file():
+                raise ApiError(404, "not_found", f"no static file {name!r}")
+            return FileResponse(path, headers={"Cache-Control": "public, max-age=3600"})
+
+        @router.get("/lti/page/{handle}", include_in_schema=False)
+        async def page(handle: str, request: Request) -> Response:
+            found = await run_in_threadpool(lti.session, handle[:32])
+            if found is None:
+                return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
+                              "activity again from your course.", request)
+            session, secret_hash = found
+            cookie = request.cookies.get(f"judge-lti-{handle}")
+            if not cookie:
+                return refuse(401, "Cookies blocked", COOKIE_BLOCKED, request)
+            if not hmac.compare_digest(digest(cookie), secret_hash):
+                return refuse(403, "Not your session", "This browser holds another launch's session.", request)
+            detail = await run_in_threadpool(problems.detail, session.problem)
+            html = render_page(detail, session)
+            return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                                               "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                                               "style-src 'self'; script-src 'self'; frame-ancestors *"})
+
+        @router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
+                     responses=_PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
+        async def submit(body: LearnerSubmissionIn = Body(...),
+                         session: LearnerSession = Depends(self.session_of)) -> Response:
+            """Judged like a platform's submission; the answer and later polls show the learner's view."""
+            self.submit_limit.take(session.learner)
+            if len(body.source.encode()) > ctx.settings.max_body_bytes:
+                raise ApiError(413, "request_too_large", "source: too large")
+            new = NewSubmission(platform=LTI_PLATFORM if session.issuer else LEARN_PLATFORM,
+                                problem=session.problem, source=body.source,
+                                metadata={"learner": session.learner[:16]})
+            try:
+                [(row, _)] = await run_in_threadpool(ctx.store.create, [new], ctx.settings.max_pending)
+            except QueueFull as exc:
+                raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
+            with_scores = bool(session.ags and SCORE_SCOPE in (session.ags.get("scope") or [])
+                               and session.ags.get("lineitem") and session.user_id)
+            await run_in_threadpool(lti.own, row["id"], session, with_scores)
+            try:
+                await run_in_threadpool(ctx.backend.submit, [row["id"]])
+            except Exception:  # noqa: BLE001 - stored, so accepted: the sweeper publishes it again
+                log.exception("could not hand submission %s to the queue now; it will be retried", row["id"])
+            wake = ctx.extras.get("score_wake")
+            if wake is not None:
+                wake()
+            return JSONResponse(_learner_json(row), status_code=202,
+                                headers={"Location": f"/lti/api/submissions/{row['id']}"})
+
+        @router.get("/lti/api/submissions", response_model=LearnerHistory, responses=_PAGE_ERRORS,
+                    tags=["learner page"], summary="The learner's submissions for this problem, newest first")
+        async def history(session: LearnerSession = Depends(self.session_of)) -> Any:
+            self.read_limit.take(session.learner)
+            rows = await run_in_threadpool(lti.history, session)
+            return {"submissions": [_learner_json({**r, "problem": session.problem}) for r in rows]}
+
+        @router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
+                    responses=_PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
+        async def get_one(submission_id: str, session: LearnerSession = Depends(self.session_of)) -> Any:
+            self.read_limit.take(session.learner)
+            row = await run_in_threadpool(lti.owned_row, submission_id[:64], session)
+            if row is None:
+                raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
+            return _learner_json(row)
+
+        if ctx.settings.learn_codes:
+            self._learn_routes(router)
+        if self.tool_config is not None:
+            self._lti_routes(router)
+        return router
+
+    def _learn_routes(self, router: APIRouter) -> None:
+        codes = self.ctx.settings.learn_codes
+
+        def form(problem: str, note: str = "") -> str:
+            return simple_page("Sign in to practise", (
+                (f'<p role="alert">{escape(note)}</p>' if note else "")
+                + f'<form method="post" action="/learn/{escape(problem)}">'
+                '<label>Course <input name="course" required autocomplete="off"></label>'
+                '<label>Access code <input name="code" type="password" required></label>'
+                '<label>Your name (as the teacher knows you) <input name="name" required maxlength="80"></label>'
+                '<button type="submit">Open the exercise</button></form>'))
+
+        @router.get("/learn/{problem}", include_in_schema=False)
+        async def learn_form(problem: str, request: Request) -> Response:
+            if not problems.known(problem):
+                return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
+            return HTMLResponse(form(problem))
+
+        @router.post("/learn/{problem}", include_in_schema=False)
+        async def learn_sign_in(problem: str, request: Request) -> Response:
+            if not problems.known(problem):
+                return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
+            client = request.client.host if request.client else "?"
+            try:
+                self.code_limit.take(client)
+            except ApiError:
+                return refuse(429, "Too many attempts", "Too many sign-in attempts: wait a minute.", request)
+            data = await form_of(request)
+            course, code, name = (str(data.get(k, "")).strip() for k in ("course", "code", "name"))
+            expected = codes.get(course, "")
+            if not expected or not name or not hmac.compare_digest(code.encode(), expected.encode()):
+                log.warning("learn sign-in refused for course %r from %s", course[:64], client)
+                return HTMLResponse(form(problem, "Unknown course or wrong access code."), status_code=403)
+            learner = digest(f"learn\n{course}\n{name.casefold()}")
+            session, secret = await run_in_threadpool(self.lti.open_session, learner, problem, None, name[:80])
+            return self.open_page(request, session, secret)
+
+    def _lti_routes(self, router: APIRouter) -> None:
+        ctx, tool_config = self.ctx, self.tool_config
+
+        def services(request: Request, params: dict[str, str]) -> tuple[LtiRequest, Cookies, Sessions, DatabaseStorage]:
+            req = LtiRequest(params, dict(request.cookies), _is_secure(request, ctx))
+            storage = DatabaseStorage(self.lti)
+            return req, Cookies(req), Sessions(storage), storage
+
+        async def params_of(request: Request) -> dict[str, str]:
+            params = {k: v for k, v in request.query_params.items()}
+            if request.method == "POST":
+                params.update(await form_of(request))
+            return params
+
+        @router.api_route("/lti/login", methods=["GET", "POST"], include_in_schema=False)
+        async def login(request: Request) -> Response:
+            """OIDC login initiation: check the issuer is registered, set the state cookie, go to the platform."""
+            from pylti1p3.exception import LtiException
+
+            params = await params_of(request)
+            req, cookies, session, storage = services(request, params)
+            launch_url = f"{_base_url(request, ctx)}/lti/launch"  # what the platform has registered
+            oidc = Login(req, tool_config, session_service=session, cookie_service=cookies,
+                         launch_data_storage=storage)
+            oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
+                                      "course page.", click_msg="Open the exercise in a new tab.",
+                                      loading_msg="Opening the exercise...")
+            try:
+                response = await run_in_threadpool(oidc.redirect, launch_url)
+            except (LtiException, KeyError, ValueError) as exc:
+                return refuse(400, "Launch refused", f"login initiation refused: {exc}", request)
+            return cookies.apply(response)
+
+        @router.post("/lti/launch", include_in_schema=False)
+        async def launch(request: Request) -> Response:
+            """The platform's signed id_token: every check pylti1p3 and this adapter make, then the page."""
+            from pylti1p3.exception import LtiException, ToolConfException
+
+            params = await params_of(request)
+            req, cookies, session_service, storage = services(request, params)
+            message = Launch(req, tool_config, session_service=session_service, cookie_service=cookies,
+                             launch_data_storage=storage)
+            message.set_launch_data_lifetime(3600)
+            try:
+                await run_in_threadpool(message.validate)
+                claims = message.get_launch_data()
+            except ToolConfException as exc:  # raised when the audience names no registered client id
+                return refuse(403, "Launch refused", "launch refused: the id_token's audience (client id) is not "
+                              f"registered for its issuer ({exc})", request)
+            except LtiException as exc:
+                text = str(exc.args[0] if exc.args else exc)
+                if "state" in text.lower():
+                    return refuse(403, "Cookies blocked", f"launch refused ({text}). {COOKIE_BLOCKED}", request)
+                return refuse(403, "Launch refused", f"launch refused: {text}", request)
+            except Exception as exc:  # noqa: BLE001 - a malformed token or a platform's JWKS that cannot be read
+                return refuse(400, "Launch refused", f"launch refused: {type(exc).__name__}: {exc}", request)
+            if claims.get(MESSAGE_TYPE_CLAIM) != "LtiResourceLinkRequest":
+                return refuse(400, "Launch refused", f"this tool answers resource link launches, not "
+                              f"{claims.get(MESSAGE_TYPE_CLAIM)!r}", request)
+            problem = str((claims.get(CUSTOM_CLAIM) or {}).get("problem", "")).strip()
+            if not problems.known(problem):
+                return refuse(400, "No exercise chosen", (
+                    f"this activity names {'no problem' if not problem else f'the unknown problem {problem!r}'}: "
+                    f"set the custom parameter problem=<id> in the activity (known: "
+                    f"{', '.join(problems.available())})"), request)
+            user = str(claims.get("sub") or "")
+            if not user:
+                return refuse(400, "Launch refused", "the launch has no user (sub): anonymous launches cannot "
+                              "submit", request)
+            context = (claims.get(CONTEXT_CLAIM) or {}).get("id", "")
+            learner = digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
+                                        str(context), user]))
+            ags = claims.get(AGS_CLAIM)
+            name = claims.get("name") or claims.get("given_name") or None
+            opened, secret = await run_in_threadpool(
+                self.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
+                ags if isinstance(ags, dict) else None)
+            log.info("LTI launch: %s for problem %s (session %s)", claims["iss"], problem, opened.handle)
+            return cookies.apply(self.open_page(request, opened, secret))
+
+        @router.get("/lti/jwks", tags=["lti"], summary="The tool's public keys (JWKS) for platforms")
+        async def jwks() -> Any:
+            return tool_config.get_jwks()

@@ -1,0 +1,220 @@
+"""What the learner side keeps in the service's database, beside the submissions table.
+
+- ``judge_lti_kv``: pylti1p3's launch data (nonces, state, launch claims) with an expiry; a nonce is
+  consumed by deleting its row, so a replayed id_token fails even from the same browser.
+- ``judge_lti_sessions``: one row per launch (or access-code sign-in): the learner, the problem, the
+  CSRF token and the AGS endpoint.  The cookie holds a secret whose SHA-256 is stored, never the secret.
+- ``judge_lti_owned``: which learner made which submission (a learner sees only their own).
+- ``judge_lti_scores``: AGS score posts, retried with backoff by :mod:`judge.service.lti.passback`.
+
+Everything is in the same database as the submissions, so several servers share it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (Column, Float, Index, Integer, String, Table, Text, and_, delete, insert, select,
+                        update)
+
+from judge.service.store import DONE, Store, metadata, submissions
+
+kv = Table(
+    "judge_lti_kv", metadata,
+    Column("key", String(255), primary_key=True),
+    Column("value_json", Text, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+sessions = Table(
+    "judge_lti_sessions", metadata,
+    Column("handle", String(32), primary_key=True),          # in the page's URL and the cookie's name
+    Column("secret_hash", String(64), nullable=False),       # SHA-256 of the cookie's value
+    Column("csrf", String(64), nullable=False, unique=True),
+    Column("learner", String(64), nullable=False),           # SHA-256 of (issuer, deployment, course, user)
+    Column("problem", String(200), nullable=False),
+    Column("user_id", String(255)),                          # the platform's id for the learner (AGS userId)
+    Column("name", String(255)),
+    Column("issuer", String(255)),
+    Column("client_id", String(255)),
+    Column("ags_json", Text),                                # the AGS endpoint claim, if the launch had one
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+owned = Table(
+    "judge_lti_owned", metadata,
+    Column("submission_id", String(32), primary_key=True),
+    Column("learner", String(64), nullable=False),
+    Column("problem", String(200), nullable=False),
+    Column("session", String(32), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("ix_judge_lti_owned_learner", "learner", "problem", "created_at"),
+)
+scores = Table(
+    "judge_lti_scores", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("submission_id", String(32), nullable=False),
+    Column("session", String(32), nullable=False),
+    Column("kind", String(16), nullable=False),              # pending | final
+    Column("state", String(16), nullable=False),             # waiting (final, not judged) | due | sent | failed
+    Column("timestamp", Float),                              # the Score's timestamp (set when it becomes due)
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("next_at", Float),
+    Column("error", Text),
+    Index("ix_judge_lti_scores_state", "state", "next_at"),
+)
+
+SESSION_SECONDS = 8 * 3600
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class LearnerSession:
+    handle: str
+    learner: str
+    problem: str
+    csrf: str
+    user_id: str | None
+    name: str | None
+    issuer: str | None
+    client_id: str | None
+    ags: dict | None
+
+
+class LtiStore:
+    """The learner side's tables, on the service's :class:`Store` engines."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # -- pylti1p3's key/value data -------------------------------------------------
+    def kv_set(self, key: str, value: Any, seconds: float) -> None:
+        now = time.time()
+        with self.store._write() as conn:
+            conn.execute(delete(kv).where(kv.c.key == key))
+            conn.execute(insert(kv).values(key=key, value_json=json.dumps(value), expires_at=now + seconds))
+            if secrets.randbelow(50) == 0:
+                conn.execute(delete(kv).where(kv.c.expires_at < now))
+
+    def kv_get(self, key: str) -> Any:
+        with self.store._read() as conn:
+            row = conn.execute(select(kv.c.value_json).where(kv.c.key == key, kv.c.expires_at >= time.time())).first()
+        return json.loads(row[0]) if row is not None else None
+
+    def kv_take(self, key: str) -> bool:
+        """Delete the key; True only for the one caller that found it unexpired (single use)."""
+        with self.store._write() as conn:
+            result = conn.execute(delete(kv).where(kv.c.key == key, kv.c.expires_at >= time.time()))
+            return result.rowcount == 1
+
+    # -- sessions -------------------------------------------------------------------
+    def open_session(self, learner: str, problem: str, user_id: str | None = None, name: str | None = None,
+                     issuer: str | None = None, client_id: str | None = None,
+                     ags: dict | None = None) -> tuple[LearnerSession, str]:
+        """A new session; returns it and the cookie secret (only its hash is stored)."""
+        handle, secret, csrf = secrets.token_hex(8), secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = time.time()
+        row = {"handle": handle, "secret_hash": digest(secret), "csrf": csrf, "learner": learner,
+               "problem": problem, "user_id": user_id, "name": name, "issuer": issuer, "client_id": client_id,
+               "ags_json": json.dumps(ags) if ags else None, "created_at": now,
+               "expires_at": now + SESSION_SECONDS}
+        with self.store._write() as conn:
+            conn.execute(insert(sessions).values(**row))
+            # sessions long expired (their score posts are over by then)
+            conn.execute(delete(sessions).where(sessions.c.expires_at < now - 7 * 86400))
+        return self._session(row), secret
+
+    @staticmethod
+    def _session(row: Any) -> LearnerSession:
+        return LearnerSession(handle=row["handle"], learner=row["learner"], problem=row["problem"],
+                              csrf=row["csrf"], user_id=row["user_id"], name=row["name"], issuer=row["issuer"],
+                              client_id=row["client_id"],
+                              ags=json.loads(row["ags_json"]) if row["ags_json"] else None)
+
+    def session(self, handle: str | None = None, csrf: str | None = None,
+                any_age: bool = False) -> tuple[LearnerSession, str] | None:
+        """An unexpired session (any, for score passback) by its handle or CSRF token, with its secret's hash."""
+        query = select(sessions).where(sessions.c.expires_at >= (0 if any_age else time.time()))
+        if handle is not None:
+            query = query.where(sessions.c.handle == handle)
+        elif csrf is not None:
+            query = query.where(sessions.c.csrf == csrf)
+        else:
+            return None
+        with self.store._read() as conn:
+            row = conn.execute(query).mappings().first()
+        return (self._session(row), row["secret_hash"]) if row is not None else None
+
+    # -- ownership --------------------------------------------------------------------
+    def own(self, submission_id: str, session: LearnerSession, with_scores: bool) -> None:
+        now = time.time()
+        with self.store._write() as conn:
+            conn.execute(insert(owned).values(submission_id=submission_id, learner=session.learner,
+                                              problem=session.problem, session=session.handle, created_at=now))
+            if with_scores:
+                conn.execute(insert(scores), [
+                    {"submission_id": submission_id, "session": session.handle, "kind": "pending", "state": "due",
+                     "timestamp": now, "attempts": 0, "next_at": now},
+                    {"submission_id": submission_id, "session": session.handle, "kind": "final",
+                     "state": "waiting", "timestamp": None, "attempts": 0, "next_at": None}])
+
+    def owned_row(self, submission_id: str, session: LearnerSession) -> dict | None:
+        """The submission, only if this learner made it for this problem."""
+        query = (select(submissions).join(owned, owned.c.submission_id == submissions.c.id)
+                 .where(owned.c.submission_id == submission_id, owned.c.learner == session.learner,
+                        owned.c.problem == session.problem))
+        with self.store._read() as conn:
+            row = conn.execute(query).mappings().first()
+        return dict(row) if row is not None else None
+
+    def history(self, session: LearnerSession, limit: int = 50) -> list[dict]:
+        """This learner's submissions for this problem, newest first."""
+        query = (select(submissions.c.id, submissions.c.state, submissions.c.status, submissions.c.created_at,
+                        submissions.c.verdict_json)
+                 .join(owned, owned.c.submission_id == submissions.c.id)
+                 .where(owned.c.learner == session.learner, owned.c.problem == session.problem)
+                 .order_by(owned.c.created_at.desc()).limit(limit))
+        with self.store._read() as conn:
+            return [dict(r) for r in conn.execute(query).mappings().all()]
+
+    # -- score posts ---------------------------------------------------------------------
+    def promote_judged(self) -> int:
+        """Final scores whose submission is judged become due now."""
+        now = time.time()
+        judged = select(submissions.c.id).where(submissions.c.state == DONE)
+        with self.store._write() as conn:
+            result = conn.execute(update(scores).where(scores.c.state == "waiting", scores.c.kind == "final",
+                                                       scores.c.submission_id.in_(judged))
+                                  .values(state="due", timestamp=now, next_at=now))
+            return result.rowcount
+
+    def due_scores(self, now: float, limit: int = 16) -> list[dict]:
+        with self.store._read() as conn:
+            rows = conn.execute(select(scores).where(scores.c.state == "due", scores.c.next_at <= now)
+                                .order_by(scores.c.next_at).limit(limit)).mappings().all()
+        return [dict(r) for r in rows]
+
+    def claim_score(self, score_id: int, seen_attempts: int, lease_until: float) -> bool:
+        with self.store._write() as conn:
+            result = conn.execute(update(scores).where(and_(scores.c.id == score_id, scores.c.state == "due",
+                                                            scores.c.attempts == seen_attempts))
+                                  .values(attempts=seen_attempts + 1, next_at=lease_until))
+            return result.rowcount == 1
+
+    def score_result(self, score_id: int, sent: bool, error: str | None, next_at: float | None) -> None:
+        state = "sent" if sent else ("due" if next_at is not None else "failed")
+        with self.store._write() as conn:
+            conn.execute(update(scores).where(scores.c.id == score_id)
+                         .values(state=state, error=(error or None) and error[:2000], next_at=next_at))
+
+    def scores_of(self, submission_id: str) -> list[dict]:
+        with self.store._read() as conn:
+            return [dict(r) for r in conn.execute(select(scores).where(scores.c.submission_id == submission_id)
+                                                  .order_by(scores.c.id)).mappings().all()]

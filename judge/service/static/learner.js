@@ -1,0 +1,229 @@
+// The learner page's script: editor (Python highlighting, Tab indentation, draft kept), submit, live
+// state, verdict, earlier submissions.  Plain DOM, no library; talks to /lti/api/submissions with the
+// session cookie and the CSRF token from <meta name="csrf-token">.
+"use strict";
+(function () {
+  var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+  var app = document.getElementById("app");
+  var editor = document.getElementById("editor");
+  var highlight = document.getElementById("highlight");
+  var submitButton = document.getElementById("submit");
+  var stateLine = document.getElementById("state");
+  var banner = document.getElementById("problem-banner");
+  var draftKey = app.getAttribute("data-draft-key");
+  var INDENT = "    ";
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k]; else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return node;
+  }
+
+  // -- highlighting --------------------------------------------------------------------------
+  var KEYWORDS = "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case".split(" ");
+  var BUILTINS = "abs all any bool dict enumerate float int len list max min print range reversed round set sorted str sum tuple type zip isinstance super".split(" ");
+  var TOKEN = /(#[^\n]*)|((?:[rRbBuUfF]{0,2})(?:"""[\s\S]*?(?:"""|$)|'''[\s\S]*?(?:'''|$)|"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?))|(\b(?:0[xXoObB][0-9a-fA-F_]+|\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?j?|\.\d+(?:[eE][+-]?\d+)?)\b)|([A-Za-z_][A-Za-z0-9_]*)/g;
+  function escapeHtml(s) { return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  function render(source) {
+    var out = "", last = 0, m, previous = "";
+    TOKEN.lastIndex = 0;
+    while ((m = TOKEN.exec(source)) !== null) {
+      out += escapeHtml(source.slice(last, m.index));
+      var text = escapeHtml(m[0]), cls = null;
+      if (m[1]) cls = "com"; else if (m[2]) cls = "str"; else if (m[3]) cls = "num";
+      else if (KEYWORDS.indexOf(m[0]) >= 0) cls = "kw";
+      else if (previous === "def" || previous === "class") cls = "fn";
+      else if (BUILTINS.indexOf(m[0]) >= 0) cls = "bi";
+      if (m[4]) previous = m[0];
+      out += cls ? '<span class="tok-' + cls + '">' + text + "</span>" : text;
+      last = TOKEN.lastIndex;
+      if (m[0].length === 0) TOKEN.lastIndex++;
+    }
+    return out + escapeHtml(source.slice(last)) + "\n";
+  }
+  function refresh() {
+    highlight.innerHTML = render(editor.value);
+    highlight.parentNode.scrollTop = editor.scrollTop;
+    highlight.parentNode.scrollLeft = editor.scrollLeft;
+  }
+
+  // -- the draft, kept in this browser (storage may be refused inside a frame: then not kept) -----
+  function saveDraft() { try { window.localStorage.setItem(draftKey, editor.value); } catch (e) { /* not kept */ } }
+  try { var kept = window.localStorage.getItem(draftKey); if (kept) editor.value = kept; } catch (e) { /* none */ }
+
+  // -- editing keys: Tab indents (Esc first to leave with Tab), Enter keeps the indentation ------
+  var escaped = false;
+  function replaceSelection(start, end, text, selStart, selEnd) {
+    editor.setRangeText(text, start, end, "end");
+    if (selStart !== undefined) editor.setSelectionRange(selStart, selEnd);
+    refresh(); saveDraft();
+  }
+  editor.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape") { escaped = true; return; }
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); submit(); return; }
+    var value = editor.value, start = editor.selectionStart, end = editor.selectionEnd;
+    if (ev.key === "Tab" && !escaped && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      ev.preventDefault();
+      var lineStart = value.lastIndexOf("\n", start - 1) + 1;
+      if (start === end && !ev.shiftKey) {
+        var col = start - lineStart;
+        replaceSelection(start, end, INDENT.slice(col % 4));
+        return;
+      }
+      var block = value.slice(lineStart, end);
+      var lines = block.split("\n");
+      var changed = lines.map(function (line) {
+        if (!ev.shiftKey) return INDENT + line;
+        var n = 0; while (n < 4 && line.charAt(n) === " ") n++;
+        return line.slice(n);
+      }).join("\n");
+      replaceSelection(lineStart, end, changed, lineStart, lineStart + changed.length);
+      return;
+    }
+    escaped = false;
+    if (ev.key === "Enter" && !ev.shiftKey && start === end) {
+      ev.preventDefault();
+      var ls = value.lastIndexOf("\n", start - 1) + 1;
+      var indent = /^[ \t]*/.exec(value.slice(ls, start))[0];
+      if (/:\s*$/.test(value.slice(ls, start))) indent += INDENT;
+      replaceSelection(start, end, "\n" + indent);
+    }
+  });
+  editor.addEventListener("input", function () { refresh(); saveDraft(); });
+  editor.addEventListener("scroll", refresh);
+  refresh();
+
+  // -- the page's API ----------------------------------------------------------------------------
+  function api(method, path, body) {
+    var init = { method: method, credentials: "same-origin", headers: { "X-CSRF-Token": csrf, "Accept": "application/json" } };
+    if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+    return fetch(path, init).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (data) {
+        if (!r.ok) { var err = new Error(data.message || ("HTTP " + r.status)); err.status = r.status; err.code = data.code; throw err; }
+        return data;
+      });
+    });
+  }
+  function showProblem(err) {
+    banner.textContent = err.message;
+    banner.hidden = false;
+  }
+
+  // -- verdicts ------------------------------------------------------------------------------------
+  var WORDS = { accepted: "Accepted", wrong_answer: "Wrong answer", time_limit_exceeded: "Time limit exceeded",
+    memory_limit_exceeded: "Memory limit exceeded", runtime_error: "Runtime error", compile_error: "Not run: the file was refused",
+    internal_error: "Internal error", skipped: "Not run" };
+  function words(status) { return WORDS[status] || status; }
+  function fmt(x) { return x === null || x === undefined ? "NaN/inf" : (Math.abs(x) >= 1e4 || (Math.abs(x) < 1e-3 && x !== 0) ? x.toExponential(4) : x.toFixed(6)); }
+
+  function windowTable(win) {
+    var head = el("tr", {}, [el("th", { scope: "col", text: (win.row_label || "row") + " \\ " + (win.col_label || "column") })]);
+    win.cols.forEach(function (c) { head.appendChild(el("th", { scope: "col", text: String(c) })); });
+    var rows = [head];
+    win.rows.forEach(function (r, i) {
+      var tr = el("tr", {}, [el("th", { scope: "row", text: String(r) })]);
+      win.cols.forEach(function (c, j) {
+        var worst = win.worst && win.worst[0] === r && win.worst[1] === c;
+        var td = el("td", worst ? { "class": "worst" } : {}, [el("div", { text: "expected " + fmt(win.expected[i][j]) }),
+          el("div", { text: "got " + fmt(win.got[i][j]) })]);
+        tr.appendChild(td);
+      });
+      rows.push(tr);
+    });
+    return el("div", { "class": "table-wrap" }, [el("table", { "class": "window" }, [el("caption", { text: "Expected vs got around the largest error" + (win.where ? " (" + win.where + ")" : "") })].concat(rows))]);
+  }
+
+  function renderVerdict(sub) {
+    var v = sub.verdict, box = document.getElementById("verdict");
+    box.textContent = "";
+    var status = el("p", {}, [el("span", { "class": "status " + v.status, text: words(v.status) }),
+      el("span", { "class": "score", text: "score " + Math.round(v.score * 1000) / 10 + "%" })]);
+    box.appendChild(status);
+    if (v.message) box.appendChild(el("p", { "class": "message", text: v.message }));
+    if (v.diagnoses && v.diagnoses.length) {
+      box.appendChild(el("h3", { text: "What went wrong" }));
+      box.appendChild(el("ul", { "class": "diagnoses" }, v.diagnoses.map(function (d) {
+        return el("li", {}, [el("span", { text: d.message }), d.evidence ? el("div", { "class": "hint", text: d.evidence }) : null]);
+      })));
+    }
+    var failing = (v.cases || []).filter(function (c) { return c.status !== "accepted" && c.visibility === "public"; })[0];
+    if (failing && failing.facts && failing.facts.window && failing.facts.window.rows.length) {
+      box.appendChild(el("h3", { text: "First failing public case: " + failing.id }));
+      box.appendChild(windowTable(failing.facts.window));
+    }
+    (v.pictures || []).filter(function (p) { return p.url; }).forEach(function (p) {
+      box.appendChild(el("figure", { "class": "pictures" }, [el("img", { src: p.url, alt: p.title || p.kind }), el("figcaption", { text: p.title || "" })]));
+    });
+    if (v.cases && v.cases.length) {
+      var rows = v.cases.map(function (c) {
+        var ok = c.status === "accepted";
+        return el("tr", {}, [el("td", { text: c.id }), el("td", { text: c.function }), el("td", { text: c.visibility }),
+          el("td", { "class": ok ? "accepted" : "failed", text: words(c.status) }),
+          el("td", { text: c.time_ms !== null && c.time_ms !== undefined ? c.time_ms.toFixed(1) + " ms" : "" }),
+          el("td", { text: ok ? "" : (c.message || "") })]);
+      });
+      var head = el("tr", {}, ["Case", "Function", "Visibility", "Status", "Time", "Details"].map(function (h) { return el("th", { scope: "col", text: h }); }));
+      box.appendChild(el("h3", { text: "Cases" }));
+      box.appendChild(el("div", { "class": "table-wrap" }, [el("table", { "class": "cases" }, [head].concat(rows))]));
+    }
+    ["stdout", "stderr"].forEach(function (name) {
+      var out = v[name];
+      if (out && out.text) {
+        box.appendChild(el("details", {}, [el("summary", { text: "What your code printed (" + name + ", public cases only)" }),
+          el("pre", { text: out.text + (out.truncated ? "\n[cut]" : "") })]));
+      }
+    });
+    var section = document.getElementById("verdict-section");
+    section.hidden = false;
+    section.setAttribute("data-submission", sub.id);
+    section.setAttribute("data-status", v.status);
+  }
+
+  // -- submit and follow ------------------------------------------------------------------------------
+  var busy = false;
+  function follow(id, started) {
+    return api("GET", "/lti/api/submissions/" + encodeURIComponent(id)).then(function (sub) {
+      if (sub.state !== "done") {
+        stateLine.textContent = sub.state === "running" ? "Running your code..." : "Queued...";
+        return new Promise(function (ok) { setTimeout(ok, 300); }).then(function () { return follow(id, started); });
+      }
+      var seconds = (performance.now() - started) / 1000;
+      stateLine.textContent = "Judged in " + seconds.toFixed(1) + " s.";
+      renderVerdict(sub);
+      document.getElementById("verdict-h").focus();
+      loadHistory();
+      return sub;
+    });
+  }
+  function submit() {
+    if (busy) return;
+    busy = true; submitButton.disabled = true; banner.hidden = true;
+    stateLine.textContent = "Sending...";
+    var started = performance.now();
+    api("POST", "/lti/api/submissions", { source: editor.value })
+      .then(function (sub) { stateLine.textContent = "Queued..."; return follow(sub.id, started); })
+      .catch(function (err) { stateLine.textContent = ""; showProblem(err); })
+      .then(function () { busy = false; submitButton.disabled = false; });
+  }
+  submitButton.addEventListener("click", submit);
+
+  // -- earlier submissions -------------------------------------------------------------------------------
+  function loadHistory() {
+    return api("GET", "/lti/api/submissions").then(function (data) {
+      var list = document.getElementById("history");
+      list.textContent = "";
+      document.getElementById("history-empty").hidden = data.submissions.length > 0;
+      data.submissions.forEach(function (sub) {
+        var when = sub.created_at ? new Date(sub.created_at).toLocaleString() : "";
+        var label = sub.verdict ? words(sub.verdict.status) + ", score " + Math.round(sub.verdict.score * 1000) / 10 + "%" : sub.state;
+        var button = el("button", { type: "button", "class": "link", text: when + ": " + label });
+        button.addEventListener("click", function () { if (sub.verdict) { renderVerdict(sub); document.getElementById("verdict-h").focus(); } });
+        list.appendChild(el("li", {}, [button]));
+      });
+    }).catch(showProblem);
+  }
+  loadHistory();
+})();

@@ -105,6 +105,10 @@ def enter_new_root(plan: RootPlan) -> None:
             if os.path.dirname(pkg) == site:
                 _bind_ro(pkg, root + pkg)
         linux.mount(None, root + site, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
+    for pkg in plan.packages:  # a virtual environment's packages live outside the interpreter's prefix
+        if not any(os.path.dirname(pkg) == site for site in plan.site_dirs) and \
+                not any(pkg.startswith(d + os.sep) for d in plan.system_dirs):
+            _bind_ro(pkg, root + pkg)
     os.makedirs(root + "/dev", exist_ok=True)
     for dev in _DEVICES:
         if os.path.exists("/dev/" + dev):

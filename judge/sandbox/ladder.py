@@ -57,6 +57,10 @@ def _rootless_probe() -> None:
 
 
 def _reduced_probe() -> None:
+    import sysconfig
+
+    import numpy
+
     from judge.sandbox import linux
     from judge.sandbox.isolation import drop_privileges
     from judge.sandbox.seccomp import DenyListFilter
@@ -65,6 +69,12 @@ def _reduced_probe() -> None:
     drop_privileges()
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
     f.load()
+    for folder in (sysconfig.get_paths()["stdlib"], os.path.dirname(numpy.__file__)):
+        try:  # no new root in this mode: learner code imports from the judge's own Python installation
+            os.listdir(folder)
+        except OSError as exc:
+            raise RuntimeError(f"the Python installation is not readable by an unprivileged uid ({folder}: "
+                               f"{exc.strerror}); install Python where others can read it, as images do") from None
 
 
 def check(mode: str) -> Rung:

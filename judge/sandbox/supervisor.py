@@ -91,7 +91,8 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
     the learner's wait status -- a kernel record -- to the trusted side on ``report_fd``, which
     only this init holds (the learner's process closes it).  The learner's code does not run as PID 1 itself, because the kernel drops
     default-action signals sent to a namespace's init from inside it: ``abort()`` or a signal to
-    itself would not behave as on a normal machine.  This init has no signal handlers.  Shared by
+    itself would not behave as on a normal machine.  This init has no signal handlers; once the
+    learner's process (in a process group of its own) is forked, it ignores every signal it can.  Shared by
     the process backend (report: a pipe to the supervisor) and the container backend (the
     engine's log).
     """
@@ -110,12 +111,21 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
             os._exit(SETUP_FAILED_EXIT)
     if learner == 0:
         os.close(report_fd)
+        os.setpgid(0, 0)  # killpg(0) from the learner reaches its own group, never this init
         code = 0
         try:
             Harness(request, maps.inputs, maps.pristine, maps.results, progress).run()
         except BaseException:  # noqa: BLE001
             code = 1
         os._exit(code)
+    # Without a pid namespace (reduced, none) the learner's uid could signal this init: ignore
+    # every signal that can be ignored (not SIGCHLD: wait4 needs it; SIGKILL only ends the learner's own run).
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGCHLD, signal.SIGKILL, signal.SIGSTOP):
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+            except (OSError, ValueError):
+                pass
     report(None)  # set-up done
     while True:  # reap orphans the learner leaves until the learner itself ends
         pid, status, usage = os.wait4(-1, 0)

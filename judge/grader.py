@@ -135,8 +135,11 @@ class Judge:
                        judge_version=__version__, numpy_version=np.__version__,
                        python_version=platform.python_version(), score=fields.pop("score", 0.0), **fields)
 
-    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe") -> Verdict:
-        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself."""
+    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
+              pictures_dir: str | Path | None = None) -> Verdict:
+        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
+
+        ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files)."""
         started = time.perf_counter()
         prepared = self.problem(problem)
         bundle = prepared.bundle
@@ -148,7 +151,7 @@ class Judge:
             return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
                                  judged_in_ms=(time.perf_counter() - started) * 1e3)
         try:
-            verdict = self._run(prepared, text)
+            verdict = self._run(prepared, text, pictures_dir)
         except (BackendError, OSError) as exc:
             verdict = self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {exc}")
         except JudgeError:
@@ -159,7 +162,7 @@ class Judge:
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
 
-    def _run(self, prepared: PreparedProblem, source: str) -> Verdict:
+    def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None) -> Verdict:
         bundle = prepared.bundle
         limits = bundle.spec.limits
         request = RunRequest(
@@ -194,6 +197,10 @@ class Judge:
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)
         verdict.load_output = attach_output(verdict.cases, asdict(report.stdout), asdict(report.stderr), spans)
         explain_safely(verdict, prepared, observed, source)
+        if pictures_dir is not None:
+            from judge.pictures import render_pictures_safely
+
+            verdict.pictures = render_pictures_safely(verdict, prepared, observed, pictures_dir)
         return verdict
 
     def _hide_bundle(self, bundle: Bundle, uid: int | None) -> None:

@@ -81,8 +81,8 @@ def default_submissions(bundle: Bundle) -> Path:
 
 def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandbox: bool = False,
                    backend: str = "process", image: str | None = None,
-                   echo: Callable[[str], None] = print, multiplier: float = DEFAULT_MULTIPLIER,
-                   calibrate: bool = False) -> VerifyReport:
+                   echo: Callable[[str], None] = print, isolation: str | None = None,
+                   multiplier: float = DEFAULT_MULTIPLIER, calibrate: bool = False) -> VerifyReport:
     todo = unfinished(resolve(problem))
     if todo:  # a fresh `judge new` skeleton: one line per thing still to fill in, nothing run
         report = VerifyReport(problem=str(problem))
@@ -106,7 +106,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
     folder = Path(submissions) if submissions else default_submissions(bundle)
     slowest = 0.0
     graded: list[GradedExample] = []
-    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
+    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
         prepared = judge.problem(bundle.root)
         prepared.measure_errors = True  # accepted examples' errors, for the tolerance margins
         verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)

@@ -89,6 +89,11 @@ def test_launch_page_submit_verdict_and_score_posted(platform, server):
     wrong = submit_and_wait(browser, csrf, SOURCES["wrong_answer"])
     assert wrong["verdict"]["status"] == "wrong_answer"
     assert wrong["verdict"]["diagnoses"], "a known mistake is named"
+    pictures = wait_for(lambda: browser.get(f"/lti/api/submissions/{wrong['id']}",
+                                            headers={"X-CSRF-Token": csrf}).json()["verdict"]["pictures"],
+                        120, interval=0.5, what="the pictures, drawn after the verdict")
+    assert all(p["url"].startswith("data:image/png;base64,") and p["case"].startswith("ex-") for p in pictures), \
+        "pictures of failing public cases, inline"
     right = submit_and_wait(browser, csrf, SOURCES["accepted"])
     assert right["verdict"]["status"] == "accepted" and right["verdict"]["score"] == 1.0
 

@@ -206,7 +206,10 @@ class LearnerSide:
             row = await run_in_threadpool(lti.owned_row, submission_id[:64], session)
             if row is None:
                 raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
-            return _learner_json(row)
+            view = _learner_json(row)
+            if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
+                view["verdict"]["pictures"] = await run_in_threadpool(lti.pictures_of, row["id"])
+            return view
 
         if ctx.settings.learn_codes:
             self._learn_routes(router)

@@ -293,8 +293,7 @@ def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
             judge.grade(source, PROBLEM)
             grades.append(time.perf_counter() - start)
         cold, warm_ms = spent[0], statistics.median(spent[1:])
-        print(f"
-diagnosis of {wrong.relative_to(REPO)}: cold {cold:.1f} ms, warm median {warm_ms:.1f} ms per "
+        print(f"\ndiagnosis of {wrong.relative_to(REPO)}: cold {cold:.1f} ms, warm median {warm_ms:.1f} ms per "
               f"verdict (target <= 100); warm grade of it {median_ms(grades):.0f} ms")
         worst = []
         for path in sorted((REPO / "submissions" / PROBLEM / "wrong_answer").glob("*.py")):

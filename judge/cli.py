@@ -38,6 +38,15 @@ def _read_submission(path: str) -> bytes:
     return data
 
 
+def _isolation_option(f):
+    """``--isolation MODE`` (grade, verify, serve, worker): the agreed names, env JUDGE_ISOLATION."""
+    from judge.sandbox.ladder import CHOICES
+
+    return click.option("--isolation", type=click.Choice(CHOICES), default=None,
+                        help="isolation mode [env JUDGE_ISOLATION; default auto: the best of full, rootless, "
+                             "reduced this machine gives; JUDGE_MIN_ISOLATION refuses weaker modes]")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 def main() -> None:
@@ -59,8 +68,9 @@ def main() -> None:
               "default numpy-judge:sandbox]")
 @click.option("--pictures", "pictures", type=click.Path(file_okay=False), default=None,
               help="write PNG heatmaps of failing public cases into this folder (needs matplotlib)")
+@_isolation_option
 def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
-          image: str | None, pictures: str | None) -> None:
+          image: str | None, pictures: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
     from judge.grader import Judge
@@ -68,7 +78,7 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 
     source = _read_submission(file)
     try:
-        with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
+        with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
             judge.start()  # the zygote boots while the bundle is loaded and checked
             verdict = judge.grade(source, problem, pictures_dir=pictures)
             bundle = judge.problem(problem).bundle
@@ -92,18 +102,95 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 @click.option("--unsafe-no-sandbox", is_flag=True)
 @click.option("--backend", type=click.Choice(["process", "container"]), default="process", show_default=True)
 @click.option("--image", default=None, help="sandbox image of the container backend")
-def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None) -> None:
-    """Check a bundle: it loads, the reference passes, every example gets its folder's status."""
+@_isolation_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one object (rows, adequacy, tolerance, time_limits, statement, findings) for CI")
+@click.option("--multiplier", type=click.FloatRange(min=1.0), default=5.0, show_default=True,
+              help="time limits = multiplier x the slowest accepted example (problemtools' time_multiplier)")
+@click.option("--calibrate", is_flag=True, help="write the calibrated time limits into problem.yaml")
+def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None,
+           isolation: str | None, fmt: str, multiplier: float, calibrate: bool) -> None:
+    """Check a bundle: it loads, the reference passes, every example gets its folder's status; then report
+    adequacy (kill matrix), tolerance margins, calibrated time limits and the statement's examples."""
     from judge.errors import JudgeError
     from judge.verify import verify_problem
 
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
-                                image=image,
-                                echo=lambda line: click.echo(line))
+                                image=image, isolation=isolation, multiplier=multiplier, calibrate=calibrate,
+                                echo=(lambda line: click.echo(line)) if fmt == "text" else (lambda line: None))
     except JudgeError as exc:
         raise _fail(str(exc))
+    if fmt == "json":
+        import json
+
+        from judge.authoring.report import finite_json
+
+        click.echo(json.dumps(finite_json(report.as_dict()), indent=2, default=str))
     raise click.exceptions.Exit(EXIT_OK if report.ok else EXIT_VERDICT)
+
+
+@main.command("new")
+@click.argument("problem_id")
+@click.option("--function", default="solve", show_default=True, help="the first function's name")
+@click.option("--title", default=None, help="the problem's title")
+@click.option("--problems-dir", type=click.Path(file_okay=False), default=None,
+              help="where bundles live [default: the judge's problems folder]")
+def new(problem_id: str, function: str, title: str | None, problems_dir: str | None) -> None:
+    """Write a bundle skeleton PROBLEM_ID (and submissions/PROBLEM_ID/<status>/) to fill in."""
+    from judge.authoring.skeleton import new_bundle
+    from judge.errors import JudgeError
+    from judge.problem.loader import PROBLEMS_DIR
+
+    problems = Path(problems_dir) if problems_dir else PROBLEMS_DIR
+    try:
+        written = new_bundle(problem_id, problems, problems.parent / "submissions", function, title)
+    except JudgeError as exc:
+        raise _fail(str(exc))
+    for path in written:
+        click.echo(f"wrote {path}{'/' if path.is_dir() else ''}")
+    click.echo(f"\nnext: fill in every TODO(author), then `judge verify {problems / problem_id}`")
+
+
+@main.group("case")
+def case_group() -> None:
+    """Edit a bundle's cases."""
+
+
+@case_group.command("add")
+@click.argument("problem")
+@click.option("--function", "-f", required=True, help="the function the case calls")
+@click.option("--args", "args_text", required=True,
+              help="arguments as JSON or YAML flow: '{\"x\": {\"generate\": {\"shape\": [4, 8], \"seed\": 3}}}'")
+@click.option("--id", "case_id", default=None, help="the case id [default: generated from function and args]")
+@click.option("--public", is_flag=True, help="learners see it (default hidden)")
+@click.option("--description", default="", help="what the case exercises")
+@click.option("--raises", default=None, help="the call must raise this exception (e.g. ValueError)")
+@click.option("--tag", "tags", multiple=True, help="a tag (repeatable)")
+def case_add(problem: str, function: str, args_text: str, case_id: str | None, public: bool, description: str,
+             raises: str | None, tags: tuple[str, ...]) -> None:
+    """Append a validated case to PROBLEM's cases.yaml and say what it adds to the kill matrix."""
+    from pydantic import ValidationError
+
+    from judge.authoring.case_add import add_case, parse_args
+    from judge.errors import JudgeError
+
+    try:
+        added = add_case(problem, function, parse_args(args_text), case_id, "public" if public else "hidden",
+                         description, raises, list(tags))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"] if "[" not in str(p) and "(" not in str(p))
+        raise _fail(f"the case is not valid: {where}: {first['msg']}")
+    except JudgeError as exc:
+        raise _fail(str(exc))
+    click.echo(f"added case {added.case_id} to {added.path}")
+    click.echo(f"kill matrix: it catches {len(added.catches)} bank mistakes"
+               + (f" ({', '.join(added.catches)})" if added.catches else ""))
+    click.echo(f"  caught by no other case: {', '.join(added.unique) or 'none'}")
+    if added.uncaught_before:
+        click.echo(f"  bank mistakes still caught by no case: {', '.join(added.uncaught_before)}")
+    click.echo("  (run `judge verify` for the examples' rows of the matrix)")
 
 
 @main.command()
@@ -135,19 +222,39 @@ def show(problem: str) -> None:
 
 @main.command()
 def doctor() -> None:
-    """Report what this machine allows and what the judge will enforce."""
-    from judge.sandbox.capabilities import choose_isolation, probe
+    """Report what this machine allows, the isolation ladder, and the mode the judge will use."""
+    from judge.errors import SandboxUnavailable
+    from judge.sandbox import guarantees
+    from judge.sandbox.capabilities import probe
+    from judge.sandbox.ladder import choose, ladder
 
     for cap in probe():
         click.echo(f"{'ok  ' if cap.ok else 'NO  '} {cap.name:12} {cap.detail}")
+    click.echo("\nisolation ladder (best first):")
+    for rung in ladder():
+        click.echo(f"{'ok  ' if rung.ok else 'NO  '} {rung.mode:10} {rung.why}")
     try:
-        mode, _ = choose_isolation(False)
-        click.echo(f"\nisolation: {mode}: separate process, pid/mount/network/ipc/uts namespaces, read-only root "
-                   "with only the Python runtime and numpy, private /tmp, uid 65534, seccomp, "
-                   "RLIMIT_CPU/FSIZE/NOFILE, cgroup memory + pids + CPU accounting")
-    except Exception as exc:  # noqa: BLE001
+        mode, note = choose()
+    except SandboxUnavailable as exc:
         click.echo(f"\nisolation: unavailable: {exc}")
         raise click.exceptions.Exit(EXIT_VERDICT)
+    missing = guarantees.not_enforced(mode)
+    click.echo(f"\nisolation: {mode}" + (f" (not enforced: {', '.join(missing)})" if missing else
+                                       " (every row of the README's guarantee table enforced)"))
+    for row, label in guarantees.ROWS.items():
+        click.echo(f"  {label:27} {guarantees.TABLE[mode][row].how}")
+    if note:
+        click.echo(f"  note: {note}")
+
+
+def _demand_isolation(isolation: str | None) -> None:
+    """The service's judges read JUDGE_ISOLATION (as every Judge does): the flag sets it."""
+    if isolation:
+        import os
+
+        from judge.sandbox.ladder import ENV_MODE
+
+        os.environ[ENV_MODE] = isolation
 
 
 def _service_settings(db: str | None, broker: str | None, workers: int | None, unsafe_no_sandbox: bool):
@@ -173,12 +280,14 @@ def _service_settings(db: str | None, broker: str | None, workers: int | None, u
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.option("--unsafe-no-sandbox", is_flag=True)
+@_isolation_option
 def serve(host: str, port: int, db: str | None, broker: str | None, workers: int | None, log_level: str,
-          unsafe_no_sandbox: bool) -> None:
+          unsafe_no_sandbox: bool, isolation: str | None) -> None:
     """Run the HTTP service (tokens from JUDGE_API_TOKENS="name:token,...")."""
     from judge.errors import JudgeError
     from judge.service.server import run_server
 
+    _demand_isolation(isolation)
     settings = _service_settings(db, broker, workers, unsafe_no_sandbox)
     try:
         run_server(settings, host, port, log_level)
@@ -193,11 +302,13 @@ def serve(host: str, port: int, db: str | None, broker: str | None, workers: int
 @click.option("--hostname", "-n", default=None, help="Celery node name")
 @click.option("--log-level", default="info", show_default=True)
 @click.option("--unsafe-no-sandbox", is_flag=True)
+@_isolation_option
 def worker(broker: str | None, db: str | None, concurrency: int | None, hostname: str | None, log_level: str,
-           unsafe_no_sandbox: bool) -> None:
+           unsafe_no_sandbox: bool, isolation: str | None) -> None:
     """Judge submissions from the broker (Celery) for `judge serve --broker`."""
     from judge.errors import JudgeError
 
+    _demand_isolation(isolation)
     settings = _service_settings(db, broker, concurrency, unsafe_no_sandbox)
     if not settings.broker_url:
         raise _fail("judge worker needs --broker redis://HOST:PORT/DB (or JUDGE_BROKER_URL)")

@@ -43,6 +43,9 @@ class NumericFacts(BaseModel):
                                            description="out-of-tolerance elements per kind of element "
                                                        "(e.g. sin/cos columns); counts only, also for hidden cases")
     window: "ValueWindow | None" = Field(None, description="expected vs got around the worst element (public only)")
+    tolerance_ratio: float | None = Field(None, description="largest |got - expected| / (atol + rtol*|expected|) "
+                                                            "(<= 1 passes); measured when the caller asks "
+                                                            "(judge verify's tolerance margins)")
 
 
 class ValueWindow(BaseModel):
@@ -108,11 +111,18 @@ class CaseResult(BaseModel):
 
 
 class Isolation(BaseModel):
-    mode: Literal["full", "none", "container"]
+    """How the run was isolated; what each mode guarantees is judge.sandbox.guarantees (README table)."""
+
+    mode: Literal["full", "rootless", "reduced", "container", "none"]
     namespaces: list[str] = Field(default_factory=list)
     cgroup: str | None = None
     seccomp: bool = False
     uid: int | None = None
+    limits_by: Literal["cgroup", "rlimits", "engine"] | None = Field(
+        None, description="what enforced memory, process count and CPU: a cgroup, rlimits + the supervisor, "
+                          "or the container engine")
+    not_enforced: list[str] = Field(default_factory=list,
+                                    description="protections this mode does not give (rows of the README table)")
     note: str = ""
 
 

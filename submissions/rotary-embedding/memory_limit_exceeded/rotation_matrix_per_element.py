@@ -14,7 +14,7 @@ def apply_rope(x, positions=None, base=10000.0):
         raise ValueError("d must be even")
     pos = np.arange(t) if positions is None else np.asarray(positions)
     theta = pos[:, None] * base ** (-np.arange(0, d, 2) / d)
-    rot = np.zeros((t, d, d))
+    rot = np.tile(np.eye(d), (t, 1, 1))  # every page written: 4096 x 512 x 512 doubles
     i = np.arange(d // 2)
     rot[:, 2 * i, 2 * i] = np.cos(theta)
     rot[:, 2 * i, 2 * i + 1] = -np.sin(theta)

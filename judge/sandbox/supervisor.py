@@ -99,7 +99,9 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
     try:
         # A session and process group of the sandbox's own: otherwise the learner shares the judge's
         # process group, and killpg(0, ...) (not limited by pid namespaces) reaches other sandboxes.
-        os.setsid()
+        # A container's entry process is already a session leader (setsid() then fails with EPERM).
+        if os.getsid(0) != os.getpid():
+            os.setsid()
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler left for the learner to trigger
         redirect_output(maps.stdout_fd, maps.stderr_fd)
         become()

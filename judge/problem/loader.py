@@ -70,16 +70,15 @@ def load_problem(problem: str | Path) -> Bundle:
     names = {f.name: f for f in spec.functions}
     seen: set[str] = set()
     for i, case in enumerate(cases.cases):
-        line = lines.get(("cases", i))
         if case.id in seen:
-            raise BundleError(str(cases_path), line, f"case id {case.id!r} is used twice")
+            raise BundleError(str(cases_path), lines.get(("cases", i)), f"case id {case.id!r} is used twice")
         seen.add(case.id)
         if case.function not in names:
-            raise BundleError(str(cases_path), lines.get(("cases", i, "function"), line),
+            raise BundleError(str(cases_path), lines.get(("cases", i, "function"), lines.get(("cases", i))),
                               f"case {case.id}: unknown function {case.function!r} (declared: {', '.join(names)})")
         unknown = set(case.args) - set(names[case.function].params)
         if unknown:
-            raise BundleError(str(cases_path), lines.get(("cases", i, "args"), line),
+            raise BundleError(str(cases_path), lines.get(("cases", i, "args"), lines.get(("cases", i))),
                               f"case {case.id}: {case.function} has no parameter {', '.join(sorted(unknown))}")
     for i, check in enumerate(spec.reference_checks):
         if check.function not in names:

@@ -77,8 +77,8 @@ def cold_cli(submission: Path, runs: int) -> float:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        p = subprocess.run([shutil.which("judge") or "judge", "grade", str(submission), "--format", "json"],
-                           capture_output=True)
+        p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(submission), "--format", "json"],
+                           capture_output=True, cwd=REPO)   # this checkout's judge, not an installed one
         samples.append(time.perf_counter() - start)
         assert p.returncode == 0, p.stderr.decode()[-500:]
     return median_ms(samples)

@@ -57,8 +57,10 @@ def main() -> None:
               help="sandbox: forked isolated process, or one Docker container per submission")
 @click.option("--image", default=None, help="sandbox image of the container backend [env JUDGE_CONTAINER_IMAGE; "
               "default numpy-judge:sandbox]")
+@click.option("--pictures", "pictures", type=click.Path(file_okay=False), default=None,
+              help="write PNG heatmaps of failing public cases into this folder (needs matplotlib)")
 def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
-          image: str | None) -> None:
+          image: str | None, pictures: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
     from judge.grader import Judge
@@ -68,7 +70,7 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
     try:
         with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
             judge.start()  # the zygote boots while the bundle is loaded and checked
-            verdict = judge.grade(source, problem)
+            verdict = judge.grade(source, problem, pictures_dir=pictures)
             bundle = judge.problem(problem).bundle
     except JudgeError as exc:
         raise _fail(str(exc))

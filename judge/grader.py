@@ -142,8 +142,11 @@ class Judge:
                              seccomp=True, uid=65534, note=self.isolation_note)
         return Isolation(mode="none", note=self.isolation_note)
 
-    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe") -> Verdict:
-        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself."""
+    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
+              pictures_dir: str | Path | None = None) -> Verdict:
+        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
+
+        ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files)."""
         started = time.perf_counter()
         prepared = self.problem(problem)
         bundle = prepared.bundle
@@ -155,7 +158,7 @@ class Judge:
             return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
                                  judged_in_ms=(time.perf_counter() - started) * 1e3)
         try:
-            verdict = self._run(prepared, text)
+            verdict = self._run(prepared, text, pictures_dir)
         except (ZygoteError, OSError) as exc:
             verdict = self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {exc}")
         except JudgeError:
@@ -166,7 +169,7 @@ class Judge:
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
 
-    def _run(self, prepared: PreparedProblem, source: str) -> Verdict:
+    def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None) -> Verdict:
         bundle = prepared.bundle
         limits = bundle.spec.limits
         request = {
@@ -198,6 +201,10 @@ class Judge:
         verdict = self._assemble(bundle, cases, reply, killed_for, isolation)
         verdict.load_output = attach_output(verdict.cases, reply.get("stdout", {}), reply.get("stderr", {}), spans)
         explain_safely(verdict, prepared, observed, source)
+        if pictures_dir is not None:
+            from judge.pictures import render_pictures_safely
+
+            verdict.pictures = render_pictures_safely(verdict, prepared, observed, pictures_dir)
         return verdict
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], reply: dict, killed_for: str | None,

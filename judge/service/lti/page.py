@@ -36,6 +36,10 @@ def _markdown():  # noqa: ANN202
 
 @functools.lru_cache(maxsize=16)
 def statement_html(markdown: str) -> str:
+    """The statement as HTML, without its leading ``# Title`` (the page's header shows the title)."""
+    lines = markdown.lstrip().splitlines()
+    if lines and lines[0].startswith("# "):
+        markdown = "\n".join(lines[1:])
     return _markdown().render(markdown)
 
 
@@ -82,6 +86,7 @@ def render_page(detail: dict, session: LearnerSession) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="{escape(session.csrf)}">
+<link rel="icon" href="data:,">
 <title>{title}</title>
 <link rel="stylesheet" href="/lti/static/learner.css">
 <script src="/lti/static/learner.js" defer></script>
@@ -130,6 +135,6 @@ def simple_page(title: str, body_html: str) -> str:
     """A plain page (errors, the access-code form): no script, readable anywhere."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title><link rel="stylesheet" href="/lti/static/learner.css"></head>
+<title>{escape(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/lti/static/learner.css"></head>
 <body><main class="plain"><h1>{escape(title)}</h1>{body_html}</main></body></html>
 """

@@ -35,8 +35,10 @@ def source_tree() -> Path:
     return root
 
 
-def dependencies(root: Path) -> list[str]:
-    return list(tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"])
+def dependencies(root: Path, extras: tuple[str, ...] = ()) -> list[str]:
+    """The judge's requirements from its pyproject.toml, with those of ``extras`` (e.g. ``pictures``)."""
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return list(project["dependencies"]) + [r for e in extras for r in project["optional-dependencies"][e]]
 
 
 def wheel_cache() -> Path:
@@ -68,8 +70,9 @@ def _dependency_wheels(deps: list[str], python: str, cache: Path) -> Path:
     return folder
 
 
-def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: Path | None = None) -> list[str]:
-    """Put the judge's wheel and its dependencies' wheels for each Python version in ``dest``; their names."""
+def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: Path | None = None,
+                 extras: tuple[str, ...] = ()) -> list[str]:
+    """Put the judge's wheel and its dependencies' wheels (with ``extras``) for each Python version in ``dest``."""
     root = source_tree()
     dest.mkdir(parents=True, exist_ok=True)
     build = ["--no-build-isolation"] if _has_setuptools() else []
@@ -79,7 +82,7 @@ def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: 
         shutil.copytree(root / "judge", Path(tmp) / "judge", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         _pip("wheel", "-q", "--no-deps", *build, "-w", str(dest), tmp)
     for python in pythons:
-        for wheel in _dependency_wheels(dependencies(root), python, cache or wheel_cache()).glob("*.whl"):
+        for wheel in _dependency_wheels(dependencies(root, extras), python, cache or wheel_cache()).glob("*.whl"):
             if not (dest / wheel.name).exists():
                 shutil.copy2(wheel, dest / wheel.name)
     return sorted(p.name for p in dest.glob("*.whl"))

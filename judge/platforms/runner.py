@@ -83,8 +83,9 @@ def _bare_verdict(status, message: str, bundle=None):
                    python_version=platform.python_version())
 
 
-def grade_submission(problem: Path, submission: Submission):
-    """(verdict, bundle or None, the isolation line) for one packaged run; never raises."""
+def grade_submission(problem: Path, submission: Submission, pictures_dir: Path | None = None):
+    """(verdict, bundle or None, the isolation line) for one packaged run; never raises.  With
+    ``pictures_dir``, failing public cases are drawn there (``verdict.pictures``)."""
     from judge.errors import JudgeError, SandboxUnavailable
     from judge.verdict import Status
 
@@ -105,7 +106,7 @@ def grade_submission(problem: Path, submission: Submission):
 
         with Judge() as judge:
             judge.start()
-            verdict = judge.grade(submission.source, problem)
+            verdict = judge.grade(submission.source, problem, pictures_dir=pictures_dir)
             mode = verdict.isolation.mode if verdict.isolation is not None else getattr(judge, "isolation_mode", "?")
             note = verdict.isolation.note if verdict.isolation is not None else ""
             line = f"isolation {mode}" + (f" ({note})" if note else "")
@@ -143,10 +144,10 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
-                 render: Callable[[object, object], str]) -> int:
+                 render: Callable[[object, object], str], pictures_dir: Path | None = None) -> int:
     """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0."""
     try:
-        verdict, bundle, line = grade_submission(problem, submission())
+        verdict, bundle, line = grade_submission(problem, submission(), pictures_dir)
         text = render(verdict, bundle)
         status = verdict.status.value
     except Exception as exc:  # noqa: BLE001 - the last resort still leaves a result file

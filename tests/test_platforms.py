@@ -82,7 +82,8 @@ def _docker_run(*args: str, timeout: float = 180) -> subprocess.CompletedProcess
 
 
 def _reveals_location(text: str | None) -> bool:
-    return bool(re.search(r"at index \(|position p=\d|expected -?\d\.\d{4}", text or ""))
+    """Values, locations or shapes of a hidden case (a shape gives its arguments away)."""
+    return bool(re.search(r"at index \(|position p=\d|expected -?\d\.\d{4}|shape \(|\(\d+, \d+", text or ""))
 
 
 def _one_isolation_line(platform: str, stderr: str, ran: bool = True) -> str:

@@ -49,6 +49,8 @@ class SlotHeader(BaseModel):
     shape: list[int] | None = Field(None, max_length=32)
     nbytes: int | None = Field(None, ge=0)
     spans: list[int] = Field(default_factory=list, max_length=4, description="fd 1/2 offsets around the call")
+    exception: list[str] = Field(default_factory=list, max_length=12,
+                                 description="the raised exception's class and bases, by name")
 
 
 def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
@@ -104,6 +106,41 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept)
 
 
+def _returned_array(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> np.ndarray | None:
+    """A view of the array the call returned, when its header is consistent with the slot; else None."""
+    if header.outcome != "array" or header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None \
+            or any(n < 0 or n > case.slot_capacity for n in header.shape):
+        return None
+    dtype = np.dtype(header.dtype)
+    if int(np.prod(header.shape, dtype=object)) * dtype.itemsize != header.nbytes or header.nbytes > case.slot_capacity:
+        return None
+    return np.ndarray(tuple(header.shape), dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
+
+
+def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, result: CaseResult, changed: str,
+                  observed: dict | None, index: int) -> CaseResult:
+    """A case whose call must raise ``spec.raises``: that exception (or a subclass) passes, another one is a
+    runtime error, anything returned is a wrong answer (what it returned is kept for diagnosis)."""
+    spec = case.spec
+    got = _returned_array(case, header, results)
+    _observe(observed, index, header, got)
+    del got
+    why = f" ({spec.description})" if spec.visibility == "public" and spec.description else ""
+    if header.outcome == "raised":
+        if spec.raises in header.exception and not changed:
+            result.status = Status.ACCEPTED
+            return result
+        if spec.raises in header.exception:
+            result.message = f"raised {spec.raises} as it must" + changed
+            return result
+        result.status = Status.RUNTIME_ERROR
+        result.message = f"{header.message} (this call must raise {spec.raises}{why})" + changed
+        return result
+    returned = f"an array of shape {_shape(tuple(header.shape))}" if header.shape is not None else header.message
+    result.message = f"{spec.function} must raise {spec.raises} here{why}, but it returned {returned}" + changed
+    return result
+
+
 def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
                observed: dict | None = None, index: int = -1) -> CaseResult:
     """One case's result.  ``terms`` words locations in the exercise's terms; ``observed`` (if given)
@@ -118,6 +155,8 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     changed = ""
     if result.input_changed:
         changed = f"; it also modified its input {', '.join(result.input_changed)} (inputs must stay unchanged)"
+    if spec.raises is not None:
+        return _judge_raises(case, header, results, result, changed, observed, index)
     if header.outcome == "raised":
         result.status = Status.RUNTIME_ERROR
         result.message = header.message + changed

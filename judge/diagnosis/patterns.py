@@ -77,7 +77,8 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
             pos = k - len(f.axes)
             for p in f.params:
                 vals = [prepared.inputs.cases[i].values.get(p) for i in idx]
-                if idx and all(isinstance(v, int) and v == prepared.cases[i].expected.shape[pos]
+                if idx and all(isinstance(v, int) and len(prepared.cases[i].expected.shape) >= -pos
+                               and v == prepared.cases[i].expected.shape[pos]
                                for v, i in zip(vals, idx)):
                     axis_alias.setdefault(axis.name, p)
     for i, case in enumerate(bundle.cases.cases):

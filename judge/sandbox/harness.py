@@ -48,6 +48,11 @@ def _exception_message(exc: BaseException) -> str:
     return f"{text}{where}"
 
 
+def _exception_types(exc: BaseException) -> list[str]:
+    """The raised class and its bases by name, so a case that must raise ValueError accepts subclasses."""
+    return [str(k.__name__)[:64] for k in _type(exc).__mro__[:12]]
+
+
 def _offsets() -> list[int]:
     """Where fds 1 and 2 stand now (output flushed first): the judge splits the capture per call with these."""
     try:
@@ -147,7 +152,7 @@ class Harness:
             elapsed = time.perf_counter_ns() - start
             _print_traceback(exc)
             fields = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed,
-                      "spans": _spans(before, _offsets())}
+                      "spans": _spans(before, _offsets()), "exception": _exception_types(exc)}
             fields["changed"] = self._changed_arguments(call)
             self._write(call, fields)
             return

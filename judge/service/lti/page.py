@@ -64,7 +64,8 @@ def examples_html(examples: list[dict]) -> str:
             f'<details><summary><code>{escape(ex["function"])}({escape(args)})</code> '
             f'<span class="case-id">{escape(ex["id"])}</span></summary>'
             + (f"<p>{escape(ex.get('description') or '')}</p>" if ex.get("description") else "")
-            + arrays + f"<p>expected =</p><pre>{escape(_value(ex['expected']))}</pre></details>")
+            + arrays + (f"<p>raises <code>{escape(ex['raises'])}</code></p></details>" if "raises" in ex
+                        else f"<p>expected =</p><pre>{escape(_value(ex['expected']))}</pre></details>"))
     return "\n".join(parts)
 
 

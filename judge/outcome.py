@@ -9,6 +9,7 @@ learner's own output, which is then compared byte for byte.
 from __future__ import annotations
 
 import math
+import re
 import mmap
 import signal
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from judge.compare import compare_arrays
 from judge.prepared import PreparedCase, PreparedProblem
 from judge.sandbox import wire
+from judge.sandbox.contract import RunReport
 from judge.terms import Terms, mismatch_kinds, value_window
 from judge.verdict import CaseResult, Resources, Status
 
@@ -53,22 +55,23 @@ class SlotHeader(BaseModel):
                                  description="the raised exception's class and bases, by name")
 
 
-def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
+def process_death(report: RunReport, cpu_limit: float) -> tuple[Status | None, str]:
     """Why the process ended early, from the kernel's records, or (None, "") if it did not."""
-    sup = reply.get("supervisor", {})
-    cg = reply.get("cgroup") or {}
-    cpu_s = max((sup.get("user_ns", 0) + sup.get("sys_ns", 0)), cg.get("cpu_ns", 0)) / 1e9
-    sig = sup.get("signal")
-    if sup.get("timed_out") == "case":
+    sig = report.signal
+    if report.timed_out == "case":
         return Status.TIME_LIMIT_EXCEEDED, "killed: this call ran longer than its wall-time limit"
-    if sup.get("timed_out") == "total":
+    if report.timed_out == "total":
         return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
-    if cg.get("oom_kills", 0) > 0:
+    if report.oom_kills > 0:
         return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
+    if report.memory_killed:
+        return Status.MEMORY_LIMIT_EXCEEDED, ("killed: memory limit exceeded (the kernel's count of the "
+                                              "process's resident memory passed the limit)")
     # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one; either counts only
     # when the CPU used reached the limit (a learner may send itself SIGXCPU), with a margin because
-    # the kernel samples CPU time per tick and rusage may read a little under the limit.
-    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu_s >= cpu_limit * 0.9:
+    # the kernel samples CPU time per tick and rusage (utime+stime, scaled) may read under the limit
+    # on a loaded machine (0.93 s measured for a 1 s limit); a self-sent SIGXCPU gains nothing either way.
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and report.cpu_seconds >= cpu_limit * 0.75:
         return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
     if sig is not None:
         try:
@@ -76,20 +79,18 @@ def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
         except ValueError:
             name = f"signal {sig}"
         return Status.RUNTIME_ERROR, f"the process was killed by {name}"
-    code = sup.get("exit_code")
+    code = report.exit_code
     if code not in (0, None):
         return Status.RUNTIME_ERROR, f"the process exited with code {code}"
     return None, ""
 
 
-def resources(reply: dict, killed_for: str | None) -> Resources:
-    sup = reply.get("supervisor", {})
-    cg = reply.get("cgroup") or {}
-    cpu_ns = cg.get("cpu_ns") or (sup.get("user_ns", 0) + sup.get("sys_ns", 0))
-    return Resources(wall_ms=sup.get("wall_ns", 0) / 1e6, cpu_ms=cpu_ns / 1e6,
-                     memory_peak_bytes=cg.get("memory_peak"), oom_kills=cg.get("oom_kills", 0),
-                     forks_refused=cg.get("pids_refused", 0), exit_code=sup.get("exit_code"),
-                     signal=sup.get("signal"), killed_for=killed_for)
+def resources(report: RunReport, killed_for: str | None) -> Resources:
+    cpu_ns = report.cpu_ns or (report.user_ns + report.sys_ns)
+    return Resources(wall_ms=report.wall_ns / 1e6, cpu_ms=cpu_ns / 1e6,
+                     memory_peak_bytes=report.memory_peak, oom_kills=report.oom_kills + int(report.memory_killed),
+                     forks_refused=report.pids_refused or 0, exit_code=report.exit_code,
+                     signal=report.signal, killed_for=killed_for)
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -231,14 +232,29 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     return result
 
 
-def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
-                observed: dict | None = None, spans: dict | None = None) -> tuple[list[CaseResult], str | None]:
+_MEMORY_ERROR = re.compile(r"^[\w.]*MemoryError\b")  # numpy raises its subclass _ArrayMemoryError
+
+
+def _address_space_refusal(header: SlotHeader) -> bool:
+    """A call that raised MemoryError while RLIMIT_AS was the memory limit.
+
+    The slot is the learner's word, but it can only make its own verdict worse (a learner
+    who catches the MemoryError is still caught by the supervisor's resident-set watch), so it
+    is believed for naming the failure, never for passing a case."""
+    return header.outcome == "raised" and _MEMORY_ERROR.match(header.message) is not None
+
+
+def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap,
+                observed: dict | None = None, spans: dict | None = None,
+                rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
     """Per-case results in case order, and what the process was killed for (if it was).
 
     ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that
     did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused.
-    ``spans``, if given, receives case index -> the header's output offsets (None: no header)."""
-    death, death_message = process_death(reply, prepared.bundle.spec.limits.cpu_seconds)
+    ``spans``, if given, receives case index -> the header's output offsets (None: no header).
+    ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
+    refusing an allocation (see :func:`_address_space_refusal`)."""
+    death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
     out: list[CaseResult] = []
     ended = False
     view = memoryview(results)
@@ -267,7 +283,11 @@ def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
             out.append(base)
             continue
         function = prepared.bundle.spec.function(spec.function)  # the loader checked it exists
-        out.append(judge_slot(case, header, results, Terms(function, case.expected.shape), observed,
-                              len(out)))
+        result = judge_slot(case, header, results, Terms(function, case.expected.shape), observed, len(out))
+        if rlimit_memory and _address_space_refusal(header):
+            result.status = Status.MEMORY_LIMIT_EXCEEDED
+            result.message = "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an allocation; " \
+                             + result.message
+        out.append(result)
     view.release()
     return out, (death_message or None)

@@ -137,7 +137,7 @@ def add_positional_encoding(x, base=10000.0):
 
 def _check_attack(text: str) -> None:
     if REDUCED:
-        assert "SEALED" in text and "LEAKED" not in text, text[:3000]
+        assert "RuntimeError: SEALED" in text and "RuntimeError: LEAKED" not in text, text[:3000]
 
 
 # -- Gradescope -------------------------------------------------------------------------------------------------
@@ -162,10 +162,17 @@ def test_gradescope_package(engine, host, tmp_path, example):
         assert data["score"] == 0 and data["tests"] == [] and data["extra_data"]["status"] == "internal_error"
         assert "not run" in data["output"] and "instructor" in data["output"]
         return
+    if example == "memory_limit_exceeded/memory_hog.py":
+        # Gradescope's 768 MB container holds less than the bundle's 512 MiB learner limit plus the judge, and in
+        # mode reduced no cgroup of the judge's own records the kill: the container's OOM killer ends the learner's
+        # process first, and the verdict can only say what the kernel told it (README, "Gradescope").
+        assert data["extra_data"]["status"] in ("memory_limit_exceeded", "runtime_error")
+        assert data["extra_data"]["status"] == "memory_limit_exceeded" or "SIGKILL" in data["output"], data["output"]
+        return
     assert data["extra_data"]["status"] == verdict.status.value == example.split("/")[0]
     assert data["extra_data"]["isolation"] in ("reduced", None)
-    max_score = sum(t["max_score"] for t in data["tests"])
-    assert data["score"] == pytest.approx(verdict.score * max_score if verdict.cases else 0.0)
+    assert data["score"] == pytest.approx(sum(c.weight for c in verdict.cases if c.status.value == "accepted"))
+    assert data["score"] / (sum(t["max_score"] for t in data["tests"]) or 1) == pytest.approx(verdict.score, abs=1e-6)
     for test, case in zip(data["tests"], verdict.cases, strict=True):
         assert (test["status"] == "passed") == (case.status.value == "accepted")
         if case.visibility == "hidden":

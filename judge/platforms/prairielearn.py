@@ -52,7 +52,7 @@ RUN set -eux; \\
     rm -rf /tmp/wheels; \\
     mkdir -p __HOME__/cache; \\
     __HOME__/venv/bin/python -m judge.platforms warm __HOME__/problems/__PROBLEM__; \\
-    chmod 755 __HOME__; chmod 700 __HOME__/problems __HOME__/cache
+    chmod 755 __HOME__; chmod -R go-rwx __HOME__/problems __HOME__/cache
 WORKDIR /grade
 ENTRYPOINT __ENTRYPOINT__
 """

@@ -141,3 +141,15 @@ def test_verify_json_report_on_a_filled_skeleton(tmp_path):
     assert rows["scale_ignored"]["generated"] is True and rows["wrong_answer/scale_ignored.py"]["ex-literal"] is True
     assert report["time_limits"]["suggested"]["cpu_seconds"] >= 2.0
     assert [s["ok"] for s in report["statement"]] == [True]
+
+
+@pytest.mark.unit
+def test_covering_cases_prefer_hidden_and_catch_everything():
+    from judge.authoring.adequacy import covering_cases
+
+    cases = [CaseSpec(id="pub", function="f", visibility="public", args={}), CaseSpec(id="h1", function="f", args={}),
+             CaseSpec(id="h2", function="f", args={})]
+    killers = [Killer("a", "mistake", {"pub": True, "h1": True, "h2": False}),
+               Killer("b", "mistake", {"pub": True, "h1": False, "h2": True}),
+               Killer("c", "mistake", {"pub": False, "h1": False, "h2": False})]
+    assert covering_cases(cases, killers) in (["h1", "h2"], ["h2", "h1"])

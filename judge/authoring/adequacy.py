@@ -32,7 +32,25 @@ def adequacy_findings(cases: list[CaseSpec], killers: list[Killer]) -> list[Find
                                             f"{', '.join(idle)}"))
     if redundant:
         out.append(Finding("note", SECTION, f"cases that catch nothing no other case catches: {', '.join(redundant)}"))
+    cover = covering_cases(cases, killers)
+    if cover:
+        out.append(Finding("note", SECTION, f"{len(cover)} of {len(cases)} cases catch every caught wrong "
+                                            f"implementation: {', '.join(cover)}"))
     return out
+
+
+def covering_cases(cases: list[CaseSpec], killers: list[Killer]) -> list[str]:
+    """A small set of cases that together catch every wrong implementation any case catches (greedy set
+    cover, hidden cases first; public ones only for what no hidden case catches).  The other cases add
+    nothing to the kill matrix as it stands: they guard against mistakes nobody has written down yet."""
+    left = {k.name: set(k.caught_by()) for k in killers if k.caught_by()}
+    chosen: list[str] = []
+    while left:
+        counts = {c.id: sum(c.id in by for by in left.values()) for c in cases}
+        best = max(cases, key=lambda c: (c.visibility == "hidden" and counts[c.id] > 0, counts[c.id]))
+        chosen.append(best.id)
+        left = {name: by for name, by in left.items() if best.id not in by}
+    return chosen
 
 
 def matrix_text(cases: list[CaseSpec], killers: list[Killer]) -> list[str]:

@@ -7,7 +7,8 @@ suite of sinusoidal-pe: (1) the in-process floor, (2) warm ``Judge().grade``,
 (3) cold ``judge grade``, (4) a fresh isolated interpreter per submission
 (bubblewrap, as bubblewrap-style judges do), (5) a pytest run per submission in
 a fresh process (as course autograders do), (6) a container per submission
-(when a Docker engine answers); then ratios, throughput with 1 and 2 workers and
+(when a Docker engine answers); then ratios, (7) the diagnosis cost of a wrong
+answer (``--diagnosis-only`` for that alone), throughput with 1 and 2 workers and
 the judge's peak RSS on the largest case.
 """
 
@@ -268,12 +269,61 @@ def peak_rss_largest(submission: Path) -> tuple[float, float, float]:
     return peak_kib / 1024, (peak_kib - base_kib) / 1024, 8192 * 1024 * 8 / 2**20
 
 
+def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
+    """(7) What explaining a wrong answer costs in the judge's process (issue 11: <= 100 ms per verdict):
+    explain() timed inside Judge.grade, cold (fresh caches) and warm, beside warm grade times, then the
+    slowest warm figure over every wrong_answer example."""
+    import judge.diagnosis as diagnosis
+
+    spent: list[float] = []
+    original = diagnosis.explain
+
+    def timed(*a, **k):
+        start = time.perf_counter()
+        original(*a, **k)
+        spent.append((time.perf_counter() - start) * 1e3)
+
+    diagnosis.explain = timed
+    try:
+        judge.problem(PROBLEM).bundle.bank.cache.clear()
+        source = wrong.read_text()
+        grades = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            judge.grade(source, PROBLEM)
+            grades.append(time.perf_counter() - start)
+        cold, warm_ms = spent[0], statistics.median(spent[1:])
+        print(f"\ndiagnosis of {wrong.relative_to(REPO)}: cold {cold:.1f} ms, warm median {warm_ms:.1f} ms per "
+              f"verdict (target <= 100); warm grade of it {median_ms(grades):.0f} ms")
+        worst = []
+        for path in sorted((REPO / "submissions" / PROBLEM / "wrong_answer").glob("*.py")):
+            if path.name.startswith("attack_"):
+                continue
+            spent.clear()
+            judge.grade(path.read_text(), PROBLEM)   # caches warm from earlier verdicts of the same file
+            judge.grade(path.read_text(), PROBLEM)
+            worst.append((spent[-1], spent[0], path.name))
+        worst.sort(reverse=True)
+        print(f"diagnosis over {len(worst)} wrong_answer examples: warm median {statistics.median(w[0] for w in worst):.1f} ms, "
+              f"slowest warm {worst[0][0]:.1f} ms ({worst[0][2]}), slowest first-time {max(w[1] for w in worst):.1f} ms")
+    finally:
+        diagnosis.explain = original
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--submission", type=Path, default=REPO / "submissions" / PROBLEM / "accepted" / "vectorised.py")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--slow-runs", type=int, default=5, help="runs of the cold/fresh/pytest/container paths")
+    parser.add_argument("--wrong", type=Path, default=REPO / "submissions" / PROBLEM / "wrong_answer"
+                        / "rw_float32_column_row0.py", help="wrong-answer file for the diagnosis cost (7)")
+    parser.add_argument("--diagnosis-only", action="store_true", help="measure only the diagnosis cost (7)")
     args = parser.parse_args()
+    if args.diagnosis_only:
+        with Judge() as judge:
+            judge.warm_up()
+            diagnosis_cost(judge, args.wrong, args.runs)
+        return
     source = args.submission.read_text()
     print(f"submission {args.submission.relative_to(REPO)}; numpy {np.__version__}; {os.cpu_count()} cores")
     with Judge() as judge:
@@ -303,6 +353,8 @@ def main() -> None:
     for name, ms in rows[3:]:
         if ms is not None:
             print(f"overhead of {name[2:]} / warm overhead: {(ms - f) / (w - f):.1f}x")
+    with Judge() as judge:
+        diagnosis_cost(judge, args.wrong, args.runs)
     t1 = throughput(source, 1, 30)
     t2 = throughput(source, 2, 30)
     print(f"\nthroughput: 1 worker {t1:.2f} verdicts/s, 2 workers {t2:.2f} verdicts/s, ratio {t2 / t1:.2f} (target >= 1.7)")

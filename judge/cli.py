@@ -38,6 +38,15 @@ def _read_submission(path: str) -> bytes:
     return data
 
 
+def _isolation_option(f):
+    """``--isolation MODE`` (grade, verify, serve, worker): the agreed names, env JUDGE_ISOLATION."""
+    from judge.sandbox.ladder import CHOICES
+
+    return click.option("--isolation", type=click.Choice(CHOICES), default=None,
+                        help="isolation mode [env JUDGE_ISOLATION; default auto: the best of full, rootless, "
+                             "reduced this machine gives; JUDGE_MIN_ISOLATION refuses weaker modes]")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 def main() -> None:
@@ -57,8 +66,11 @@ def main() -> None:
               help="sandbox: forked isolated process, or one Docker container per submission")
 @click.option("--image", default=None, help="sandbox image of the container backend [env JUDGE_CONTAINER_IMAGE; "
               "default numpy-judge:sandbox]")
+@click.option("--pictures", "pictures", type=click.Path(file_okay=False), default=None,
+              help="write PNG heatmaps of failing public cases into this folder (needs matplotlib)")
+@_isolation_option
 def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
-          image: str | None) -> None:
+          image: str | None, pictures: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
     from judge.grader import Judge
@@ -66,9 +78,9 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 
     source = _read_submission(file)
     try:
-        with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
+        with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
             judge.start()  # the zygote boots while the bundle is loaded and checked
-            verdict = judge.grade(source, problem)
+            verdict = judge.grade(source, problem, pictures_dir=pictures)
             bundle = judge.problem(problem).bundle
     except JudgeError as exc:
         raise _fail(str(exc))
@@ -90,14 +102,16 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 @click.option("--unsafe-no-sandbox", is_flag=True)
 @click.option("--backend", type=click.Choice(["process", "container"]), default="process", show_default=True)
 @click.option("--image", default=None, help="sandbox image of the container backend")
-def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None) -> None:
+@_isolation_option
+def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None,
+           isolation: str | None) -> None:
     """Check a bundle: it loads, the reference passes, every example gets its folder's status."""
     from judge.errors import JudgeError
     from judge.verify import verify_problem
 
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
-                                image=image,
+                                image=image, isolation=isolation,
                                 echo=lambda line: click.echo(line))
     except JudgeError as exc:
         raise _fail(str(exc))
@@ -133,19 +147,39 @@ def show(problem: str) -> None:
 
 @main.command()
 def doctor() -> None:
-    """Report what this machine allows and what the judge will enforce."""
-    from judge.sandbox.capabilities import choose_isolation, probe
+    """Report what this machine allows, the isolation ladder, and the mode the judge will use."""
+    from judge.errors import SandboxUnavailable
+    from judge.sandbox import guarantees
+    from judge.sandbox.capabilities import probe
+    from judge.sandbox.ladder import choose, ladder
 
     for cap in probe():
         click.echo(f"{'ok  ' if cap.ok else 'NO  '} {cap.name:12} {cap.detail}")
+    click.echo("\nisolation ladder (best first):")
+    for rung in ladder():
+        click.echo(f"{'ok  ' if rung.ok else 'NO  '} {rung.mode:10} {rung.why}")
     try:
-        mode, _ = choose_isolation(False)
-        click.echo(f"\nisolation: {mode}: separate process, pid/mount/network/ipc/uts namespaces, read-only root "
-                   "with only the Python runtime and numpy, private /tmp, uid 65534, seccomp, "
-                   "RLIMIT_CPU/FSIZE/NOFILE, cgroup memory + pids + CPU accounting")
-    except Exception as exc:  # noqa: BLE001
+        mode, note = choose()
+    except SandboxUnavailable as exc:
         click.echo(f"\nisolation: unavailable: {exc}")
         raise click.exceptions.Exit(EXIT_VERDICT)
+    missing = guarantees.not_enforced(mode)
+    click.echo(f"\nisolation: {mode}" + (f" (not enforced: {', '.join(missing)})" if missing else
+                                       " (every row of the README's guarantee table enforced)"))
+    for row, label in guarantees.ROWS.items():
+        click.echo(f"  {label:27} {guarantees.TABLE[mode][row].how}")
+    if note:
+        click.echo(f"  note: {note}")
+
+
+def _demand_isolation(isolation: str | None) -> None:
+    """The service's judges read JUDGE_ISOLATION (as every Judge does): the flag sets it."""
+    if isolation:
+        import os
+
+        from judge.sandbox.ladder import ENV_MODE
+
+        os.environ[ENV_MODE] = isolation
 
 
 def _service_settings(db: str | None, broker: str | None, workers: int | None, unsafe_no_sandbox: bool):
@@ -171,12 +205,14 @@ def _service_settings(db: str | None, broker: str | None, workers: int | None, u
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.option("--unsafe-no-sandbox", is_flag=True)
+@_isolation_option
 def serve(host: str, port: int, db: str | None, broker: str | None, workers: int | None, log_level: str,
-          unsafe_no_sandbox: bool) -> None:
+          unsafe_no_sandbox: bool, isolation: str | None) -> None:
     """Run the HTTP service (tokens from JUDGE_API_TOKENS="name:token,...")."""
     from judge.errors import JudgeError
     from judge.service.server import run_server
 
+    _demand_isolation(isolation)
     settings = _service_settings(db, broker, workers, unsafe_no_sandbox)
     try:
         run_server(settings, host, port, log_level)
@@ -191,11 +227,13 @@ def serve(host: str, port: int, db: str | None, broker: str | None, workers: int
 @click.option("--hostname", "-n", default=None, help="Celery node name")
 @click.option("--log-level", default="info", show_default=True)
 @click.option("--unsafe-no-sandbox", is_flag=True)
+@_isolation_option
 def worker(broker: str | None, db: str | None, concurrency: int | None, hostname: str | None, log_level: str,
-           unsafe_no_sandbox: bool) -> None:
+           unsafe_no_sandbox: bool, isolation: str | None) -> None:
     """Judge submissions from the broker (Celery) for `judge serve --broker`."""
     from judge.errors import JudgeError
 
+    _demand_isolation(isolation)
     settings = _service_settings(db, broker, concurrency, unsafe_no_sandbox)
     if not settings.broker_url:
         raise _fail("judge worker needs --broker redis://HOST:PORT/DB (or JUDGE_BROKER_URL)")

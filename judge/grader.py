@@ -7,11 +7,11 @@ cases, and the comparisons in this process.
 
 from __future__ import annotations
 
-import os
 import platform
 import queue
 import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -22,20 +22,17 @@ from judge.errors import JudgeError
 from judge.diagnosis import explain_safely
 from judge.outcome import judge_cases, resources
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
-from judge.result_buffer import buffer_for
 from judge.problem.loader import Bundle, load_problem, resolve
-from judge.sandbox.capabilities import choose_isolation
-from judge.sandbox.client import ZygoteClient, ZygoteError
+from judge.sandbox.contract import (BackendError, BackendFactory, RunLimits, RunReport, RunRequest,
+                                     SandboxBackend)
 from judge.static_check import check_source, decode_source
 from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
-_NAMESPACES = ["pid", "mount", "network", "ipc", "uts"]
 
 
-def _captured(capture: dict) -> CapturedOutput:
-    text = capture.get("text", "")
-    size = capture.get("bytes", len(text))
+def _captured(capture) -> CapturedOutput:
+    text, size = capture.text, capture.bytes
     if len(text) > OUTPUT_KEEP:
         text = text[:OUTPUT_KEEP]
     return CapturedOutput(text=text, bytes=size, truncated=size > len(text.encode()))
@@ -44,26 +41,33 @@ def _captured(capture: dict) -> CapturedOutput:
 class Judge:
     """Grades submissions; reusable and thread-safe.  Use as a context manager.
 
-    ``unsafe_no_sandbox`` allows running learner code without isolation on a
-    machine that cannot isolate; the verdict then records ``isolation.mode ==
-    "none"``.
+    Learner code runs in backends made by ``backend_factory`` (slot index -> a
+    :class:`~judge.sandbox.contract.SandboxBackend`); without one, the judge
+    makes the backend of an isolation mode: ``isolation`` (full, rootless,
+    reduced, container, none; default: env JUDGE_ISOLATION, else the best this
+    machine can give, see :mod:`judge.sandbox.ladder`).  ``unsafe_no_sandbox``
+    allows mode none where the machine cannot isolate; ``backend="container"``
+    is ``isolation="container"``.  Every verdict records the mode in
+    ``verdict.isolation``.
     """
 
     def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False, backend: str = "process",
-                 image: str | None = None) -> None:
+                 image: str | None = None, isolation: str | None = None,
+                 backend_factory: BackendFactory | None = None) -> None:
         if backend not in ("process", "container"):
             raise JudgeError(f"unknown sandbox backend {backend!r} (choose process or container)")
-        self.backend = backend
-        self.image = image
-        if backend == "container":
-            self.isolation_mode, self.isolation_note = "container", ""
-        else:
-            self.isolation_mode, self.isolation_note = choose_isolation(unsafe_no_sandbox)
+        if backend_factory is None:
+            from judge.sandbox.factory import backend_factory_for
+
+            backend_factory = backend_factory_for("container" if backend == "container" else isolation,
+                                                  unsafe_no_sandbox, image=image)
+        self._factory = backend_factory
         self._workers = max(1, workers)
-        self._pool: queue.Queue[ZygoteClient] = queue.Queue()
+        self._pool: queue.Queue[SandboxBackend] = queue.Queue()
         self._started = 0
         self._lock = threading.Lock()
         self._prepared: dict[Path, PreparedProblem] = {}
+        self._hidden: set[tuple[str, int]] = set()
         self._closed = False
 
     # -- problems -----------------------------------------------------------
@@ -80,16 +84,16 @@ class Judge:
             self._prepared[root] = prepared
             return prepared
 
-    # -- zygotes ------------------------------------------------------------
-    def _new_worker(self) -> ZygoteClient:
-        """A sandbox worker: a warm zygote, or a container launcher with the same interface."""
-        if self.backend == "container":
-            from judge.sandbox.container import ContainerClient
+    # -- backends -----------------------------------------------------------
+    @property
+    def isolation_mode(self) -> str | None:
+        """The mode the factory's backends give (None for a factory that does not say)."""
+        return getattr(self._factory, "mode", None)
 
-            return ContainerClient(image=self.image)
-        return ZygoteClient(self.isolation_mode, f"w{os.getpid()}-{self._started}-{id(self) & 0xffff:x}")
+    def _new_worker(self) -> SandboxBackend:
+        return self._factory(self._started)
 
-    def _acquire(self) -> ZygoteClient:
+    def _acquire(self) -> SandboxBackend:
         with self._lock:
             if self._pool.empty() and self._started < self._workers:
                 self._started += 1
@@ -101,13 +105,10 @@ class Judge:
         return self._pool.get()
 
     @staticmethod
-    def _close_worker(zygote: ZygoteClient) -> None:
-        zygote.close()
-        buffer = getattr(zygote, "result_buffer", None)
-        if buffer is not None:
-            buffer.close()
+    def _close_worker(zygote: SandboxBackend) -> None:
+        zygote.close()  # the backend's result buffer goes with it
 
-    def _release(self, zygote: ZygoteClient) -> None:
+    def _release(self, zygote: SandboxBackend) -> None:
         if zygote.alive() and not self._closed:
             self._pool.put(zygote)
         else:
@@ -125,7 +126,7 @@ class Judge:
         """Start every worker and wait until each is ready to run a submission."""
         started = [self._acquire() for _ in range(self._workers)]
         for z in started:
-            z.info  # noqa: B018 - blocks until the zygote has said hello
+            z.isolation  # noqa: B018 - blocks until the backend is ready
             self._release(z)
 
     # -- grading ------------------------------------------------------------
@@ -134,16 +135,11 @@ class Judge:
                        judge_version=__version__, numpy_version=np.__version__,
                        python_version=platform.python_version(), score=fields.pop("score", 0.0), **fields)
 
-    def _isolation(self, zygote: ZygoteClient) -> Isolation:
-        if self.isolation_mode == "container":
-            return Isolation(**zygote.info["isolation"])
-        if self.isolation_mode == "full":
-            return Isolation(mode="full", namespaces=_NAMESPACES, cgroup=zygote.info.get("cgroup"),
-                             seccomp=True, uid=65534, note=self.isolation_note)
-        return Isolation(mode="none", note=self.isolation_note)
+    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
+              pictures_dir: str | Path | None = None) -> Verdict:
+        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
 
-    def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe") -> Verdict:
-        """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself."""
+        ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files)."""
         started = time.perf_counter()
         prepared = self.problem(problem)
         bundle = prepared.bundle
@@ -155,8 +151,8 @@ class Judge:
             return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
                                  judged_in_ms=(time.perf_counter() - started) * 1e3)
         try:
-            verdict = self._run(prepared, text)
-        except (ZygoteError, OSError) as exc:
+            verdict = self._run(prepared, text, pictures_dir)
+        except (BackendError, OSError) as exc:
             verdict = self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {exc}")
         except JudgeError:
             raise
@@ -166,41 +162,57 @@ class Judge:
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
 
-    def _run(self, prepared: PreparedProblem, source: str) -> Verdict:
+    def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None) -> Verdict:
         bundle = prepared.bundle
         limits = bundle.spec.limits
-        request = {
-            "source": source, "calls": prepared.call_specs, "input_size": prepared.inputs.size,
-            "result_size": prepared.result_size,
-            "limits": {"cpu_seconds": limits.cpu_seconds, "wall_seconds": limits.wall_seconds,
-                       "memory_bytes": limits.memory_mib << 20, "max_processes": limits.processes,
-                       "output_bytes": limits.output_kib << 10},
-        }
-        zygote = self._acquire()
+        request = RunRequest(
+            source=source, calls=prepared.call_specs, input_size=prepared.inputs.size,
+            result_size=prepared.result_size,
+            limits=RunLimits(cpu_seconds=limits.cpu_seconds, wall_seconds=limits.wall_seconds,
+                             memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
+                             output_bytes=limits.output_kib << 10))
+        backend = self._acquire()
         try:
-            buffer = buffer_for(zygote, prepared.result_size)
+            before = backend.isolation
+            if before.mode == "reduced":
+                self._hide_bundle(bundle, before.uid)
+            buffer = backend.result_buffer_for(prepared.result_size)
             buffer.clear(prepared.slot_offsets)
-            fds = [buffer.fd] + ([prepared.inputs.fd] if prepared.inputs.fd is not None else [])
-            reply = zygote.run(request, fds)
-            isolation = self._isolation(zygote)
-            if "error" in reply:
-                return self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {reply['error']}")
-            setup_error = reply.get("supervisor", {}).get("setup_error")
-            if setup_error:
+            report = backend.run(request, prepared.inputs.fd)
+            isolation = backend.isolation  # as the run had it (a replayed run brings its own)
+            if report.error:
                 return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
-                                     message=f"the sandbox could not be set up: {setup_error.strip().splitlines()[-1]}")
-            # The worker stays ours until its results are judged: the next run reuses the buffer.
+                                     message=f"the sandbox failed: {report.error}")
+            if report.setup_error:
+                return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
+                                     message="the sandbox could not be set up: "
+                                             f"{report.setup_error.strip().splitlines()[-1]}")
+            # The backend stays ours until its results are judged: the next run reuses the buffer.
             observed: dict = {}
             spans: dict = {}
-            cases, killed_for = judge_cases(prepared, reply, buffer.map, observed, spans)
+            cases, killed_for = judge_cases(prepared, report, buffer.map, observed, spans,
+                                            rlimit_memory=isolation.limits_by == "rlimits")
         finally:
-            self._release(zygote)
-        verdict = self._assemble(bundle, cases, reply, killed_for, isolation)
-        verdict.load_output = attach_output(verdict.cases, reply.get("stdout", {}), reply.get("stderr", {}), spans)
+            self._release(backend)
+        verdict = self._assemble(bundle, cases, report, killed_for, isolation)
+        verdict.load_output = attach_output(verdict.cases, asdict(report.stdout), asdict(report.stderr), spans)
         explain_safely(verdict, prepared, observed, source)
+        if pictures_dir is not None:
+            from judge.pictures import render_pictures_safely
+
+            verdict.pictures = render_pictures_safely(verdict, prepared, observed, pictures_dir)
         return verdict
 
-    def _assemble(self, bundle: Bundle, cases: list[CaseResult], reply: dict, killed_for: str | None,
+    def _hide_bundle(self, bundle: Bundle, uid: int | None) -> None:
+        """Mode reduced has no mount namespace: the bundle and the cache must be unreadable to the run's uid."""
+        key = (str(bundle.root), uid)
+        if uid is not None and key not in self._hidden:
+            from judge.sandbox.reduced import hide_judge_files
+
+            hide_judge_files(bundle.root, uid)
+            self._hidden.add(key)
+
+    def _assemble(self, bundle: Bundle, cases: list[CaseResult], report: RunReport, killed_for: str | None,
                   isolation: Isolation) -> Verdict:
         failing = next((c for c in cases if c.status is not Status.ACCEPTED), None)
         status = failing.status if failing else Status.ACCEPTED
@@ -211,8 +223,8 @@ class Judge:
             label = failing.id if failing.visibility == "public" else f"{failing.id} (hidden)"
             message = f"first failing case {label}: {failing.message}"
         return self._verdict(bundle, status, score=round(score, 6), cases=cases, message=message,
-                             stdout=_captured(reply.get("stdout", {})), stderr=_captured(reply.get("stderr", {})),
-                             resources=resources(reply, killed_for), isolation=isolation)
+                             stdout=_captured(report.stdout), stderr=_captured(report.stderr),
+                             resources=resources(report, killed_for), isolation=isolation)
 
     # -- lifecycle ----------------------------------------------------------
     def close(self) -> None:
@@ -231,9 +243,10 @@ class Judge:
         self.close()
 
 
-def grade(source: str | bytes, problem: str | Path = "sinusoidal-pe", unsafe_no_sandbox: bool = False) -> Verdict:
+def grade(source: str | bytes, problem: str | Path = "sinusoidal-pe", unsafe_no_sandbox: bool = False,
+          isolation: str | None = None) -> Verdict:
     """Grade one submission with a short-lived judge (start-up included)."""
-    with Judge(unsafe_no_sandbox=unsafe_no_sandbox) as judge:
+    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, isolation=isolation) as judge:
         return judge.grade(source, problem)
 
 

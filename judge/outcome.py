@@ -9,6 +9,7 @@ learner's own output, which is then compared byte for byte.
 from __future__ import annotations
 
 import math
+import re
 import mmap
 import signal
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from judge.compare import compare_arrays
 from judge.prepared import PreparedCase, PreparedProblem
 from judge.sandbox import wire
+from judge.sandbox.contract import RunReport
 from judge.terms import Terms, mismatch_kinds, value_window
 from judge.verdict import CaseResult, Resources, Status
 
@@ -49,24 +51,27 @@ class SlotHeader(BaseModel):
     shape: list[int] | None = Field(None, max_length=32)
     nbytes: int | None = Field(None, ge=0)
     spans: list[int] = Field(default_factory=list, max_length=4, description="fd 1/2 offsets around the call")
+    exception: list[str] = Field(default_factory=list, max_length=12,
+                                 description="the raised exception's class and bases, by name")
 
 
-def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
+def process_death(report: RunReport, cpu_limit: float) -> tuple[Status | None, str]:
     """Why the process ended early, from the kernel's records, or (None, "") if it did not."""
-    sup = reply.get("supervisor", {})
-    cg = reply.get("cgroup") or {}
-    cpu_s = max((sup.get("user_ns", 0) + sup.get("sys_ns", 0)), cg.get("cpu_ns", 0)) / 1e9
-    sig = sup.get("signal")
-    if sup.get("timed_out") == "case":
+    sig = report.signal
+    if report.timed_out == "case":
         return Status.TIME_LIMIT_EXCEEDED, "killed: this call ran longer than its wall-time limit"
-    if sup.get("timed_out") == "total":
+    if report.timed_out == "total":
         return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
-    if cg.get("oom_kills", 0) > 0:
+    if report.oom_kills > 0:
         return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
+    if report.memory_killed:
+        return Status.MEMORY_LIMIT_EXCEEDED, ("killed: memory limit exceeded (the kernel's count of the "
+                                              "process's resident memory passed the limit)")
     # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one; either counts only
     # when the CPU used reached the limit (a learner may send itself SIGXCPU), with a margin because
-    # the kernel samples CPU time per tick and rusage may read a little under the limit.
-    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu_s >= cpu_limit * 0.9:
+    # the kernel samples CPU time per tick and rusage (utime+stime, scaled) may read under the limit
+    # on a loaded machine (0.93 s measured for a 1 s limit); a self-sent SIGXCPU gains nothing either way.
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and report.cpu_seconds >= cpu_limit * 0.75:
         return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
     if sig is not None:
         try:
@@ -74,20 +79,18 @@ def process_death(reply: dict, cpu_limit: float) -> tuple[Status | None, str]:
         except ValueError:
             name = f"signal {sig}"
         return Status.RUNTIME_ERROR, f"the process was killed by {name}"
-    code = sup.get("exit_code")
+    code = report.exit_code
     if code not in (0, None):
         return Status.RUNTIME_ERROR, f"the process exited with code {code}"
     return None, ""
 
 
-def resources(reply: dict, killed_for: str | None) -> Resources:
-    sup = reply.get("supervisor", {})
-    cg = reply.get("cgroup") or {}
-    cpu_ns = cg.get("cpu_ns") or (sup.get("user_ns", 0) + sup.get("sys_ns", 0))
-    return Resources(wall_ms=sup.get("wall_ns", 0) / 1e6, cpu_ms=cpu_ns / 1e6,
-                     memory_peak_bytes=cg.get("memory_peak"), oom_kills=cg.get("oom_kills", 0),
-                     forks_refused=cg.get("pids_refused", 0), exit_code=sup.get("exit_code"),
-                     signal=sup.get("signal"), killed_for=killed_for)
+def resources(report: RunReport, killed_for: str | None) -> Resources:
+    cpu_ns = report.cpu_ns or (report.user_ns + report.sys_ns)
+    return Resources(wall_ms=report.wall_ns / 1e6, cpu_ms=cpu_ns / 1e6,
+                     memory_peak_bytes=report.memory_peak, oom_kills=report.oom_kills + int(report.memory_killed),
+                     forks_refused=report.pids_refused or 0, exit_code=report.exit_code,
+                     signal=report.signal, killed_for=killed_for)
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -104,6 +107,41 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept)
 
 
+def _returned_array(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> np.ndarray | None:
+    """A view of the array the call returned, when its header is consistent with the slot; else None."""
+    if header.outcome != "array" or header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None \
+            or any(n < 0 or n > case.slot_capacity for n in header.shape):
+        return None
+    dtype = np.dtype(header.dtype)
+    if int(np.prod(header.shape, dtype=object)) * dtype.itemsize != header.nbytes or header.nbytes > case.slot_capacity:
+        return None
+    return np.ndarray(tuple(header.shape), dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
+
+
+def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, result: CaseResult, changed: str,
+                  observed: dict | None, index: int) -> CaseResult:
+    """A case whose call must raise ``spec.raises``: that exception (or a subclass) passes, another one is a
+    runtime error, anything returned is a wrong answer (what it returned is kept for diagnosis)."""
+    spec = case.spec
+    got = _returned_array(case, header, results)
+    _observe(observed, index, header, got)
+    del got
+    why = f" ({spec.description})" if spec.visibility == "public" and spec.description else ""
+    if header.outcome == "raised":
+        if spec.raises in header.exception and not changed:
+            result.status = Status.ACCEPTED
+            return result
+        if spec.raises in header.exception:
+            result.message = f"raised {spec.raises} as it must" + changed
+            return result
+        result.status = Status.RUNTIME_ERROR
+        result.message = f"{header.message} (this call must raise {spec.raises}{why})" + changed
+        return result
+    returned = f"an array of shape {_shape(tuple(header.shape))}" if header.shape is not None else header.message
+    result.message = f"{spec.function} must raise {spec.raises} here{why}, but it returned {returned}" + changed
+    return result
+
+
 def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
                observed: dict | None = None, index: int = -1) -> CaseResult:
     """One case's result.  ``terms`` words locations in the exercise's terms; ``observed`` (if given)
@@ -118,6 +156,8 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     changed = ""
     if result.input_changed:
         changed = f"; it also modified its input {', '.join(result.input_changed)} (inputs must stay unchanged)"
+    if spec.raises is not None:
+        return _judge_raises(case, header, results, result, changed, observed, index)
     if header.outcome == "raised":
         result.status = Status.RUNTIME_ERROR
         result.message = header.message + changed
@@ -192,14 +232,29 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     return result
 
 
-def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
-                observed: dict | None = None, spans: dict | None = None) -> tuple[list[CaseResult], str | None]:
+_MEMORY_ERROR = re.compile(r"^[\w.]*MemoryError\b")  # numpy raises its subclass _ArrayMemoryError
+
+
+def _address_space_refusal(header: SlotHeader) -> bool:
+    """A call that raised MemoryError while RLIMIT_AS was the memory limit.
+
+    The slot is the learner's word, but it can only make its own verdict worse (a learner
+    who catches the MemoryError is still caught by the supervisor's resident-set watch), so it
+    is believed for naming the failure, never for passing a case."""
+    return header.outcome == "raised" and _MEMORY_ERROR.match(header.message) is not None
+
+
+def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap,
+                observed: dict | None = None, spans: dict | None = None,
+                rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
     """Per-case results in case order, and what the process was killed for (if it was).
 
     ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that
     did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused.
-    ``spans``, if given, receives case index -> the header's output offsets (None: no header)."""
-    death, death_message = process_death(reply, prepared.bundle.spec.limits.cpu_seconds)
+    ``spans``, if given, receives case index -> the header's output offsets (None: no header).
+    ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
+    refusing an allocation (see :func:`_address_space_refusal`)."""
+    death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
     out: list[CaseResult] = []
     ended = False
     view = memoryview(results)
@@ -228,7 +283,11 @@ def judge_cases(prepared: PreparedProblem, reply: dict, results: mmap.mmap,
             out.append(base)
             continue
         function = prepared.bundle.spec.function(spec.function)  # the loader checked it exists
-        out.append(judge_slot(case, header, results, Terms(function, case.expected.shape), observed,
-                              len(out)))
+        result = judge_slot(case, header, results, Terms(function, case.expected.shape), observed, len(out))
+        if rlimit_memory and _address_space_refusal(header):
+            result.status = Status.MEMORY_LIMIT_EXCEEDED
+            result.message = "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an allocation; " \
+                             + result.message
+        out.append(result)
     view.release()
     return out, (death_message or None)

@@ -108,11 +108,18 @@ class CaseResult(BaseModel):
 
 
 class Isolation(BaseModel):
-    mode: Literal["full", "none", "container"]
+    """How the run was isolated; what each mode guarantees is judge.sandbox.guarantees (README table)."""
+
+    mode: Literal["full", "rootless", "reduced", "container", "none"]
     namespaces: list[str] = Field(default_factory=list)
     cgroup: str | None = None
     seccomp: bool = False
     uid: int | None = None
+    limits_by: Literal["cgroup", "rlimits", "engine"] | None = Field(
+        None, description="what enforced memory, process count and CPU: a cgroup, rlimits + the supervisor, "
+                          "or the container engine")
+    not_enforced: list[str] = Field(default_factory=list,
+                                    description="protections this mode does not give (rows of the README table)")
     note: str = ""
 
 

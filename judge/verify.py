@@ -70,7 +70,7 @@ def default_submissions(bundle: Bundle) -> Path:
 
 def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandbox: bool = False,
                    backend: str = "process", image: str | None = None,
-                   echo: Callable[[str], None] = print) -> VerifyReport:
+                   echo: Callable[[str], None] = print, isolation: str | None = None) -> VerifyReport:
     bundle = load_problem(resolve(problem))
     report = VerifyReport()
     echo(f"{bundle.id}: bundle loads ({len(bundle.cases.cases)} cases, "
@@ -85,7 +85,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
         add(row)
     folder = Path(submissions) if submissions else default_submissions(bundle)
     slowest = 0.0
-    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image) as judge:
+    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
         verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)
         add(Row("reference graded as a submission", "accepted", verdict.status.value,
                 verdict.status is Status.ACCEPTED, verdict.message[:80]))

@@ -22,7 +22,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -56,6 +56,9 @@ class LoopbackPlatform:
         self.tokens: set[str] = set()
         self.next_launch: dict = {}
         self.launches: list[dict] = []
+        self.tool_url = ""  # set once the tool runs: the course page frames it
+        self.fail_scores = 0  # answer this many score posts with 503 (a gradebook that is down)
+        self.refused_scores = 0
         self._lock = threading.Lock()
         platform = self
 
@@ -73,6 +76,10 @@ class LoopbackPlatform:
                     jwk = json.loads(RSAAlgorithm.to_jwk(platform.key.public_key()))
                     jwk.update(kid=KID, alg="RS256", use="sig")
                     self._send(200, json.dumps({"keys": [jwk]}).encode())
+                elif url.path == "/course":
+                    self._send(200, platform.course_page().encode(), "text/html; charset=utf-8")
+                elif url.path == "/favicon.ico":
+                    self._send(204, b"", "image/x-icon")
                 elif url.path == "/auth":
                     params = {k: v[0] for k, v in parse_qs(url.query).items()}
                     self._send(200, platform.auth_page(params).encode(), "text/html; charset=utf-8")
@@ -119,6 +126,13 @@ class LoopbackPlatform:
         return {"iss": self.issuer, "login_hint": user, "target_link_uri": "", "lti_message_hint": "activity-1",
                 "client_id": CLIENT_ID, "lti_deployment_id": DEPLOYMENT}
 
+    def course_page(self, user: str = "learner-1") -> str:
+        """The LMS's activity page: the tool in an iframe, started by a third-party initiated login."""
+        query = urlencode(self.login_params(user))
+        return ('<!DOCTYPE html><html><head><title>Course</title><link rel="icon" href="data:,"></head><body>'
+                f'<h1>Transformers course</h1><iframe id="tool" title="exercise" width="1000" height="1400" '
+                f'src="{html.escape(self.tool_url)}/lti/login?{html.escape(query)}"></iframe></body></html>')
+
     # -- the launch -----------------------------------------------------------------------------------
     def claims(self, params: dict, overrides: dict) -> dict:
         now = int(time.time())
@@ -151,7 +165,7 @@ class LoopbackPlatform:
         token = jwt.encode(claims, key, algorithm="RS256", headers={"kid": KID})
         self.launches.append({"params": params, "claims": claims, "id_token": token})
         action = html.escape(params.get("redirect_uri", ""))
-        return (f'<!DOCTYPE html><html><head><title>Launching</title></head><body>'
+        return (f'<!DOCTYPE html><html><head><title>Launching</title><link rel="icon" href="data:,"></head><body>'
                 f'<form method="post" action="{action}">'
                 f'<input type="hidden" name="id_token" value="{html.escape(token)}">'
                 f'<input type="hidden" name="state" value="{html.escape(params.get("state", ""))}">'
@@ -183,6 +197,10 @@ class LoopbackPlatform:
         if headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
             return 415
         with self._lock:
+            if self.fail_scores > 0:
+                self.fail_scores -= 1
+                self.refused_scores += 1
+                return 503
             self.scores.append({"path": path, "score": json.loads(body), "id": str(uuid.uuid4())})
         return 200
 
@@ -197,3 +215,14 @@ def form_fields(page: str) -> tuple[str, dict[str, str]]:
     fields = {m.group(1): html.unescape(m.group(2))
               for m in re.finditer(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)}
     return action, fields
+
+
+def start_tool(work: Path, platform: LoopbackPlatform, **extra_env: str):  # noqa: ANN201 - a service_support.Server
+    """`judge serve` with this platform registered (JUDGE_LTI_CONFIG), on loopback."""
+    from tests.service_support import Server, service_env
+
+    env = service_env(JUDGE_LTI_CONFIG=str(platform.config_path), JUDGE_CALLBACK_BACKOFF_SECONDS="0.2",
+                      JUDGE_CALLBACK_POLL_SECONDS="0.1", **extra_env)
+    server = Server(work, f"sqlite:///{work}/judge.sqlite3", env, workers=2)
+    platform.tool_url = server.url
+    return server

@@ -1,9 +1,12 @@
-"""Every attack of the corpus, on both sandbox backends, against the real sandbox (no mocks).
+"""Every attack of the corpus, on every isolation mode this machine gives, against the real sandbox.
 
 For each attack file (every ``submissions/sinusoidal-pe/*/attack_*.py`` plus the older
-attack examples named in ``OLDER_ATTACKS``) and each backend, the test grades it with a
-judge whose own environment holds a canary secret, and checks that the harm did not
-happen:
+attack examples named in ``OLDER_ATTACKS``) and each mode (full, rootless, reduced,
+container; never none, where an attack's kill(-1) would reach the judge's own user), the
+test grades it with a judge whose own environment holds a canary secret.  What it expects
+comes from the guarantee table (judge.sandbox.guarantees, the README's table): each attack
+names the harm it tries (``# harm: <id>``), the table says which row stops it; where the
+mode enforces that row:
 
 - a verdict came back, with the status of the file's folder;
 - the judge is alive and still accepts ``accepted/vectorised.py`` afterwards;
@@ -14,6 +17,9 @@ happen:
   this judge's worker and only the zygote in the worker's cgroup; container backend, no
   container with this client's label and no uid-65534 process in its cgroup parent;
 - the canary appears nowhere in ``verdict.model_dump_json()``.
+
+Where the mode does not enforce the row (reduced: the file system), the verdict must say so
+(``isolation.not_enforced``) and the judge must survive; every other check above still holds.
 
 The container backend skips loudly when no Docker engine or image is available (start one
 with ``.ci/docker.sh build``); under CI=true that is a failure instead.  Two inputs that are
@@ -34,13 +40,14 @@ from pathlib import Path
 import pytest
 
 from helpers_sandbox import (CORRECT, NOBODY, REPO, SUBMISSIONS, cgroup_pids, leftover_learner_processes,
-                             nobody_processes, require_sandbox, worker_name)
-from conftest import require_docker
+                             nobody_processes, worker_name)
+from conftest import require_docker, unavailable
 
+pytestmark = pytest.mark.sandbox
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 LABEL = "numpy-judge.sandbox"
 PROBLEMS = REPO / "problems"
-BACKENDS = ["process", "container"]
+BACKENDS = ["full", "rootless", "reduced", "container"]  # isolation modes; none runs no attack
 
 # Attack examples that predate the attack_*.py naming.
 OLDER_ATTACKS = [
@@ -56,10 +63,22 @@ HOST_DIRS = ("/tmp", "/", "/var/tmp", "/dev/shm")
 NETWORK_PORT = 8080  # what runtime_error/network.py dials; the listener takes it when it is free
 
 
+def harm(path: Path) -> str:
+    """The harm an attack tries: its ``# harm: <id>`` line, or (older files) its name."""
+    for line in path.read_text().splitlines():
+        if line.startswith("# harm: "):
+            return line.split(":", 1)[1].strip()
+    return path.stem
+
+
+@pytest.mark.unit
 def test_corpus_is_complete():
+    from judge.sandbox.guarantees import HARM_ROWS
+
     assert len(list(SUBMISSIONS.glob("*/attack_*.py"))) >= 11
     for path in ATTACKS:
         assert path.is_file(), path
+        assert harm(path) in HARM_ROWS, f"{path.name}: harm {harm(path)!r} has no row in the guarantee table"
     for path in SUBMISSIONS.glob("*/attack_*.py"):
         text = path.read_text()
         assert text.startswith('"""'), f"{path.name}: starts with a docstring saying the harm it tries"
@@ -85,22 +104,43 @@ def canary():
         os.environ["JUDGE_CANARY"] = old
 
 
-@pytest.fixture(scope="module")
-def judges(canary):
-    """backend -> a Judge made lazily (so a missing engine skips only the container tests)."""
+def _require_mode(mode: str) -> None:
+    from judge.sandbox.ladder import check
+
+    if mode == "rootless" and os.geteuid() == 0:
+        pytest.skip("mode rootless is for normal users (root is exempt from RLIMIT_NPROC): "
+                    "the rootless CI tier runs these tests as one")
+
+    rung = check(mode)
+    if not rung.ok and "not readable by an unprivileged uid" in rung.why:
+        pytest.skip(f"mode {mode} cannot run on this host's Python ({rung.why}); "
+                    "tests/test_reduced_container.py runs it where it is meant to, in a default docker run")
+    if not rung.ok:
+        unavailable(f"ISOLATION MODE {mode} UNAVAILABLE, ITS ATTACK TESTS NOT RUN: {rung.why}")
+
+
+def make_judge(mode: str, workers: int = 1):
     from judge import Judge
 
+    if mode == "container":
+        _require_engine().close()
+        return Judge(workers=workers, backend="container", image=SANDBOX_IMAGE)
+    _require_mode(mode)
+    return Judge(workers=workers, isolation=mode)
+
+
+@pytest.fixture(scope="module")
+def judges(canary):
+    """mode -> a Judge made lazily (so a mode the machine lacks skips only its tests)."""
     made: dict = {}
     engines: list = []
 
     def get(backend: str):
+        backend = "full" if backend == "process" else backend
         if backend not in made:
-            if backend == "process":
-                require_sandbox()
-                made[backend] = Judge()
-            else:
+            if backend == "container":
                 engines.append(_require_engine())
-                made[backend] = Judge(backend="container", image=SANDBOX_IMAGE)
+            made[backend] = make_judge(backend)
             made[backend].warm_up()
         return made[backend]
 
@@ -186,9 +226,20 @@ def _workers(judge) -> list:
 
 def _process_leftovers(judge, verdict) -> None:
     assert all(z.alive() for z in _workers(judge)), "a zygote died"
-    name = worker_name(verdict)
-    assert leftover_learner_processes(name) == []
-    assert len(cgroup_pids(verdict)) == 1, cgroup_pids(verdict)  # only the zygote stays in the worker's group
+    if verdict.isolation.mode == "full":
+        name = worker_name(verdict)
+        assert leftover_learner_processes(name) == []
+        assert len(cgroup_pids(verdict)) == 1, cgroup_pids(verdict)  # only the zygote stays in the worker's group
+        return
+    from judge.sandbox.watch import process_tree
+
+    for zygote in _workers(judge):  # every process of a run descends from its zygote (a subreaper)
+        assert process_tree(zygote.pid) == [zygote.pid], process_tree(zygote.pid)
+    if verdict.isolation.mode == "reduced":
+        from helpers_sandbox import _proc_uid
+
+        mine = [p for p in os.listdir("/proc") if p.isdigit() and _proc_uid(p) == verdict.isolation.uid]
+        assert mine == [], mine
 
 
 def _container_leftovers(judge, engine) -> None:
@@ -218,20 +269,30 @@ def _source(path: Path, listener: _Listener) -> bytes:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", ATTACKS, ids=[f"{p.parent.name}/{p.name}" for p in ATTACKS])
 def test_attack_does_no_harm(path: Path, backend: str, judges, canary: str, listener: _Listener):
+    from judge.sandbox.guarantees import HARM_ROWS, TABLE, enforced
+
     judge = judges(backend)
     source = _source(path, listener)
     markers = MARKERS + (path.stem,) if path.stem.startswith("attack_") else MARKERS
     problems_before = _tree_digest(PROBLEMS)
     marked_before = _marked(markers)
     contacts_before = listener.contacts
+    row = HARM_ROWS[harm(path)]
 
     v = judge.grade(source)
 
-    assert v.status.value == path.parent.name, (v.status, v.message[:500])
-    assert v.isolation is not None and v.isolation.mode == ("full" if backend == "process" else "container")
-    assert v.isolation.uid == NOBODY
+    assert v.isolation is not None and v.isolation.mode == backend
+    if enforced(backend, row):
+        assert v.status.value == path.parent.name, (v.status, v.message[:500])
+    else:  # the table says this mode cannot stop the harm: the verdict must say so
+        assert row in v.isolation.not_enforced, (row, v.isolation)
+        assert not TABLE[backend][row].enforced
+    if backend == "reduced":
+        assert v.isolation.uid not in (None, 0, NOBODY), v.isolation  # a uid of its own
+    else:
+        assert v.isolation.uid == NOBODY
     assert canary not in v.model_dump_json(), "the judge's secret reached the verdict"
-    if backend == "process":
+    if backend != "container":
         _process_leftovers(judge, v)
     else:
         _container_leftovers(judge, judges.engine())
@@ -240,7 +301,7 @@ def test_attack_does_no_harm(path: Path, backend: str, judges, canary: str, list
     assert _marked(markers) - marked_before == set(), "the attack created a file on the host"
     time.sleep(0.05)  # let the listener's thread notice a late connection
     assert listener.contacts == contacts_before, "a connection reached the host's listener"
-    if backend == "process":
+    if backend != "container":
         _process_leftovers(judge, v)
 
 
@@ -346,18 +407,13 @@ def test_a_sandbox_cannot_signal_another_sandbox(backend: str, canary: str):
     from judge import Judge
     from judge.verdict import Status
 
-    if backend == "process":
-        require_sandbox()
-        judge = Judge(workers=2)
-    else:
-        _require_engine().close()
-        judge = Judge(workers=2, backend="container", image=SANDBOX_IMAGE)
+    judge = make_judge(backend, workers=2)
     with judge:
         judge.warm_up()
         got: dict = {}
         victim = threading.Thread(target=lambda: got.setdefault("victim", judge.grade(_VICTIM)))
         victim.start()
-        time.sleep(0.3 if backend == "process" else 1.0)
+        time.sleep(1.0 if backend == "container" else 0.3)
         killer = judge.grade(_KILLER)
         victim.join(60)
         assert killer.status is Status.WRONG_ANSWER, (killer.status, killer.message)

@@ -197,12 +197,23 @@ def test_image_grades_the_examples(engine, example: str, code: int):
 def test_image_doctor_all_ok_with_documented_flags(engine):
     r = _docker("run", "--rm", *IMAGE_FLAGS, JUDGE_IMAGE, "doctor")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "NO " not in r.stdout and "isolation: full" in r.stdout
+    capabilities = r.stdout.split("\nisolation ladder")[0]
+    assert "NO " not in capabilities and "\nisolation: full" in r.stdout, r.stdout
 
 
-def test_image_without_flags_refuses_to_run_learner_code(engine):
-    r = _docker("run", "--rm", JUDGE_IMAGE, "grade", "/opt/judge/submissions/sinusoidal-pe/accepted/vectorised.py")
-    assert r.returncode == 2 and "cannot isolate" in r.stderr
+def test_image_without_flags_uses_reduced_mode_and_min_isolation_refuses_it(engine):
+    """A default `docker run` (root, Docker's capabilities and seccomp profile): mode reduced,
+    unless JUDGE_MIN_ISOLATION asks for more, which is then a clear refusal (exit 2)."""
+    r = _docker("run", "--rm", JUDGE_IMAGE, "grade", "--format", "json",
+                "/opt/judge/submissions/sinusoidal-pe/accepted/vectorised.py")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    import json
+
+    assert json.loads(r.stdout)["isolation"]["mode"] == "reduced"
+    r = _docker("run", "--rm", "-e", "JUDGE_MIN_ISOLATION=full", JUDGE_IMAGE, "grade",
+                "/opt/judge/submissions/sinusoidal-pe/accepted/vectorised.py")
+    assert r.returncode == 2 and "weaker than JUDGE_MIN_ISOLATION=full" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_problems_are_outside_what_the_sandbox_binds(engine):

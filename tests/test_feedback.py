@@ -103,7 +103,8 @@ def test_time_feedback_says_which_call_ran_out_and_that_the_rest_was_right(judge
     verdict = verdict_of(judge, "time_limit_exceeded", "rw_correct_slow_loop.py")
     assert verdict.status.value == "time_limit_exceeded"
     t = verdict.time_feedback
-    assert t is not None and t.case == "table-largest" and t.size == "8192 positions x 1024 columns"
+    sizes = {"table-medium": "2048 positions x 512 columns", "table-largest": "8192 positions x 1024 columns"}
+    assert t is not None and t.case in sizes and t.size == sizes[t.case]  # which one depends on the machine
     assert t.all_finished_correct and t.finished and all(f.correct for f in t.finished)
     assert "correct so far" in t.message and "vectorise" in t.message
     assert "correct so far" in render_text(verdict)

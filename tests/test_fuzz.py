@@ -133,15 +133,20 @@ slots = st.one_of(
     st.tuples(st.binary(min_size=8, max_size=8), st.integers(0, 2**32 - 1), st.binary(max_size=40))
     .map(lambda t: _PREFIX.pack(t[0], t[1]) + t[2]),
 )
-replies = st.fixed_dictionaries({
-    "supervisor": st.fixed_dictionaries({}, optional={
-        "exit_code": st.one_of(st.none(), st.integers(-1, 255)),
-        "signal": st.one_of(st.none(), st.integers(0, 70)),
-        "timed_out": st.sampled_from([None, "case", "total"]),
-        "user_ns": st.integers(0, 10**11), "sys_ns": st.integers(0, 10**11), "wall_ns": st.integers(0, 10**11)}),
-}, optional={"cgroup": st.fixed_dictionaries({}, optional={
-    "oom_kills": st.integers(0, 3), "pids_refused": st.integers(0, 3), "cpu_ns": st.integers(0, 10**11),
-    "memory_peak": st.one_of(st.none(), st.integers(0, 2**40))})})
+def _report(fields: dict):
+    from judge.sandbox.contract import RunReport
+
+    return RunReport(**fields)
+
+
+replies = st.fixed_dictionaries({}, optional={
+    "exit_code": st.one_of(st.none(), st.integers(-1, 255)),
+    "signal": st.one_of(st.none(), st.integers(0, 70)),
+    "timed_out": st.sampled_from([None, "case", "total"]),
+    "user_ns": st.integers(0, 10**11), "sys_ns": st.integers(0, 10**11), "wall_ns": st.integers(0, 10**11),
+    "oom_kills": st.integers(0, 3), "pids_refused": st.one_of(st.none(), st.integers(0, 3)),
+    "cpu_ns": st.one_of(st.none(), st.integers(0, 10**11)), "memory_killed": st.booleans(),
+    "memory_peak": st.one_of(st.none(), st.integers(0, 2**40))}).map(_report)
 
 
 @FUZZ
@@ -162,7 +167,7 @@ def test_forged_zero_size_shapes_are_handled(prepared, results, shape):
         results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)
     case = prepared.cases[0]
     results[case.slot_offset:case.slot_offset + 12 + len(header)] = _PREFIX.pack(b"JDGSLOT1", len(header)) + header
-    cases, _ = judge_cases(prepared, {"supervisor": {"exit_code": 0}}, results, {})
+    cases, _ = judge_cases(prepared, _report({"exit_code": 0}), results, {})
     assert cases[0].status is Status.WRONG_ANSWER
 
 
@@ -182,6 +187,6 @@ def _decode(prepared, results, data, reply):
         start = case.slot_offset + wire.SLOT_HEADER_SIZE
         results[start:start + len(payload)] = payload
     observed: dict = {}
-    cases, killed_for = judge_cases(prepared, reply, results, observed)
+    cases, killed_for = judge_cases(prepared, reply, results, observed, rlimit_memory=data.draw(st.booleans()))
     assert len(cases) == len(prepared.cases)
     assert killed_for is None or isinstance(killed_for, str)

@@ -12,8 +12,8 @@ import pytest
 
 from judge.service.lti.config import load_tool_config
 from judge.service.settings import SettingsError
-from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, new_key
-from tests.service_support import SOURCES, Server, require_sandbox, service_env, wait_for
+from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, new_key, start_tool
+from tests.service_support import SOURCES, Server, require_sandbox, wait_for
 
 pytestmark = pytest.mark.service
 API_TOKEN = "platform-api-token-0123456789"
@@ -29,11 +29,8 @@ def platform(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, platform):
     require_sandbox()
-    work = tmp_path_factory.mktemp("lti")
-    env = service_env(JUDGE_API_TOKENS=f"alpha:{API_TOKEN}", JUDGE_LTI_CONFIG=str(platform.config_path),
-                      JUDGE_LEARN_CODES="ml101:open-sesame", JUDGE_LEARNER_RATE_LIMIT="0.01:4",
-                      JUDGE_CALLBACK_BACKOFF_SECONDS="0.2", JUDGE_CALLBACK_POLL_SECONDS="0.1")
-    srv = Server(work, f"sqlite:///{work}/judge.sqlite3", env, workers=2)
+    srv = start_tool(tmp_path_factory.mktemp("lti"), platform, JUDGE_API_TOKENS=f"alpha:{API_TOKEN}",
+                     JUDGE_LEARN_CODES="ml101:open-sesame", JUDGE_LEARNER_RATE_LIMIT="0.01:4")
     yield srv
     srv.stop()
 
@@ -114,6 +111,16 @@ def test_launch_page_submit_verdict_and_score_posted(platform, server):
     assert "score" in platform.token_requests[0]["scope"]
 
 
+def test_a_gradebook_that_is_down_gets_the_score_later(platform, server):
+    browser, csrf = launch(platform, server, "patient")
+    platform.fail_scores = 3
+    verdict = submit_and_wait(browser, csrf, SOURCES["compile_error"])
+    assert verdict["verdict"]["status"] == "compile_error", "the learner's verdict does not wait for the gradebook"
+    final = wait_for(lambda: [s for s in scores_for(platform, "patient") if s["gradingProgress"] == "FullyGraded"],
+                     30, what="the retried score")
+    assert final[0]["scoreGiven"] == 0.0 and platform.refused_scores == 3
+
+
 def test_jwks_serves_the_tool_key(server, platform):
     keys = httpx.get(server.url + "/lti/jwks").json()["keys"]
     assert len(keys) == 1 and keys[0]["kty"] == "RSA" and keys[0]["alg"] == "RS256" and "d" not in keys[0]
@@ -135,7 +142,7 @@ def test_a_launch_failing_one_check_gets_a_plain_error_page(platform, server, ov
     assert answer.headers["content-type"].startswith("text/html")
     assert why in answer.text.lower() and "Traceback" not in answer.text
     assert not any(name.startswith("judge-lti-") for name in browser.cookies), "no session for a refused launch"
-    assert f"/lti/launch refused" in server.output()
+    assert "/lti/launch refused" in server.output()
 
 
 def test_a_replayed_launch_is_refused(platform, server):
@@ -186,7 +193,7 @@ def test_hidden_cases_print_nothing_to_the_learner(platform, server):
     assert public and "ARGS 3 4 10000.0" in printed  # a public example's arguments
     assert "ARGS 50 33" not in printed and "ARGS 8192 1024" not in printed, printed
     hidden = [c for c in verdict["cases"] if c["visibility"] == "hidden"]
-    assert hidden and all(c["output"] is None for c in hidden)
+    assert hidden and all(c["output"] is None and c["facts"] is None and "expected_shape" not in c for c in hidden)
 
 
 def test_submissions_are_rate_limited_per_learner(platform, server):
@@ -233,3 +240,24 @@ def test_platform_file_mistakes_are_named(tmp_path, change, message):
             load_tool_config(str(lms.config_path))
     finally:
         lms.stop()
+
+
+@pytest.mark.unit
+def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
+    from judge.service.lti.learner_view import learner_verdict
+
+    out = {"stderr": "", "truncated": False}
+    verdict = {"status": "runtime_error", "score": 0.5, "message": "first failing case hid (hidden): ValueError: 50 33",
+               "load_output": {"stdout": "L\n", **out},
+               "stdout": {"text": "L\nP\nARGS 50 33\n", "bytes": 16}, "stderr": {"text": "", "bytes": 0},
+               "cases": [
+                   {"id": "pub", "function": "f", "visibility": "public", "status": "accepted",
+                    "output": {"stdout": "P\n", **out}},
+                   {"id": "hid", "function": "f", "visibility": "hidden", "status": "runtime_error",
+                    "message": "ValueError: got 50 33", "expected_shape": [50, 33], "got_shape": [50, 33],
+                    "output": {"stdout": "ARGS 50 33\n", **out}, "facts": None}]}
+    view = learner_verdict(verdict)
+    assert "50" not in json.dumps(view), view
+    assert view["stdout"]["text"] == "L\nP\n"
+    assert view["cases"][1]["message"] == "raised ValueError"
+    assert view["message"] == "first failing case hid (hidden): raised ValueError"

@@ -97,8 +97,13 @@ def _diagnose(ctx: Context):
     if not ctx.failing:
         return [], [], None
     candidates = generic_candidates(ctx) + bank_candidates(ctx)
-    recovery, combined = recover(ctx)
-    candidates += combined
+    # The formula fit finds combinations and mistakes outside the bank; when one name already explains
+    # everything it would only repeat it, at a cost.
+    if not any(c.explains for c in candidates):
+        recovery, combined = recover(ctx)
+        candidates += combined
+    else:
+        recovery = None
     return rank(ctx, candidates), property_checks(ctx), recovery
 
 

@@ -54,8 +54,10 @@ class Context:
             and c.got_dtype != produced
 
     def assessable(self) -> list[int]:
-        """Failing cases whose output was kept and has the expected shape."""
-        return [i for i in self.failing if (g := self.got(i)) is not None and g.shape == self.expected(i).shape]
+        """Failing cases whose output was kept and has the expected shape (or that returned where the case
+        must raise: a mistake that returns the same explains them)."""
+        return [i for i in self.failing if (g := self.got(i)) is not None
+                and (g.shape == self.expected(i).shape or self.prepared.cases[i].spec.raises is not None)]
 
 
 def close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:

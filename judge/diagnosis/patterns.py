@@ -77,7 +77,8 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
             pos = k - len(f.axes)
             for p in f.params:
                 vals = [prepared.inputs.cases[i].values.get(p) for i in idx]
-                if idx and all(isinstance(v, int) and v == prepared.cases[i].expected.shape[pos]
+                if idx and all(isinstance(v, int) and len(prepared.cases[i].expected.shape) >= -pos
+                               and v == prepared.cases[i].expected.shape[pos]
                                for v, i in zip(vals, idx)):
                     axis_alias.setdefault(axis.name, p)
     for i, case in enumerate(bundle.cases.cases):
@@ -120,7 +121,10 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
             label = f"{alias}" if alias else f"the number of {axis.name}s"
             add(("parity", axis.name, n % 2), f"{label} is {'odd' if n % 2 else 'even'}", 2, True, i)
             add(("one", axis.name, n == 1), f"{label} is {'1' if n == 1 else 'more than 1'}", 4, True, i)
-    atoms = [Atom(texts[k][0], m, texts[k][1], texts[k][2]) for k, m in props.items()]
+    # A particular value is named only if a public case has it: hidden cases' arguments stay unsaid.
+    public = sum(1 << i for i, c in enumerate(bundle.cases.cases) if c.visibility == "public")
+    atoms = [Atom(texts[k][0], m, texts[k][1], texts[k][2]) for k, m in props.items()
+             if texts[k][2] or m & public]
     atoms.sort(key=lambda a: a.rank)
     _atoms_cache[key] = atoms
     return atoms

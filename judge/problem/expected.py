@@ -26,8 +26,23 @@ def load_reference(bundle: Bundle) -> ModuleType:
     return module
 
 
+def raises_expected(exc: BaseException, name: str) -> bool:
+    """The exception is ``name`` or a subclass of it (matched by class name along its MRO)."""
+    return any(k.__name__ == name for k in type(exc).__mro__)
+
+
 def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: int) -> np.ndarray:
     case = bundle.cases.cases[index]
+    if case.raises is not None:  # the expected "output" is the exception; an empty array stands for it
+        try:
+            out = getattr(reference, case.function)(**inputs.cases[index].values)
+        except Exception as exc:  # noqa: BLE001
+            if raises_expected(exc, case.raises):
+                return np.zeros((0,), dtype=np.float64)
+            raise BundleError(str(bundle.reference_path), None, f"case {case.id} must raise {case.raises}, but the "
+                                                                f"reference raised {type(exc).__name__}: {exc}") from None
+        raise BundleError(str(bundle.reference_path), None,
+                          f"case {case.id} must raise {case.raises}, but the reference returned {type(out).__name__}")
     try:
         out = getattr(reference, case.function)(**inputs.cases[index].values)
     except Exception as exc:  # noqa: BLE001

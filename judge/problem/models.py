@@ -149,6 +149,9 @@ class CaseSpec(_Strict):
     weight: float = Field(default=1.0, gt=0)
     tags: list[str] = Field(default_factory=list, description="the author's words for what the case exercises; "
                                                                "failure patterns may name them")
+    raises: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                               description="the call must raise this exception (or a subclass), e.g. ValueError: "
+                                           "returning anything is a wrong answer, another exception a runtime error")
 
 
 class CasesFile(_Strict):

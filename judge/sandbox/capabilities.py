@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from judge.errors import SandboxUnavailable
 
 
 @dataclass(frozen=True)
@@ -40,9 +39,9 @@ def _probe_in_child(action) -> tuple[bool, str]:
 
 def _unshare_all() -> None:
     from judge.sandbox import linux
-    from judge.sandbox.supervisor import NAMESPACES
+    from judge.sandbox.supervisor import NAMESPACE_FLAGS
 
-    linux.unshare(NAMESPACES)
+    linux.unshare(NAMESPACE_FLAGS)
 
 
 def _new_root() -> None:
@@ -60,9 +59,9 @@ def _new_root() -> None:
 
 
 def _uid_drop() -> None:
-    os.setgroups([])
-    os.setresgid(65534, 65534, 65534)
-    os.setresuid(65534, 65534, 65534)
+    from judge.sandbox.isolation import drop_privileges
+
+    drop_privileges()
 
 
 def _seccomp() -> None:
@@ -94,20 +93,7 @@ def probe() -> list[Capability]:
 
 
 def choose_isolation(unsafe_no_sandbox: bool) -> tuple[str, str]:
-    """("full", "") when the machine can isolate; ("none", why) only when allowed; else raise."""
-    from judge.sandbox.cgroups import detect
+    """The mode the judge uses by default here, and a note (see :func:`judge.sandbox.ladder.choose`)."""
+    from judge.sandbox.ladder import choose
 
-    reasons = []
-    if os.geteuid() != 0:
-        reasons.append("not running as root (namespaces, cgroups and the uid drop need it)")
-    else:
-        support = detect()
-        if support.version is None or not support.writable:
-            reasons.append(f"cgroups unusable: {support.reason}")
-    if not reasons:
-        return "full", ""
-    why = "; ".join(reasons)
-    if unsafe_no_sandbox:
-        return "none", f"UNSAFE: learner code ran without isolation ({why})"
-    raise SandboxUnavailable(f"this machine cannot isolate learner code: {why}. "
-                             "Run as root on Linux, or pass --unsafe-no-sandbox for trusted code only.")
+    return choose(None, unsafe_no_sandbox)

@@ -1,4 +1,7 @@
-"""The judge's side of a zygote: start it clean, hand it runs, stop it.
+"""The process backend: the judge's side of a zygote (start it clean, hand it runs, stop it).
+
+:class:`ZygoteClient` implements :class:`judge.sandbox.contract.SandboxBackend`
+for the modes full, rootless, reduced and none.
 
 The zygote is a fresh interpreter started with ``-E -s`` and an environment
 reduced to a few harmless variables, so no secret of the judge's process (API
@@ -15,7 +18,11 @@ import sys
 import threading
 from pathlib import Path
 
+from judge.result_buffer import ResultBuffer, buffer_for
+from judge.sandbox import guarantees
+from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, RunReport, RunRequest
 from judge.sandbox.zygote import recv_message, send_message
+from judge.verdict import Isolation
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # Variables a numerical child may legitimately need; everything else is dropped.
@@ -26,22 +33,24 @@ _BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
          "from judge.sandbox.zygote import main; main()")
 
 
-class ZygoteError(RuntimeError):
+class ZygoteError(BackendError):
     """The zygote could not start or stopped answering."""
 
 
 class ZygoteClient:
-    """One warm zygote; ``run`` is serialised (a zygote runs one child at a time)."""
+    """One warm zygote of one isolation mode; ``run`` is serialised (a zygote runs one child at a time)."""
 
-    def __init__(self, isolation: str, name: str) -> None:
-        self.isolation = isolation
+    def __init__(self, mode: str, name: str, note: str = "") -> None:
+        self.mode = mode
+        self.note = note
         self.name = name
+        self.result_buffer: ResultBuffer | None = None
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = dict(_BASE_ENV)
         env.update({k: os.environ[k] for k in _PASS_THROUGH if k in os.environ})
         self._lock = threading.Lock()
         self._proc = subprocess.Popen(
-            [sys.executable, "-E", "-s", "-c", _BOOT, _PACKAGE_ROOT, isolation, name, str(child.fileno())],
+            [sys.executable, "-E", "-s", "-c", _BOOT, _PACKAGE_ROOT, mode, name, str(child.fileno())],
             env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),), close_fds=True,
         )
@@ -64,25 +73,46 @@ class ZygoteClient:
         return self._wait_ready()
 
     @property
+    def isolation(self) -> Isolation:
+        info = self.info
+        notes = [n for n in [self.note, *info.get("notes", [])] if n]
+        fields = {"mode": self.mode, "seccomp": self.mode != "none", "limits_by": info.get("limits_by"),
+                  "not_enforced": guarantees.not_enforced(self.mode), "note": "; ".join(notes)}
+        if self.mode in ("full", "rootless"):
+            fields.update(namespaces=list(NAMESPACES), uid=SANDBOX_UID, cgroup=info.get("cgroup"))
+        elif self.mode == "reduced":
+            fields.update(uid=info.get("uid"))
+        return Isolation(**fields)
+
+    def result_buffer_for(self, size: int) -> ResultBuffer:
+        return buffer_for(self, size)
+
+    @property
     def pid(self) -> int:
         return self._proc.pid
 
-    def run(self, request: dict, fds: list[int]) -> dict:
+    def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
+        if self.result_buffer is None or self.result_buffer.size < request.result_size:
+            raise ZygoteError("run() before result_buffer_for(size)")
+        fds = [self.result_buffer.fd] + ([inputs_fd] if inputs_fd is not None else [])
         with self._lock:
             self._wait_ready()
             try:
-                send_message(self._sock, request, fds)
+                send_message(self._sock, request.to_wire(), fds)
                 reply, _ = recv_message(self._sock)
             except OSError as exc:
                 raise ZygoteError(f"lost the sandbox process: {exc}") from exc
         if reply is None:
             raise ZygoteError("the sandbox process stopped answering")
-        return reply
+        return RunReport.from_wire(reply)
 
     def alive(self) -> bool:
         return self._proc.poll() is None
 
     def close(self) -> None:
+        if self.result_buffer is not None:
+            self.result_buffer.close()
+            self.result_buffer = None
         try:
             self._sock.close()
         finally:
@@ -91,7 +121,7 @@ class ZygoteClient:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-            if self.isolation == "full":
+            if self.mode == "full":
                 from judge.sandbox.cgroups import remove_worker_cgroup
 
                 remove_worker_cgroup(self.name)

@@ -1,9 +1,9 @@
 """The container backend: one short-lived container per submission, through the Docker engine.
 
 :class:`ContainerClient` has :class:`judge.sandbox.client.ZygoteClient`'s
-interface (``run(request, fds) -> reply``, ``info``, ``alive()``, ``close()``)
-and builds the same reply dict, so :mod:`judge.outcome` turns it into statuses
-unchanged.  Per run it makes a private directory on the host's tmpfs holding
+implements :class:`judge.sandbox.contract.SandboxBackend` like the process
+backend, and returns the same :class:`~judge.sandbox.contract.RunReport`, so
+:mod:`judge.outcome` turns it into statuses unchanged.  Per run it makes a private directory on the host's tmpfs holding
 the request, a copy of the sealed inputs, a pre-sized results file, a progress
 page and two output files, bind-mounts them one by one into a container of the
 sandbox image (see the Dockerfile's ``sandbox`` target), and runs
@@ -19,7 +19,9 @@ deny-list on it.
 Statuses come from the engine's records and the judge's own clock: the exit
 code from ``wait`` (128+N read as signal N), ``State.OOMKilled``, and wall
 limits the judge enforces by killing the container, per case from the
-progress page and in total.  CPU time and memory peak come from the cgroup the
+progress page and in total (the same :class:`~judge.sandbox.watch.Watchdog`
+as the process backend's supervisor).  Inside, the container runs the same
+sandbox init (:func:`judge.sandbox.supervisor.sandbox_init`).  CPU time and memory peak come from the cgroup the
 engine puts the container in: each client gives its containers their own
 parent group, whose counters outlive the container.
 """
@@ -38,15 +40,19 @@ import time
 import uuid
 from pathlib import Path
 
+from judge.result_buffer import ResultBuffer, buffer_for
+from judge.sandbox import guarantees
 from judge.sandbox.client import ZygoteError
 from judge.sandbox.container_entry import REPORT_MARKER
-from judge.sandbox.progress import PHASE_RUNNING, PHASE_SETUP
+from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, Capture, RunReport, RunRequest
+from judge.sandbox.progress import PHASE_SETUP
+from judge.sandbox.watch import POLL_SECONDS, Watchdog
 from judge.sandbox.zygote import read_capture
+from judge.verdict import Isolation
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
 LABEL = "numpy-judge.sandbox"
-SANDBOX_UID = 65534
 ENTRY = ["python3", "-I", "-m", "judge.sandbox.container_entry"]
 ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
        "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "HOME": "/tmp"}
@@ -54,21 +60,18 @@ ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "
 BASELINE_BYTES = 96 << 20
 TMP_BYTES = 16 << 20
 START_GRACE_S = 20.0  # container start-up and imports, before the learner's clock starts
-SETUP_FAILED_EXIT = 121
-NAMESPACES = ["pid", "mount", "network", "ipc", "uts"]
 _LAYOUT = struct.Struct("<qqq")
-_POLL_S = 0.02
 
 
 def default_image() -> str:
     return os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
 
 
-def _capture(path: Path) -> dict:
+def _capture(path: Path) -> Capture:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
-        return {"text": "", "bytes": 0}
+        return Capture()
     try:
         return read_capture(fd)
     finally:
@@ -164,6 +167,7 @@ class ContainerClient:
         self._runs = 0
         self._inputs: dict[str, str] = {}
         self._inputs_dir: str | None = None
+        self.result_buffer: ResultBuffer | None = None
         self.run_root = run_root or os.environ.get("JUDGE_CONTAINER_RUN_ROOT") or \
             ("/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir())
         try:
@@ -182,23 +186,25 @@ class ContainerClient:
         if engine_info.get("CgroupDriver") == "cgroupfs":
             self._cgroup_parent = f"/{self.name}"
             self._cgroup = _CgroupCounters(self._cgroup_parent, str(engine_info.get("CgroupVersion", "1")))
+        self.isolation = Isolation(
+            mode="container", namespaces=list(NAMESPACES), cgroup=None, seccomp=True, uid=SANDBOX_UID,
+            limits_by="engine", not_enforced=guarantees.not_enforced("container"),
+            note=(f"one container per submission, image {self.image} ({image_obj.short_id}), "
+                  f"Docker {engine.get('Version', '?')}: network none, read-only root, all capabilities "
+                  "dropped, no-new-privileges, memory and pids limits, the engine's seccomp profile "
+                  "plus the judge's deny-list"))
         self.info: dict = {
-            "isolation": {
-                "mode": "container", "namespaces": NAMESPACES, "cgroup": None, "seccomp": True,
-                "uid": SANDBOX_UID,
-                "note": (f"one container per submission, image {self.image} ({image_obj.short_id}), "
-                         f"Docker {engine.get('Version', '?')}: network none, read-only root, all capabilities "
-                         "dropped, no-new-privileges, memory and pids limits, the engine's seccomp profile "
-                         "plus the judge's deny-list"),
-            },
             "image": self.image,
             "image_id": image_obj.id,
             "engine": engine.get("Version"),
             "cgroup_parent": self._cgroup_parent if self._cgroup else None,
         }
 
+    def result_buffer_for(self, size: int) -> ResultBuffer:
+        return buffer_for(self, size)
+
     # -- one run ------------------------------------------------------------
-    def _prepare_dir(self, request: dict, fds: list[int]) -> Path:
+    def _prepare_dir(self, request: RunRequest) -> Path:
         run_dir = Path(tempfile.mkdtemp(prefix=f"{self.name}-", dir=self.run_root))
         os.chmod(run_dir, 0o711)
 
@@ -213,20 +219,20 @@ class ContainerClient:
             finally:
                 os.close(fd)
 
-        make("request.json", json.dumps(request).encode())
-        make("results", size=request["result_size"], mode=0o666)
+        make("request.json", json.dumps(request.to_wire()).encode())
+        make("results", size=request.result_size, mode=0o666)
         make("progress", size=mmap.PAGESIZE, mode=0o666)
         make("stdout", mode=0o666)
         make("stderr", mode=0o666)
         return run_dir
 
-    def _inputs_file(self, request: dict, fds: list[int]) -> str:
+    def _inputs_file(self, request: RunRequest, inputs_fd: int | None) -> str:
         """A host copy of the sealed input memfd, made once per input file and shared by its runs."""
-        size = request.get("input_size") or 0
-        if len(fds) < 2 or not size:
+        size = request.input_size or 0
+        if inputs_fd is None or not size:
             key = "empty"
         else:
-            st = os.fstat(fds[1])
+            st = os.fstat(inputs_fd)
             key = f"{st.st_dev}-{st.st_ino}-{size}"
         path = self._inputs.get(key)
         if path is not None and os.path.exists(path):
@@ -239,7 +245,7 @@ class ContainerClient:
         try:
             offset = 0
             while key != "empty" and offset < size:
-                chunk = os.pread(fds[1], min(size - offset, 1 << 20), offset)
+                chunk = os.pread(inputs_fd, min(size - offset, 1 << 20), offset)
                 if not chunk:
                     break
                 os.write(fd, chunk)
@@ -251,11 +257,11 @@ class ContainerClient:
         self._inputs[key] = path
         return path
 
-    def _create(self, request: dict, run_dir: Path, inputs: str):
+    def _create(self, request: RunRequest, run_dir: Path, inputs: str):
         from docker.types import LogConfig, Mount
 
-        limits = request["limits"]
-        memory = BASELINE_BYTES + limits["memory_bytes"] + request["result_size"] + request.get("input_size", 0)
+        limits = request.limits
+        memory = BASELINE_BYTES + limits.memory_bytes + request.result_size + request.input_size
         mounts = [Mount(f"/judge/{name}", str(run_dir / name), type="bind", read_only=name == "request.json")
                   for name in ("request.json", "results", "progress", "stdout", "stderr")]
         mounts.append(Mount("/judge/inputs", inputs, type="bind", read_only=True))
@@ -265,17 +271,15 @@ class ContainerClient:
         return self._docker.containers.create(
             self.image, ENTRY, entrypoint=[], user=f"{SANDBOX_UID}:{SANDBOX_UID}", environment=ENV,
             working_dir="/tmp", hostname="sandbox", network_mode="none", ipc_mode="none",
-            mem_limit=memory, memswap_limit=memory, pids_limit=int(limits["max_processes"]) + 1,  # + the sandbox's init
+            mem_limit=memory, memswap_limit=memory, pids_limit=int(limits.max_processes) + 1,  # + the sandbox's init
             read_only=True, tmpfs={"/tmp": f"size={TMP_BYTES},mode=1777,nosuid,nodev"},
             cap_drop=["ALL"], security_opt=["no-new-privileges"], mounts=mounts,
             labels={LABEL: self.name}, stdin_open=False, tty=False, detach=True,
             log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
             **kwargs)
 
-    def _supervise(self, container, request: dict, progress: _ProgressFile, sup: dict) -> int | None:
+    def _supervise(self, container, request: RunRequest, progress: _ProgressFile, report: RunReport) -> int | None:
         """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
-        limits = request["limits"]
-        case_limits = {c["case"]: c["wall_seconds"] for c in request["calls"]}
         done = threading.Event()
         outcome: dict = {}
 
@@ -291,48 +295,43 @@ class ContainerClient:
         waiter.start()
         started = time.monotonic_ns()
         start_deadline = started + int(START_GRACE_S * 1e9)
-        learner_start = None
-        while not done.wait(_POLL_S):
+        watchdog = None  # started when the learner's phase begins: container start-up is not its time
+        while not done.wait(POLL_SECONDS):
             now = time.monotonic_ns()
-            case, case_start, phase = progress.read()
-            if learner_start is None and phase != PHASE_SETUP:
-                learner_start = now
-            if learner_start is None:
+            position = progress.read()
+            if watchdog is None and position[2] != PHASE_SETUP:
+                watchdog = Watchdog(request, now)
+            if watchdog is None:
                 if now >= start_deadline:
-                    sup["setup_error"] = f"the container did not start within {START_GRACE_S:g} s"
-            elif now - learner_start >= limits["wall_seconds"] * 1e9:
-                sup["timed_out"] = "total"
-            elif phase == PHASE_RUNNING and case in case_limits and now - case_start > case_limits[case] * 1e9:
-                sup["timed_out"] = "case"
-            if sup["timed_out"] or sup["setup_error"]:
+                    report.setup_error = f"the container did not start within {START_GRACE_S:g} s"
+            else:
+                report.timed_out = watchdog.expired(now, position)
+            if report.timed_out or report.setup_error:
                 try:
                     container.kill()
                 except Exception:  # noqa: BLE001 - it may have ended meanwhile
                     pass
                 done.wait(30)
                 break
-        end = time.monotonic_ns()
-        sup["wall_ns"] = end - (learner_start or started)
+        report.wall_ns = time.monotonic_ns() - (watchdog.start_ns if watchdog else started)
         waiter.join(30)
         if "status" not in outcome:
             raise ZygoteError(f"lost the container: {outcome.get('error', 'no exit status')}")
         return outcome["status"].get("StatusCode")
 
-    def run(self, request: dict, fds: list[int]) -> dict:
+    def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
         if self._closed:
             raise ZygoteError("the container client is closed")
         with self._lock:
-            return self._run(request, fds)
+            return self._run(request, inputs_fd)
 
-    def _run(self, request: dict, fds: list[int]) -> dict:
+    def _run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
         import docker
 
         self._runs += 1
-        run_dir = self._prepare_dir(request, fds)
+        run_dir = self._prepare_dir(request)
         container = None
-        sup = {"exit_code": None, "signal": None, "wall_ns": 0, "user_ns": 0, "sys_ns": 0, "maxrss_kib": 0,
-               "timed_out": None, "last_case": -1, "setup_error": None}
-        reply: dict = {"supervisor": sup}
+        report = RunReport()
         started = time.monotonic_ns()
         try:
             cg = self._cgroup
@@ -342,13 +341,13 @@ class ContainerClient:
             if cg:
                 cg.reset_peak()
             try:
-                container = self._create(request, run_dir, self._inputs_file(request, fds))
+                container = self._create(request, run_dir, self._inputs_file(request, inputs_fd))
                 container.start()
             except docker.errors.DockerException as exc:
                 raise ZygoteError(f"could not start the sandbox container: {exc}") from None
             progress = _ProgressFile(run_dir / "progress")
             try:
-                code = self._supervise(container, request, progress, sup)
+                code = self._supervise(container, request, progress, report)
                 case, _, phase = progress.read()
             finally:
                 progress.close()
@@ -358,41 +357,37 @@ class ContainerClient:
             except docker.errors.DockerException:
                 state = {}
             oom = bool(state.get("OOMKilled"))
-            sup["last_case"] = case
-            report = self._init_report(container)
-            if "wait_status" in report and not sup["timed_out"]:
-                status = int(report["wait_status"])
+            report.last_case = case
+            init = self._init_report(container)
+            if "wait_status" in init and not report.timed_out:
+                status = int(init["wait_status"])
                 if os.WIFSIGNALED(status):
-                    sup["signal"] = os.WTERMSIG(status)
+                    report.signal = os.WTERMSIG(status)
                 else:
-                    sup["exit_code"] = os.WEXITSTATUS(status)
+                    report.exit_code = os.WEXITSTATUS(status)
                 for key in ("user_ns", "sys_ns", "maxrss_kib"):
-                    sup[key] = int(report.get(key) or 0)
-            elif sup["timed_out"] or oom or (code is not None and 128 < code < 128 + 65):
-                sup["signal"] = signal.SIGKILL if sup["timed_out"] or code is None or code <= 128 else code - 128
+                    setattr(report, key, int(init.get(key) or 0))
+            elif report.timed_out or oom or (code is not None and 128 < code < 128 + 65):
+                report.signal = signal.SIGKILL if report.timed_out or code is None or code <= 128 else code - 128
             else:
-                sup["exit_code"] = code
-            if report.get("setup_error"):
-                sup["setup_error"] = str(report["setup_error"])
-            elif phase == PHASE_SETUP and "wait_status" not in report and not sup["timed_out"] \
-                    and not sup["setup_error"] and not oom:
-                sup["setup_error"] = (f"the sandbox container ended during setup (status {code}): "
-                                      f"{report.get('log', '')}").strip()
-            stderr = _capture(run_dir / "stderr")
+                report.exit_code = code
+            if init.get("setup_error"):
+                report.setup_error = str(init["setup_error"])
+            elif phase == PHASE_SETUP and "wait_status" not in init and not report.timed_out \
+                    and not report.setup_error and not oom:
+                report.setup_error = (f"the sandbox container ended during setup (status {code}): "
+                                      f"{init.get('log', '')}").strip()
             cpu_after = cg.cpu_ns() if cg else None
             peak = cg.memory_peak() if cg else None
-            reply["cgroup"] = {
-                "oom_kills": int(oom),
-                "pids_refused": 0,
-                "cpu_ns": (cpu_after - cpu_before) if cpu_after is not None and cpu_before is not None else 0,
-                "memory_peak": max(0, peak - mem_base) if peak is not None and mem_base is not None else None,
-                "processes_left": 0,
-            }
-            reply["stdout"] = _capture(run_dir / "stdout")
-            reply["stderr"] = stderr
-            self._copy_results(run_dir / "results", fds[0], request["result_size"])
-            reply["elapsed_ns"] = time.monotonic_ns() - started
-            return reply
+            report.oom_kills = int(oom)
+            report.pids_refused = None  # the engine keeps no count we can read per container
+            report.cpu_ns = (cpu_after - cpu_before) if cpu_after is not None and cpu_before is not None else None
+            report.memory_peak = max(0, peak - mem_base) if peak is not None and mem_base is not None else None
+            report.stdout = _capture(run_dir / "stdout")
+            report.stderr = _capture(run_dir / "stderr")
+            self._copy_results(run_dir / "results", self.result_buffer.fd, request.result_size)
+            report.elapsed_ns = time.monotonic_ns() - started
+            return report
         finally:
             if container is not None:
                 try:
@@ -468,6 +463,9 @@ class ContainerClient:
             return
         self._closed = True
         with self._lock:
+            if self.result_buffer is not None:
+                self.result_buffer.close()
+                self.result_buffer = None
             self._remove_labelled()
             if self._cgroup is not None:
                 self._cgroup.remove()

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from judge.sandbox import wire
+from judge.sandbox.contract import RunRequest
 from judge.sandbox.linux import memcmp_equal
 from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
 
@@ -48,6 +49,11 @@ def _exception_message(exc: BaseException) -> str:
     return f"{text}{where}"
 
 
+def _exception_types(exc: BaseException) -> list[str]:
+    """The raised class and its bases by name, so a case that must raise ValueError accepts subclasses."""
+    return [str(k.__name__)[:64] for k in _type(exc).__mro__[:12]]
+
+
 def _offsets() -> list[int]:
     """Where fds 1 and 2 stand now (output flushed first): the judge splits the capture per call with these."""
     try:
@@ -71,7 +77,7 @@ def _print_traceback(exc: BaseException) -> None:
 
 
 class Harness:
-    def __init__(self, request: dict, input_map: mmap.mmap | None, pristine_map: mmap.mmap | None,
+    def __init__(self, request: RunRequest, input_map: mmap.mmap | None, pristine_map: mmap.mmap | None,
                  result_map: mmap.mmap, progress: ProgressPage) -> None:
         self.request = request
         self.inputs = input_map
@@ -118,7 +124,7 @@ class Harness:
 
     def load(self) -> dict | None:
         """Execute the learner's module; the functions by name, or None if it raised."""
-        source: str = self.request["source"]
+        source: str = self.request.source
         linecache.cache[SUBMISSION_FILENAME] = (len(source), None, source.splitlines(True), SUBMISSION_FILENAME)
         namespace: dict[str, Any] = {"__name__": "submission", "__file__": SUBMISSION_FILENAME,
                                      "__builtins__": builtins}
@@ -129,7 +135,7 @@ class Harness:
             _print_traceback(exc)
             message = "while loading your file: " + _exception_message(exc)
             end = _offsets()
-            for call in self.request["calls"]:
+            for call in self.request.calls:
                 self._write(call, {"outcome": wire.RAISED, "message": message, "time_ns": 0,
                                    "spans": _spans(end, end)})
             return None
@@ -147,7 +153,7 @@ class Harness:
             elapsed = time.perf_counter_ns() - start
             _print_traceback(exc)
             fields = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed,
-                      "spans": _spans(before, _offsets())}
+                      "spans": _spans(before, _offsets()), "exception": _exception_types(exc)}
             fields["changed"] = self._changed_arguments(call)
             self._write(call, fields)
             return
@@ -172,7 +178,7 @@ class Harness:
     def run(self) -> None:
         namespace = self.load()
         if namespace is not None:
-            for call in self.request["calls"]:
+            for call in self.request.calls:
                 self.run_call(namespace, call)
                 sys.stdout.flush()
         self.progress.set(-1, PHASE_DONE)

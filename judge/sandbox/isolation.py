@@ -1,9 +1,10 @@
 """The steps that turn a freshly forked child into a sandbox, in the order they must run.
 
-Called in the child that will run learner code, PID 1 of its own pid namespace,
-already in new mount, network, IPC and UTS namespaces.  Order matters: mounts
-need root; then rlimits; then the uid drop (which clears capabilities); then
-no_new_privs and the seccomp filter, last, because it forbids ``mount``.
+Called in the sandbox's init, which then forks the learner's process.  One
+function per isolation mode (full, rootless, reduced, none).  Order matters:
+mounts need privilege; then rlimits; then the uid drop (which clears
+capabilities); then no_new_privs and the seccomp filter, last, because it
+forbids ``mount`` and ``unshare``.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import sys
 from dataclasses import dataclass
 
 from judge.sandbox import linux
+from judge.sandbox.contract import SANDBOX_UID
 from judge.sandbox.rootfs import RootPlan, enter_new_root
 from judge.sandbox.seccomp import DenyListFilter
 
-NOBODY_UID = 65534
-NOBODY_GID = 65534
+NOBODY_UID = NOBODY_GID = SANDBOX_UID
 CHILD_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
 
 
@@ -28,6 +29,8 @@ class ChildLimits:
     cpu_seconds: float
     output_bytes: int  # RLIMIT_FSIZE: caps stdout/stderr files and anything written to /tmp
     open_files: int = 64
+    address_space: int | None = None  # RLIMIT_AS, the rlimits modes' memory backstop
+    processes: int | None = None  # RLIMIT_NPROC, where the uid (or user namespace) is the run's own
 
 
 def redirect_output(stdout_fd: int, stderr_fd: int) -> None:
@@ -60,27 +63,77 @@ def apply_rlimits(limits: ChildLimits) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if limits.address_space is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+    if limits.processes is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
 
-def drop_privileges() -> None:
+def drop_privileges(uid: int = SANDBOX_UID) -> None:
     os.setgroups([])
-    os.setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID)
-    os.setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID)
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _raise_oom_score() -> None:
+    with open("/proc/self/oom_score_adj", "w") as f:  # the child, never the zygote, is the OOM victim
+        f.write("1000")
+
+
+def _lock_down(seccomp: DenyListFilter) -> None:
+    linux.prctl(linux.PR_SET_DUMPABLE, 0)
+    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    seccomp.load()
 
 
 def become_sandboxed(plan: RootPlan, limits: ChildLimits, seccomp: DenyListFilter) -> None:
-    """Everything between fork and learner code for a fully isolated child."""
-    with open("/proc/self/oom_score_adj", "w") as f:  # the child, never the zygote, is the OOM victim
-        f.write("1000")
+    """Everything between fork and learner code for a fully isolated child (mode full)."""
+    _raise_oom_score()
     close_other_fds(keep=(0, 1, 2, 3))  # 3: the setup-status pipe, closed once setup is done
     enter_new_root(plan)
     os.environ.clear()
     os.environ.update(CHILD_ENV)
     apply_rlimits(limits)
     drop_privileges()
-    linux.prctl(linux.PR_SET_DUMPABLE, 0)
-    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-    seccomp.load()
+    _lock_down(seccomp)
+
+
+def become_rootless(plan: RootPlan, limits: ChildLimits, seccomp: DenyListFilter) -> None:
+    """Mode rootless: the same new root as full, built with the capabilities of the zygote's
+    unprivileged user namespace; then a nested user namespace where this process is uid 65534
+    (so RLIMIT_NPROC counts only the run's processes), every capability cleared, seccomp."""
+    _raise_oom_score()
+    proc_self = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)  # /proc is gone after the root switch
+    os.dup2(proc_self, 4)
+    os.close(proc_self)
+    close_other_fds(keep=(0, 1, 2, 3, 4))
+    enter_new_root(plan)
+    os.environ.clear()
+    os.environ.update(CHILD_ENV)
+    apply_rlimits(limits)
+    linux.unshare(linux.CLONE_NEWUSER)
+    try:
+        linux.write_id_maps(4, SANDBOX_UID, 0, 0)
+    finally:
+        os.close(4)
+    linux.drop_capabilities()
+    _lock_down(seccomp)
+
+
+def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyListFilter) -> None:
+    """Mode reduced (root in a container that refuses namespaces): no new root, a uid of the run's
+    own, its private working folder, rlimits, no_new_privs, seccomp.  This init is a subreaper, so
+    every process the learner starts stays below it where the supervisor's memory watch finds it."""
+    _raise_oom_score()
+    close_other_fds(keep=(0, 1, 2, 3))
+    os.environ.clear()
+    os.environ.update(CHILD_ENV)
+    os.environ.update(HOME=workdir, TMPDIR=workdir)
+    os.chdir(workdir)
+    apply_rlimits(limits)
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+    drop_privileges(uid)
+    _lock_down(seccomp)
 
 
 def become_unsandboxed(limits: ChildLimits) -> None:
@@ -89,3 +142,4 @@ def become_unsandboxed(limits: ChildLimits) -> None:
     os.environ.clear()
     os.environ.update(CHILD_ENV)
     apply_rlimits(limits)
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)

@@ -34,6 +34,10 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 
+#: the namespaces of NAMESPACES in judge.sandbox.contract, as clone(2) flags
+NAMESPACE_FLAGS = {"pid": CLONE_NEWPID, "mount": CLONE_NEWNS, "network": CLONE_NEWNET, "ipc": CLONE_NEWIPC,
+                   "uts": CLONE_NEWUTS}
+
 SYS_pivot_root = 155  # x86_64
 SYS_pidfd_open = 434
 
@@ -88,6 +92,35 @@ def prctl(option: int, arg2: int = 0) -> None:
 
 def pidfd_open(pid: int) -> int:
     return os.pidfd_open(pid)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """Clear every capability of the calling thread (capset(2) with empty sets, version 3)."""
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def write_id_maps(proc_dir_fd: int, inside: int, uid_outside: int, gid_outside: int) -> None:
+    """Map uid and gid ``inside`` of a fresh user namespace to the caller's ids outside it.
+
+    ``proc_dir_fd`` is an open ``/proc/self`` (the caller may already have left the /proc it
+    could see); setgroups is denied first, as unprivileged gid maps require."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{inside} {uid_outside} 1"),
+                       ("gid_map", f"{inside} {gid_outside} 1")):
+        fd = os.open(name, os.O_WRONLY, dir_fd=proc_dir_fd)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
 
 
 def memcmp_equal(addr_a: int, addr_b: int, size: int) -> bool:

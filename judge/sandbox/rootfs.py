@@ -61,6 +61,17 @@ class RootPlan:
         return plan
 
 
+_LOCKED = ((os.ST_NOEXEC, linux.MS_NOEXEC), (os.ST_NOATIME, 1024), (os.ST_NODIRATIME, 2048),
+           (os.ST_RELATIME, 1 << 21))
+
+
+def _locked_flags(target: str) -> int:
+    """Flags of the mount at ``target`` a remount must keep: inside a user namespace the kernel
+    locks them (EPERM if dropped); as root keeping them changes nothing."""
+    have = os.statvfs(target).f_flag
+    return sum(ms for st, ms in _LOCKED if have & st)
+
+
 def _bind_ro(source: str, target: str) -> None:
     if os.path.isdir(source):
         os.makedirs(target, exist_ok=True)
@@ -69,14 +80,17 @@ def _bind_ro(source: str, target: str) -> None:
         if not os.path.exists(target):
             open(target, "wb").close()
     linux.mount(source, target, None, linux.MS_BIND | linux.MS_REC)
-    linux.mount(None, target, None, _RO | linux.MS_REC)
+    linux.mount(None, target, None, _RO | linux.MS_REC | _locked_flags(target))
 
 
 def enter_new_root(plan: RootPlan) -> None:
     """Replace this mount namespace's root with the planned one (the caller has unshared NEWNS)."""
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-    os.makedirs(NEW_ROOT, exist_ok=True)
     root = NEW_ROOT
+    try:
+        os.makedirs(NEW_ROOT, exist_ok=True)
+    except PermissionError:  # rootless: no /run/... to create; any existing folder will do as mount point
+        root = "/tmp"
     linux.mount("judge-root", root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=4m,mode=0755")
     for path in plan.system_dirs:
         _bind_ro(path, root + path)
@@ -91,6 +105,10 @@ def enter_new_root(plan: RootPlan) -> None:
             if os.path.dirname(pkg) == site:
                 _bind_ro(pkg, root + pkg)
         linux.mount(None, root + site, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
+    for pkg in plan.packages:  # a virtual environment's packages live outside the interpreter's prefix
+        if not any(os.path.dirname(pkg) == site for site in plan.site_dirs) and \
+                not any(pkg.startswith(d + os.sep) for d in plan.system_dirs):
+            _bind_ro(pkg, root + pkg)
     os.makedirs(root + "/dev", exist_ok=True)
     for dev in _DEVICES:
         if os.path.exists("/dev/" + dev):

@@ -1,11 +1,13 @@
 """The supervisor: a trusted process between the zygote and the learner's process.
 
-The zygote forks it; it enters the new namespaces and forks the sandbox's
-init, PID 1 of a fresh pid namespace, which isolates itself and forks the
-learner's process; when the learner's process ends, the init exits and the
-kernel ends every process the learner started.  The supervisor stays outside that
-namespace (the learner cannot see or signal it), watches the wall clock per
-case and in total, and reports the kernel's wait status and resource usage.
+The zygote forks it; it enters the new namespaces (modes full and rootless)
+and forks the sandbox's init, which isolates itself as its mode says and forks
+the learner's process; when the learner's process ends, the init exits (in a
+pid namespace the kernel then ends every process the learner started;
+otherwise the zygote kills them).  The supervisor stays outside the sandbox
+(the learner cannot signal it), watches the wall clock per case and in total
+and, in the rlimits modes, the learner's memory, and reports the kernel's wait
+status and resource usage.
 """
 
 from __future__ import annotations
@@ -17,34 +19,38 @@ import select
 import signal
 import time
 import traceback
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from functools import reduce
 
 from judge.sandbox import linux
+from judge.sandbox.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
 from judge.sandbox.harness import Harness
-from judge.sandbox.isolation import ChildLimits, become_sandboxed, become_unsandboxed, redirect_output
-from judge.sandbox.progress import PHASE_RUNNING, ProgressPage
+from judge.sandbox.isolation import (ChildLimits, become_reduced, become_rootless, become_sandboxed,
+                                     become_unsandboxed, redirect_output)
+from judge.sandbox.progress import ProgressPage
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.seccomp import DenyListFilter
+from judge.sandbox.watch import POLL_SECONDS, MemoryWatch, Watchdog, kill_tree
 
-NAMESPACES = linux.CLONE_NEWPID | linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
-_POLL_MS = 20
-SETUP_FAILED_EXIT = 121
+NAMESPACE_FLAGS = reduce(lambda a, b: a | b, (linux.NAMESPACE_FLAGS[n] for n in NAMESPACES))
 SETUP_DONE = b"\0setup-done"
 
 
 @dataclass
-class SupervisorReport:
-    """What the supervisor saw, from its own clock and the kernel."""
+class Policy:
+    """How the zygote's runs are isolated; fixed when the zygote starts."""
 
-    exit_code: int | None = None
-    signal: int | None = None
-    wall_ns: int = 0
-    user_ns: int = 0
-    sys_ns: int = 0
-    maxrss_kib: int = 0
-    timed_out: str | None = None  # "case" or "total" when the supervisor killed for wall time
-    last_case: int = -1
-    setup_error: str | None = None
+    mode: str  #: full, rootless, reduced or none
+    plan: RootPlan | None = None  #: the new root (full, rootless)
+    seccomp: DenyListFilter | None = None  #: every mode but none
+    uid: int | None = None  #: reduced: the uid of this zygote's runs
+    workdir: str | None = None  #: reduced: the run's private folder (HOME, TMPDIR, cwd)
+    memory_watch: bool = False  #: no cgroup: RLIMIT_AS + the supervisor's memory watch
+    own_uid_count: bool = False  #: RLIMIT_NPROC counts only the run (reduced, rootless)
+
+    @property
+    def namespaces(self) -> bool:
+        return self.mode in ("full", "rootless")
 
 
 @dataclass
@@ -58,74 +64,121 @@ class RunMaps:
     stderr_fd: int
 
 
-def _init(request: dict, maps: RunMaps, progress: ProgressPage, plan: RootPlan | None,
-          seccomp: DenyListFilter | None, status_w: int) -> None:
-    """PID 1 of the sandbox: isolate, fork the learner's process, reap, report.  Never returns.
+@dataclass
+class MemoryBudget:
+    """The rlimits modes' memory numbers for one run, from the zygote's own measurements."""
 
-    The learner's code does not run as PID 1 itself, because the kernel drops
-    default-action signals sent to a namespace's init from inside it: ``abort()``
-    or a signal to itself would not behave as on a normal machine.  This init
-    has no signal handlers (so nothing in the namespace can signal it), reports
-    the learner's wait status -- a kernel record -- on a pipe only it holds,
-    and its exit ends every process left in the namespace.
+    watch_bytes: int  #: resident-set limit of any learner process (baseline + the bundle's limit)
+    address_space: int  #: RLIMIT_AS backstop
+
+
+def _vm_size() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * mmap.PAGESIZE
+
+
+def child_limits(request: RunRequest, policy: Policy, budget: MemoryBudget | None) -> ChildLimits:
+    limits = request.limits
+    return ChildLimits(cpu_seconds=limits.cpu_seconds, output_bytes=limits.output_bytes,
+                       address_space=budget.address_space if budget else None,
+                       processes=limits.max_processes + 1 if policy.own_uid_count else None)  # + the init
+
+
+def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, become, report, report_fd: int) -> None:
+    """PID 1 of the sandbox (or its subreaper): isolate, fork the learner's process, reap, report.
+
+    Never returns.  ``become()`` isolates this process (its mode's steps); ``report(dict)`` hands
+    the learner's wait status -- a kernel record -- to the trusted side on ``report_fd``, which
+    only this init holds (the learner's process closes it).  The learner's code does not run as PID 1 itself, because the kernel drops
+    default-action signals sent to a namespace's init from inside it: ``abort()`` or a signal to
+    itself would not behave as on a normal machine.  This init has no signal handlers; once the
+    learner's process (in a process group of its own) is forked, it ignores every signal it can.  Shared by
+    the process backend (report: a pipe to the supervisor) and the container backend (the
+    engine's log).
     """
     try:
         # A session and process group of the sandbox's own: otherwise the learner shares the judge's
-        # process group, and killpg(0, ...) (not limited by pid namespaces) reaches every other
-        # sandbox's learner, uid 65534 too, of the same judge.
+        # process group, and killpg(0, ...) (not limited by pid namespaces) reaches other sandboxes.
         os.setsid()
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler left for the learner to trigger
-        limits = ChildLimits(cpu_seconds=request["limits"]["cpu_seconds"],
-                             output_bytes=request["limits"]["output_bytes"])
         redirect_output(maps.stdout_fd, maps.stderr_fd)
-        os.dup2(status_w, 3)
-        if plan is not None and seccomp is not None:
-            become_sandboxed(plan, limits, seccomp)  # closes every fd but 0-3
-        else:
-            become_unsandboxed(limits)
+        become()
         learner = os.fork()
     except BaseException:  # noqa: BLE001 - report why isolation failed, never run unisolated
         try:
-            os.write(3, traceback.format_exc().encode()[-2000:])
+            report({"setup_error": traceback.format_exc()[-2000:]})
         finally:
             os._exit(SETUP_FAILED_EXIT)
     if learner == 0:
-        os.close(3)
+        os.close(report_fd)
+        os.setpgid(0, 0)  # killpg(0) from the learner reaches its own group, never this init
         code = 0
         try:
             Harness(request, maps.inputs, maps.pristine, maps.results, progress).run()
         except BaseException:  # noqa: BLE001
             code = 1
         os._exit(code)
-    os.write(3, SETUP_DONE)
+    # Without a pid namespace (reduced, none) the learner's uid could signal this init: ignore
+    # every signal that can be ignored (not SIGCHLD: wait4 needs it; SIGKILL only ends the learner's own run).
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGCHLD, signal.SIGKILL, signal.SIGSTOP):
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+            except (OSError, ValueError):
+                pass
+    report(None)  # set-up done
     while True:  # reap orphans the learner leaves until the learner itself ends
-        pid, status = os.waitpid(-1, 0)
+        pid, status, usage = os.wait4(-1, 0)
         if pid == learner:
             break
-    os.write(3, json.dumps({"wait_status": status}).encode())
+    report({"wait_status": status, "user_ns": int(usage.ru_utime * 1e9), "sys_ns": int(usage.ru_stime * 1e9),
+            "maxrss_kib": int(usage.ru_maxrss)})
     os._exit(0)
 
 
-def _wait(pid: int, request: dict, progress: ProgressPage, report: SupervisorReport) -> None:
-    limits = request["limits"]
-    case_limits = {c["case"]: c["wall_seconds"] for c in request["calls"]}
+def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Policy,
+          budget: MemoryBudget | None, status_w: int) -> None:
+    limits = child_limits(request, policy, budget)
+
+    def become() -> None:
+        if policy.mode == "full":
+            become_sandboxed(policy.plan, limits, policy.seccomp)  # closes every fd but 0-3
+        elif policy.mode == "rootless":
+            become_rootless(policy.plan, limits, policy.seccomp)
+        elif policy.mode == "reduced":
+            become_reduced(policy.uid, policy.workdir, limits, policy.seccomp)
+        else:
+            become_unsandboxed(limits)
+
+    def report(payload: dict | None) -> None:
+        if payload is None:
+            os.write(3, SETUP_DONE)
+        elif "setup_error" in payload:
+            os.write(3, payload["setup_error"].encode())
+        else:
+            os.write(3, json.dumps(payload).encode())
+
+    os.dup2(status_w, 3)
+    sandbox_init(request, maps, progress, become, report, 3)
+
+
+def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunReport,
+          memory: MemoryWatch | None) -> None:
     start = time.monotonic_ns()
-    deadline = start + int(limits["wall_seconds"] * 1e9)
+    watchdog = Watchdog(request, start)
     pidfd = os.pidfd_open(pid)
     poller = select.poll()
     poller.register(pidfd, select.POLLIN)
     try:
-        while True:
-            if poller.poll(_POLL_MS):
+        while not poller.poll(int(POLL_SECONDS * 1000)):
+            if memory is not None and memory.poll():
                 break
-            now = time.monotonic_ns()
-            case, case_start, phase = progress.read()
-            if now >= deadline:
-                report.timed_out = "total"
-            elif phase == PHASE_RUNNING and case in case_limits and now - case_start > case_limits[case] * 1e9:
-                report.timed_out = "case"
+            report.timed_out = watchdog.expired(time.monotonic_ns(), progress.read())
             if report.timed_out:
-                os.kill(pid, signal.SIGKILL)
+                if memory is not None:
+                    memory.kill()
+                else:
+                    os.kill(pid, signal.SIGKILL)
                 break
     finally:
         os.close(pidfd)
@@ -141,31 +194,38 @@ def _wait(pid: int, request: dict, progress: ProgressPage, report: SupervisorRep
     report.last_case = progress.read()[0]
 
 
-def supervise(request: dict, maps: RunMaps, progress: ProgressPage, plan: RootPlan | None,
-              seccomp: DenyListFilter | None, report_w: int) -> None:
-    """Body of the supervisor process.  Writes a JSON report to ``report_w`` and exits."""
-    report = SupervisorReport()
+def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Policy,
+              budget: MemoryBudget | None, report_w: int) -> None:
+    """Body of the supervisor process.  Writes a JSON report (RunReport fields) to ``report_w``, exits."""
+    report = RunReport()
     status_r, status_w = os.pipe()
     try:
-        if plan is not None:
-            linux.unshare(NAMESPACES)
+        if policy.namespaces:
+            linux.unshare(NAMESPACE_FLAGS)
+        # Held open: once the init has switched root, this mount namespace (ours too) has no /proc.
+        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY) if budget else None
         pid = os.fork()
         if pid == 0:
             os.close(status_r)
-            _init(request, maps, progress, plan, seccomp, status_w)
+            _init(request, maps, progress, policy, budget, status_w)
         os.close(status_w)
-        _wait(pid, request, progress, report)
+        memory = MemoryWatch(pid, budget.watch_bytes, lambda: kill_tree(pid, proc=proc), proc) if budget else None
+        _wait(pid, request, progress, report, memory)
         status = b""
         while chunk := os.read(status_r, 4096):
             status += chunk
+        if memory is not None:
+            memory.finish(report.maxrss_kib)
+            report.memory_killed = memory.exceeded
+            report.maxrss_kib = memory.peak_kib
         if not status.startswith(SETUP_DONE):
             report.setup_error = status.decode(errors="replace") or "the sandbox died during setup"
-        elif status != SETUP_DONE and report.timed_out is None:
+        elif status != SETUP_DONE and report.timed_out is None and not report.memory_killed:
             # The learner's own wait status, as its init reaped it; the init's is only its messenger.
             learner = json.loads(status[len(SETUP_DONE):])["wait_status"]
             report.signal = os.WTERMSIG(learner) if os.WIFSIGNALED(learner) else None
             report.exit_code = None if os.WIFSIGNALED(learner) else os.WEXITSTATUS(learner)
     except BaseException:  # noqa: BLE001
         report.setup_error = traceback.format_exc()[-2000:]
-    os.write(report_w, json.dumps(asdict(report)).encode())
+    os.write(report_w, json.dumps(report.to_wire()).encode())
     os._exit(0)

@@ -1,5 +1,8 @@
 """The zygote: a warm, secret-free process that forks one sandboxed run per request.
 
+One zygote serves one isolation mode (full, rootless, reduced or none; see
+:mod:`judge.sandbox.ladder`), fixed when it starts.
+
 The judge starts it as a fresh interpreter with a scrubbed environment, so the
 memory every child inherits holds numpy and this package's sandbox code, and
 nothing else: no reference solution, no expected output, no token.  It joins
@@ -25,9 +28,12 @@ import time
 import numpy  # noqa: F401 - imported so every child starts warm
 
 from judge.sandbox import linux
+from judge.sandbox.contract import Capture, RunReport, RunRequest
 from judge.sandbox.progress import ProgressPage
+from judge.sandbox.reduced import claim_unused_uid, kill_descendants, kill_uid, private_workdir, remove_uid_files
 from judge.sandbox.rootfs import RootPlan
-from judge.sandbox.supervisor import RunMaps, supervise
+from judge.sandbox.rootless import enter_own_user_namespace
+from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
 
 _LEN = struct.Struct("<I")
 MAX_MESSAGE = 64 << 20
@@ -70,28 +76,35 @@ def recv_message(sock: socket.socket, max_fds: int = 0) -> tuple[dict | None, li
     return json.loads(b"".join(chunks)), fds
 
 
-def read_capture(fd: int) -> dict:
+def read_capture(fd: int) -> Capture:
     """The first CAPTURE_BYTES of a capture file, and its full size."""
     size = os.fstat(fd).st_size
     head = os.pread(fd, CAPTURE_BYTES, 0)
-    return {"text": head.decode("utf-8", errors="replace"), "bytes": size}
+    return Capture(text=head.decode("utf-8", errors="replace"), bytes=size)
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * mmap.PAGESIZE
 
 
 class Zygote:
-    def __init__(self, sock: socket.socket, isolate: bool, name: str) -> None:
+    def __init__(self, sock: socket.socket, mode: str, name: str) -> None:
         self.sock = sock
-        self.isolate = isolate
+        self.mode = mode
         self.cgroup = None
         self.peak_fresh = True  #: the cgroup's peak counts from after the last run (see reset_peak)
-        self.plan: RootPlan | None = None
-        self.seccomp = None
         self.notes: list[str] = []
-        if isolate:
-            from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
+        self.policy = Policy(mode=mode)
+        self.uid_lock: int | None = None
+        if mode != "none":
             from judge.sandbox.seccomp import DenyListFilter
 
-            self.plan = RootPlan.for_this_interpreter()
-            self.seccomp = DenyListFilter()
+            self.policy.seccomp = DenyListFilter()
+        if mode == "full":
+            from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
+
+            self.policy.plan = RootPlan.for_this_interpreter()
             prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
             self.cgroup = create_worker_cgroup(name)
             self.cgroup.add_process(os.getpid())
@@ -101,27 +114,51 @@ class Zygote:
                     f.write("-1000")
             except OSError:
                 self.notes.append("could not lower the zygote's oom_score_adj (no CAP_SYS_RESOURCE)")
-            linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+        elif mode == "rootless":
+            enter_own_user_namespace()
+            self.policy.plan = RootPlan.for_this_interpreter()
+            self.policy.memory_watch = self.policy.own_uid_count = True
+        elif mode == "reduced":
+            self.policy.uid, self.uid_lock = claim_unused_uid()
+            self.policy.memory_watch = self.policy.own_uid_count = True
+        else:
+            self.policy.memory_watch = True
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
         gc.collect()
         gc.freeze()  # keep the warm heap shared with children instead of copied by the collector
+        self.baseline_rss = _rss_bytes()
+        self.baseline_vm = _vm_size()
 
     def describe(self) -> dict:
         return {
-            "isolation": "full" if self.isolate else "none",
+            "isolation": self.mode,
             "cgroup": self.cgroup.path_description if self.cgroup else None,
-            "seccomp_denied": len(self.seccomp.denied) if self.seccomp else 0,
+            "seccomp_denied": len(self.policy.seccomp.denied) if self.policy.seccomp else 0,
+            "uid": self.policy.uid,
+            "limits_by": "cgroup" if self.cgroup else "rlimits",
+            "notes": self.notes,
             "pid": os.getpid(),
         }
 
-    def run(self, request: dict, fds: list[int]) -> dict:
+    def _budget(self, request: RunRequest) -> MemoryBudget | None:
+        if not self.policy.memory_watch:
+            return None
+        shared = request.result_size + request.input_size
+        watch = self.baseline_rss + shared + request.limits.memory_bytes
+        # The backstop sits one whole limit above the watch, so memory that is touched always meets the
+        # watch first; an untouched reservation larger than that fails with MemoryError.
+        return MemoryBudget(watch_bytes=watch,
+                            address_space=self.baseline_vm + 2 * shared + 2 * request.limits.memory_bytes + (64 << 20))
+
+    def run(self, request: RunRequest, fds: list[int]) -> RunReport:
         result_fd = fds[0]
         input_fd = fds[1] if len(fds) > 1 else None
-        limits = request["limits"]
-        results = mmap.mmap(result_fd, request["result_size"], access=mmap.ACCESS_WRITE)
+        limits = request.limits
+        results = mmap.mmap(result_fd, request.result_size, access=mmap.ACCESS_WRITE)
         inputs = pristine = None
-        if input_fd is not None and request["input_size"]:
-            inputs = mmap.mmap(input_fd, request["input_size"], access=mmap.ACCESS_COPY)
-            pristine = mmap.mmap(input_fd, request["input_size"], access=mmap.ACCESS_READ)
+        if input_fd is not None and request.input_size:
+            inputs = mmap.mmap(input_fd, request.input_size, access=mmap.ACCESS_COPY)
+            pristine = mmap.mmap(input_fd, request.input_size, access=mmap.ACCESS_READ)
         stdout_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
         stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
         progress = ProgressPage()
@@ -130,44 +167,51 @@ class Zygote:
             if not self.peak_fresh:  # the reset after the last reply failed: try once more, on this run's time
                 self.reset_peak()
             before = self.cgroup.snapshot()
-            self.cgroup.set_limits(before.memory_current + limits["memory_bytes"] + request["result_size"],
-                                   limits["max_processes"] + 3)  # + zygote, supervisor, sandbox init
+            self.cgroup.set_limits(before.memory_current + limits.memory_bytes + request.result_size,
+                                   limits.max_processes + 3)  # + zygote, supervisor, sandbox init
+        workdir = None
+        if self.mode == "reduced":
+            workdir = self.policy.workdir = private_workdir(self.policy.uid)
         report_r, report_w = os.pipe()
         started = time.monotonic_ns()
         pid = os.fork()
         if pid == 0:
             os.close(report_r)
             maps = RunMaps(inputs, pristine, results, stdout_fd, stderr_fd)
-            supervise(request, maps, progress, self.plan, self.seccomp, report_w)
+            supervise(request, maps, progress, self.policy, self._budget(request), report_w)
         os.close(report_w)
         chunks = []
         while chunk := os.read(report_r, 65536):
             chunks.append(chunk)
         os.close(report_r)
         os.waitpid(pid, 0)
-        reply: dict = {"supervisor": json.loads(b"".join(chunks) or b"{}")}
-        reply["elapsed_ns"] = time.monotonic_ns() - started
+        report = RunReport.from_wire(json.loads(b"".join(chunks) or b"{}"))
+        if self.policy.memory_watch and report.maxrss_kib:
+            report.memory_peak = max(0, report.maxrss_kib * 1024 - self.baseline_rss)
         if self.cgroup is not None and before is not None:
-            left = self.cgroup.kill_all(keep={os.getpid()})
+            report.processes_left = self.cgroup.kill_all(keep={os.getpid()})
             after = self.cgroup.snapshot()
             base = before.memory_current
-            reply["cgroup"] = {
-                "oom_kills": after.oom_kills - before.oom_kills,
-                "pids_refused": after.pids_refused - before.pids_refused,
-                "cpu_ns": after.cpu_ns - before.cpu_ns,
-                "memory_peak": None if after.memory_peak is None or not self.peak_fresh
-                else max(0, after.memory_peak - base),
-                "processes_left": left,
-            }
-        reply["stdout"] = read_capture(stdout_fd)
-        reply["stderr"] = read_capture(stderr_fd)
+            report.oom_kills = after.oom_kills - before.oom_kills
+            report.pids_refused = after.pids_refused - before.pids_refused
+            report.cpu_ns = after.cpu_ns - before.cpu_ns
+            report.memory_peak = None if after.memory_peak is None or not self.peak_fresh \
+                else max(0, after.memory_peak - base)
+        if self.mode == "reduced":
+            report.processes_left = kill_uid(self.policy.uid)
+            remove_uid_files(self.policy.uid, workdir)
+        else:  # orphans of the run were reparented to this subreaper
+            report.processes_left = max(report.processes_left, kill_descendants())
+        report.elapsed_ns = time.monotonic_ns() - started
+        report.stdout = read_capture(stdout_fd)
+        report.stderr = read_capture(stderr_fd)
         for m in (results, inputs, pristine):
             if m is not None:
                 m.close()
         progress.close()
         for fd in [stdout_fd, stderr_fd, *fds]:
             os.close(fd)
-        return reply
+        return report
 
     def reset_peak(self) -> None:
         """Restart the peak-memory watermark for the next run.
@@ -189,11 +233,11 @@ class Zygote:
     def serve(self) -> None:
         send_message(self.sock, {"ready": self.describe()})
         while True:
-            request, fds = recv_message(self.sock, max_fds=4)
-            if request is None:
+            message, fds = recv_message(self.sock, max_fds=4)
+            if message is None:
                 break
             try:
-                reply = self.run(request, fds)
+                reply = self.run(RunRequest.from_wire(message), fds).to_wire()
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
             send_message(self.sock, reply)
@@ -204,12 +248,12 @@ class Zygote:
 
 
 def main() -> None:
-    """Entry point: ``python -E -s -c ... main() full|none NAME FD``, FD the socket to the judge."""
-    isolate = sys.argv[1] == "full"
+    """Entry point: ``python -E -s -c ... main() MODE NAME FD``, FD the socket to the judge."""
+    mode = sys.argv[1]
     name = sys.argv[2]
     sock = socket.socket(fileno=int(sys.argv[3]))
     try:
-        zygote = Zygote(sock, isolate, name)
+        zygote = Zygote(sock, mode, name)
     except Exception as exc:  # noqa: BLE001
         send_message(sock, {"error": f"{type(exc).__name__}: {exc}"})
         raise SystemExit(1)

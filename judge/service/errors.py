@@ -6,6 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
           413: "request_too_large", 422: "invalid_request", 429: "rate_limited", 503: "unavailable"}
@@ -27,6 +28,16 @@ def _where(loc: tuple) -> str:
     return ".".join(parts) or "body"
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods of every route matching the request's path (Starlette lists only the first route's)."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"}) if hasattr(route, "matches") else (None, None)
+        if match is not None and match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -36,9 +47,11 @@ def install(app: FastAPI) -> None:
         return error_response(exc.status, exc.code, exc.message, headers)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(exc.status_code, _CODES.get(exc.status_code, "error"), str(exc.detail),
-                              getattr(exc, "headers", None))
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:  # every method the path has, not only the first route's
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return error_response(exc.status_code, _CODES.get(exc.status_code, "error"), str(exc.detail), headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

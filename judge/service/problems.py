@@ -53,10 +53,13 @@ def detail(problem: str) -> dict:
     examples = []
     try:
         for case, args in zip(public, inputs.cases):
-            expected = getattr(reference, case.function)(**args.values)
-            examples.append({"id": case.id, "function": case.function, "description": case.description,
-                             "args": {k: _jsonable(v) for k, v in args.values.items()},
-                             "expected": _jsonable(np.asarray(expected))})
+            example = {"id": case.id, "function": case.function, "description": case.description,
+                       "args": {k: _jsonable(v) for k, v in args.values.items()}}
+            if case.raises:  # the call must raise: there is no expected array to show
+                example["raises"] = case.raises
+            else:
+                example["expected"] = _jsonable(np.asarray(getattr(reference, case.function)(**args.values)))
+            examples.append(example)
     finally:
         inputs.close()
     page = {

@@ -12,13 +12,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from judge.verdict import Verdict
 
 
+CALLBACK_URL_PATTERN = r"^https?://[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?([/?#][^\s]*)?$"
+
+
 class SubmissionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     problem: str = Field(min_length=1, max_length=200, examples=["sinusoidal-pe"])
     source: str = Field(description="the learner's Python file")
-    callback_url: str | None = Field(None, max_length=2048,
-                                     description="receives a signed POST of the finished submission")
+    callback_url: str | None = Field(None, max_length=2048, pattern=CALLBACK_URL_PATTERN,
+                                     description="receives a signed POST of the finished submission "
+                                                 "(http or https, with a host)")
     metadata: dict[str, Any] | None = Field(None, description="stored and echoed back (at most 16 KiB of JSON)")
 
     @field_validator("callback_url")

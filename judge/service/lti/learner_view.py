@@ -2,8 +2,8 @@
 
 The platform API returns the whole verdict; the learner page gets this view:
 
-- hidden cases keep their id, function, status, time and error counts, but no message (an exception
-  message is the learner's own text and may hold the hidden arguments), no values, no output;
+- hidden cases keep their id, function, status, time and the share of wrong values, but no message (an exception
+  message is the learner's own text and may hold the hidden arguments), no shapes, no values, no output;
 - stdout/stderr are what loading printed plus what each public case printed (per-call capture);
   output that could not be split is not shown;
 - the verdict's message is rebuilt from the first failing case on the same terms.
@@ -33,21 +33,19 @@ def _hidden_message(case: dict) -> str:
         if match:
             words = f"raised {match.group(1)}"
     facts = case.get("facts") or {}
-    if facts.get("mismatched"):
-        words += f": {facts['mismatched']} of {facts.get('total', '?')} values out of tolerance"
+    if facts.get("mismatched") and facts.get("total"):  # a share, not counts: counts tell the sizes
+        words += f": {max(1, round(100 * facts['mismatched'] / facts['total']))}% of the values out of tolerance"
     return words
 
 
 def learner_case(case: dict) -> dict:
     if case.get("visibility") == "public":
         return case
-    facts = case.get("facts")
+    # no shapes: a hidden case's output shape gives its arguments away (max_len, d_model, ...)
     kept = {k: case.get(k) for k in ("id", "function", "visibility", "status", "time_ms", "weight",
-                                      "expected_shape", "got_shape", "expected_dtypes", "got_dtype",
-                                      "input_changed")}
+                                      "expected_dtypes", "got_dtype", "input_changed")}
     kept["message"] = _hidden_message(case)
-    kept["facts"] = ({k: facts.get(k) for k in ("total", "mismatched", "nonfinite", "mismatch_kinds")}
-                     if facts else None)
+    kept["facts"] = None
     kept["output"] = None
     return kept
 

@@ -36,6 +36,10 @@ def _markdown():  # noqa: ANN202
 
 @functools.lru_cache(maxsize=16)
 def statement_html(markdown: str) -> str:
+    """The statement as HTML, without its leading ``# Title`` (the page's header shows the title)."""
+    lines = markdown.lstrip().splitlines()
+    if lines and lines[0].startswith("# "):
+        markdown = "\n".join(lines[1:])
     return _markdown().render(markdown)
 
 
@@ -60,7 +64,8 @@ def examples_html(examples: list[dict]) -> str:
             f'<details><summary><code>{escape(ex["function"])}({escape(args)})</code> '
             f'<span class="case-id">{escape(ex["id"])}</span></summary>'
             + (f"<p>{escape(ex.get('description') or '')}</p>" if ex.get("description") else "")
-            + arrays + f"<p>expected =</p><pre>{escape(_value(ex['expected']))}</pre></details>")
+            + arrays + (f"<p>raises <code>{escape(ex['raises'])}</code></p></details>" if "raises" in ex
+                        else f"<p>expected =</p><pre>{escape(_value(ex['expected']))}</pre></details>"))
     return "\n".join(parts)
 
 
@@ -82,6 +87,7 @@ def render_page(detail: dict, session: LearnerSession) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="{escape(session.csrf)}">
+<link rel="icon" href="data:,">
 <title>{title}</title>
 <link rel="stylesheet" href="/lti/static/learner.css">
 <script src="/lti/static/learner.js" defer></script>
@@ -130,6 +136,6 @@ def simple_page(title: str, body_html: str) -> str:
     """A plain page (errors, the access-code form): no script, readable anywhere."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title><link rel="stylesheet" href="/lti/static/learner.css"></head>
+<title>{escape(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/lti/static/learner.css"></head>
 <body><main class="plain"><h1>{escape(title)}</h1>{body_html}</main></body></html>
 """

@@ -47,8 +47,8 @@ LEARN_PLATFORM = "learn:codes"
 COOKIE_BLOCKED = ("The browser did not send back the cookie this tool set when the launch began. Browsers that "
                   "block third-party cookies do this inside a course page's frame: open the activity in a new "
                   "window (or allow cookies for this site), then launch it again.")
-_PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (401, 403, 404, 413, 422,
-                                                                                          429, 503)}
+_PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413,
+                                                                                          422, 429, 503)}
 
 
 class LearnerSubmissionIn(BaseModel):

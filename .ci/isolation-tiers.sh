@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The isolation ladder's CI tiers (issue 9), run by .ci/run after the main tests, as root:
+#
+#   rootless  an unprivileged user (created here) runs the examples (judge verify), the attack corpus
+#             and the limit tests in mode rootless, from a copy of the repository it can read, with a
+#             Python environment of its own (the CI's interpreter may live under /root)
+#   reduced   the judge image (numpy-judge:local, .ci/docker.sh build) under a default `docker run`:
+#             root in the container, Docker's default capabilities and seccomp profile, nothing added;
+#             every example and attack file must get its folder's verdict in mode reduced
+#
+#   .ci/isolation-tiers.sh [rootless] [reduced]      (default: both; .ci/run runs rootless, its main
+#                                                    pytest run already holds the reduced tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO="$PWD"
+USER_NAME="${JUDGE_ROOTLESS_USER:-judge-rootless}"
+VENV="${JUDGE_ROOTLESS_VENV:-/opt/numpy-judge-rootless-venv}"
+log() { printf '\n== isolation tiers: %s\n' "$*"; }
+
+rootless() {
+  id "$USER_NAME" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$USER_NAME"
+  if [ ! -x "$VENV/bin/python" ]; then
+    log "Python environment for $USER_NAME ($VENV)"
+    /usr/bin/python3 -m venv "$VENV"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy pydantic PyYAML click pytest hypothesis
+  fi
+  local copy
+  copy="$(mktemp -d /tmp/numpy-judge-rootless.XXXXXX)"
+  git ls-files -z | xargs -0 cp --parents -t "$copy"
+  chown -R "$USER_NAME:" "$copy"
+  log "mode rootless as $USER_NAME: doctor, every example (judge verify), attacks, limits"
+  runuser -u "$USER_NAME" -- env -i HOME="/home/$USER_NAME" PATH=/usr/bin:/bin CI=true PYTHONPATH="$copy" \
+    bash -c "cd '$copy' && '$VENV/bin/python' -m judge.cli doctor | grep -q '^isolation: rootless' \
+      && '$VENV/bin/python' -m judge.cli verify sinusoidal-pe --isolation rootless >/tmp/rootless-verify.log \
+      && '$VENV/bin/python' -m pytest -q -p no:cacheprovider tests/test_attacks.py tests/test_isolation_modes.py \
+           -k 'rootless or corpus_is_complete or unknown_and_weaker or cli_isolation or doctor_prints' " \
+    || { tail -40 /tmp/rootless-verify.log 2>/dev/null; rm -rf "$copy"; return 1; }
+  rm -rf "$copy"
+}
+
+reduced() {
+  log "mode reduced: numpy-judge:local under a default docker run (no added capability, default seccomp)"
+  JUDGE_IMAGE="${JUDGE_IMAGE:-numpy-judge:local}" CI=true python3 -m pytest -q -p no:cacheprovider \
+    tests/test_reduced_container.py tests/test_container.py -k 'reduced or without_flags'
+}
+
+tiers=("$@")
+[ "${#tiers[@]}" -gt 0 ] || tiers=(rootless reduced)
+for tier in "${tiers[@]}"; do
+  case "$tier" in
+    rootless) rootless ;;
+    reduced) reduced ;;
+    *) echo "usage: $0 [rootless] [reduced]" >&2; exit 2 ;;
+  esac
+done

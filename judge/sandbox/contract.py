@@ -1,0 +1,178 @@
+"""The one contract between the judge and a sandbox backend: what a run asks, what it reports.
+
+Every backend (the warm process backend in any isolation mode, the Docker
+container backend, the fake that replays stored reports) takes a
+:class:`RunRequest` and gives back a :class:`RunReport`; :class:`SandboxBackend`
+is the whole interface the judge relies on.  Requests and reports cross process
+boundaries as JSON (``to_wire`` / ``from_wire``): new fields get defaults, so a
+report written by an older backend still reads.
+
+The report is documented field by field, the way isolate documents its meta
+file: each field says who measured it.  *Kernel* fields come from wait4(2),
+/proc or cgroup counters read by the trusted supervisor or backend; nothing in
+a report comes from the learner's process, which only writes result slots
+(see :mod:`judge.sandbox.wire`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
+
+from judge.verdict import Isolation
+
+# -- constants every backend shares (defined here once) ----------------------
+#: The uid (and gid) learner code runs as in the full, rootless and container modes.
+SANDBOX_UID = 65534
+#: The init's exit code when isolation could not be set up (learner code never ran).
+SETUP_FAILED_EXIT = 121
+#: The namespaces the full and rootless modes (and Docker) give each run, by their usual names.
+NAMESPACES: tuple[str, ...] = ("pid", "mount", "network", "ipc", "uts")
+
+IsolationMode = Literal["full", "rootless", "reduced", "container", "none"]
+#: Best first: the order the judge tries modes in when none is demanded.
+LADDER: tuple[str, ...] = ("full", "rootless", "reduced", "container", "none")
+TimedOut = Literal["case", "total"]
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """Limits of one run, all cases together unless said otherwise (from the bundle)."""
+
+    cpu_seconds: float  #: CPU time of the learner's process (RLIMIT_CPU; cgroup accounting)
+    wall_seconds: float  #: total wall time, on the supervisor's clock (per-case limits ride on the calls)
+    memory_bytes: int  #: memory the learner may add over the warm interpreter's own
+    max_processes: int  #: processes and threads the learner may have at once
+    output_bytes: int  #: stdout, stderr and any one file (RLIMIT_FSIZE)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One submission's run: its source, the calls to make, where inputs and results live."""
+
+    source: str  #: the learner's file, already decoded and statically checked
+    calls: list[dict]  #: per call: case, function, args, slot_offset, slot_capacity, wall_seconds
+    input_size: int  #: bytes of the sealed input file (0: no array inputs)
+    result_size: int  #: bytes of the result buffer the slots live in
+    limits: RunLimits
+
+    def to_wire(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "RunRequest":
+        return cls(source=data["source"], calls=data["calls"], input_size=int(data["input_size"]),
+                   result_size=int(data["result_size"]), limits=RunLimits(**data["limits"]))
+
+
+@dataclass
+class Capture:
+    """The head of one output stream and its full size (the stream itself is capped by RLIMIT_FSIZE)."""
+
+    text: str = ""
+    bytes: int = 0
+
+
+@dataclass
+class RunReport:
+    """What a backend saw of one run.  Field by field (``None``: not measured by this backend):
+
+    ``exit_code``      exit status of the learner's process (wait4 by the sandbox's init or the engine)
+    ``signal``         signal that ended the learner's process (wait4; SIGKILL when the judge killed it)
+    ``wall_ns``        wall time from start to end on the supervisor's monotonic clock
+    ``user_ns``        user CPU of the learner's processes (wait4 rusage, waited-for descendants included)
+    ``sys_ns``         system CPU, likewise
+    ``maxrss_kib``     largest resident set of any learner process (wait4 rusage; VmHWM polled)
+    ``timed_out``      "case" or "total" when the supervisor killed for wall time, else None
+    ``last_case``      the case the progress page named last (-1: none; only moves blame between cases)
+    ``setup_error``    why isolation could not be set up; learner code never ran
+    ``cpu_ns``         CPU of the whole run from the cgroup (cpuacct / cpu.stat); None without a cgroup
+    ``memory_peak``    peak memory over the warm baseline, bytes (cgroup peak, or polled VmHWM)
+    ``oom_kills``      kernel OOM kills in the run's cgroup (or the engine's OOMKilled)
+    ``memory_killed``  the supervisor killed the run because a learner process's resident set (VmRSS,
+                       read from /proc) passed the limit: the rlimits modes' OOM kill
+    ``pids_refused``   forks the cgroup's pids.max refused (None under RLIMIT_NPROC, which keeps no count)
+    ``processes_left`` processes killed after the run (cgroup.procs, or the sandbox uid's processes)
+    ``stdout``         head and size of the learner's standard output
+    ``stderr``         head and size of its standard error
+    ``elapsed_ns``     the backend's own time for the run, set-up and clean-up included
+    ``error``          the backend failed (not the learner): the judge reports an internal error
+    """
+
+    exit_code: int | None = None
+    signal: int | None = None
+    wall_ns: int = 0
+    user_ns: int = 0
+    sys_ns: int = 0
+    maxrss_kib: int = 0
+    timed_out: TimedOut | None = None
+    last_case: int = -1
+    setup_error: str | None = None
+    cpu_ns: int | None = None
+    memory_peak: int | None = None
+    oom_kills: int = 0
+    memory_killed: bool = False
+    pids_refused: int | None = None
+    processes_left: int = 0
+    stdout: Capture = field(default_factory=Capture)
+    stderr: Capture = field(default_factory=Capture)
+    elapsed_ns: int = 0
+    error: str | None = None
+
+    def to_wire(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "RunReport":
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        for name in ("stdout", "stderr"):
+            if isinstance(values.get(name), dict):
+                values[name] = Capture(**values[name])
+        return cls(**values)
+
+    def update(self, data: dict) -> None:
+        """Copy the known fields of ``data`` (e.g. a supervisor's JSON report) into this report."""
+        for key, value in RunReport.from_wire(data).__dict__.items():
+            if key in data:
+                setattr(self, key, value)
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU time of the run: the larger of the cgroup's total and the learner's rusage."""
+        return max(self.user_ns + self.sys_ns, self.cpu_ns or 0) / 1e9
+
+
+@runtime_checkable
+class SandboxBackend(Protocol):
+    """A place learner code runs.  One run at a time per backend; the judge pools several.
+
+    A backend owns the shared memory its runs write results into (``result_buffer_for``),
+    so the judge never passes buffers around: it clears the slots, calls ``run``, then
+    reads the same buffer.
+    """
+
+    @property
+    def isolation(self) -> Isolation:
+        """How this backend isolates runs (goes into every verdict).  May wait for start-up."""
+
+    def result_buffer_for(self, size: int):  # -> judge.result_buffer.ResultBuffer
+        """The buffer runs write their result slots into, at least ``size`` bytes."""
+
+    def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
+        """Run ``request`` against the sealed input file ``inputs_fd``; raise BackendError if the
+        backend itself broke (the learner's failures are in the report)."""
+
+    def alive(self) -> bool:
+        """False once the backend cannot run anything more (the judge then replaces it)."""
+
+    def close(self) -> None:
+        """Stop the backend and free what it holds (its result buffer included)."""
+
+
+#: What the judge is given instead of a mode string: makes one backend per pool slot.
+BackendFactory = Callable[[int], SandboxBackend]
+
+
+class BackendError(RuntimeError):
+    """The sandbox backend failed (not the learner's code): the verdict is an internal error."""

@@ -1,0 +1,198 @@
+"""A fake sandbox backend that replays stored runs (like httpx's MockTransport), and the recorder.
+
+Grading, diagnosis and export tests need what a sandbox produces -- a
+:class:`~judge.sandbox.contract.RunReport` and the result slots the harness
+wrote -- but not the sandbox itself, which needs root or user namespaces.  A
+:class:`StoredRun` is exactly that, saved from a real run by
+:class:`RecordingBackend`; :class:`ReplayBackend` implements
+:class:`~judge.sandbox.contract.SandboxBackend` by writing the stored slots
+into its own result buffer and returning the stored report.  Everything after
+the run (slot validation, comparison, statuses from the report, diagnosis,
+exports) is the real code.
+
+Record (needs a machine that can isolate)::
+
+    python3 -m judge.sandbox.fake record OUT_DIR PROBLEM FILE.py...
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from judge.result_buffer import ResultBuffer, buffer_for
+from judge.sandbox import wire
+from judge.sandbox.contract import BackendError, RunReport, RunRequest, SandboxBackend
+from judge.verdict import Isolation
+
+
+def source_key(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+@dataclass
+class StoredRun:
+    """One run as a backend saw it: the report, the slots written (case index -> (header, data)),
+    the isolation."""
+
+    report: RunReport
+    slots: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
+    isolation: Isolation = field(default_factory=lambda: Isolation(mode="none", note="replayed"))
+    source_sha256: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({"source_sha256": self.source_sha256, "report": self.report.to_wire(),
+                           "isolation": self.isolation.model_dump(),
+                           "slots": {str(k): [base64.b64encode(h).decode(), base64.b64encode(d).decode()]
+                                     for k, (h, d) in self.slots.items()}},
+                          indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> "StoredRun":
+        data = json.loads(text)
+        return cls(report=RunReport.from_wire(data["report"]), isolation=Isolation(**data["isolation"]),
+                   slots={int(k): (base64.b64decode(h), base64.b64decode(d)) for k, (h, d) in data["slots"].items()},
+                   source_sha256=data.get("source_sha256", ""))
+
+
+Handler = Callable[[RunRequest], StoredRun]
+
+
+class ReplayBackend:
+    """A :class:`SandboxBackend` whose runs are answered by ``handler(request) -> StoredRun``."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.result_buffer: ResultBuffer | None = None
+        self.requests: list[RunRequest] = []
+        self._isolation: Isolation | None = None
+        self._closed = False
+
+    @classmethod
+    def from_runs(cls, runs: dict[str, StoredRun]) -> "ReplayBackend":
+        """Answers a request with the run stored for its source (by sha256); BackendError otherwise."""
+        def handler(request: RunRequest) -> StoredRun:
+            try:
+                return runs[source_key(request.source)]
+            except KeyError:
+                raise BackendError("no stored run for this source") from None
+
+        return cls(handler)
+
+    @classmethod
+    def from_dir(cls, folder: str | Path) -> "ReplayBackend":
+        runs = {}
+        for path in sorted(Path(folder).glob("*.json")):
+            run = StoredRun.from_json(path.read_text())
+            runs[run.source_sha256] = run
+        return cls.from_runs(runs)
+
+    @property
+    def isolation(self) -> Isolation:
+        return self._isolation or Isolation(mode="none", note="replayed")
+
+    def result_buffer_for(self, size: int) -> ResultBuffer:
+        return buffer_for(self, size)
+
+    def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
+        if self._closed:
+            raise BackendError("the replay backend is closed")
+        self.requests.append(request)
+        stored = self.handler(request)
+        self._isolation = stored.isolation
+        buffer = self.result_buffer
+        assert buffer is not None, "result_buffer_for() first"
+        for call in request.calls:
+            slot = stored.slots.get(call["case"])
+            if slot is not None:
+                header, data = slot[0][:wire.SLOT_HEADER_SIZE], slot[1][:call["slot_capacity"]]
+                start = call["slot_offset"]
+                buffer.map[start:start + len(header)] = header
+                buffer.map[start + wire.SLOT_HEADER_SIZE:start + wire.SLOT_HEADER_SIZE + len(data)] = data
+        return RunReport.from_wire(stored.report.to_wire())  # a copy: the caller may keep it
+
+    def alive(self) -> bool:
+        return not self._closed
+
+    def close(self) -> None:
+        self._closed = True
+        if self.result_buffer is not None:
+            self.result_buffer.close()
+            self.result_buffer = None
+
+
+class RecordingBackend:
+    """Wraps a real backend and keeps a :class:`StoredRun` of each run (``runs``, by source sha256)."""
+
+    def __init__(self, inner: SandboxBackend) -> None:
+        self.inner = inner
+        self.runs: dict[str, StoredRun] = {}
+
+    @property
+    def isolation(self) -> Isolation:
+        return self.inner.isolation
+
+    def result_buffer_for(self, size: int) -> ResultBuffer:
+        return self.inner.result_buffer_for(size)
+
+    def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
+        report = self.inner.run(request, inputs_fd)
+        buffer = self.inner.result_buffer_for(request.result_size)
+        slots = {}
+        for call in request.calls:
+            start = call["slot_offset"]
+            header = bytes(buffer.map[start:start + wire.SLOT_HEADER_SIZE]).rstrip(b"\0")
+            if header:
+                nbytes = 0
+                try:
+                    nbytes = int((wire.read_header(memoryview(header.ljust(wire.SLOT_HEADER_SIZE, b"\0"))) or {})
+                                 .get("nbytes") or 0)
+                except (wire.MalformedSlot, ValueError, TypeError):
+                    pass
+                nbytes = max(0, min(nbytes, call["slot_capacity"]))
+                data_start = start + wire.SLOT_HEADER_SIZE
+                slots[call["case"]] = (header, bytes(buffer.map[data_start:data_start + nbytes]))
+        key = source_key(request.source)
+        self.runs[key] = StoredRun(report=RunReport.from_wire(report.to_wire()), slots=slots,
+                                   isolation=self.inner.isolation, source_sha256=key)
+        return report
+
+    def alive(self) -> bool:
+        return self.inner.alive()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def record(out_dir: str, files: list[str], problem: str = "sinusoidal-pe") -> None:
+    """Grade ``files`` in a real sandbox and store each run as OUT_DIR/<file stem>.json."""
+    from judge.grader import Judge
+    from judge.sandbox.factory import backend_factory_for
+
+    inner = backend_factory_for()
+    recorders: list[RecordingBackend] = []
+
+    def factory(slot: int) -> RecordingBackend:
+        recorders.append(RecordingBackend(inner(slot)))
+        return recorders[-1]
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with Judge(backend_factory=factory) as judge:
+        for name in files:
+            source = Path(name).read_text()
+            verdict = judge.grade(source, problem)
+            run = recorders[0].runs[source_key(source)]
+            (out / (Path(name).stem + ".json")).write_text(run.to_json() + "\n")
+            print(f"{name}: {verdict.status.value} -> {out / (Path(name).stem + '.json')}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 5 or sys.argv[1] != "record":
+        raise SystemExit("usage: python3 -m judge.sandbox.fake record OUT_DIR PROBLEM FILE.py...")
+    record(sys.argv[2], sys.argv[4:], sys.argv[3])

@@ -1,0 +1,156 @@
+"""The learner page in a real browser: Debian's chromium, headless, driven by Playwright (the system
+browser; Playwright downloads none).  The course page of the loopback test platform frames the tool,
+as an LMS does: launch, type a wrong solution, submit, see the diagnosis; fix it, see accepted; the
+platform's gradebook receives the score.  Any console error fails the test.  Screenshots, the page's
+weight and the time to the first verdict go to the artifacts folder (JUDGE_TEST_ARTIFACTS, default
+test-artifacts/browser).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, unavailable
+from tests.lti_platform import LoopbackPlatform, start_tool
+from tests.service_support import SOURCES, require_sandbox, wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.service]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(os.environ.get("JUDGE_TEST_ARTIFACTS") or REPO / "test-artifacts" / "browser")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        unavailable("Debian's chromium NOT INSTALLED (apt-get install chromium), BROWSER TEST NOT RUN")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright NOT INSTALLED (pip install '.[test]'), BROWSER TEST NOT RUN")
+    profile = tempfile.mkdtemp(prefix="judge-chromium-")
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
+                                                        args=ARGS, viewport={"width": 1100, "height": 1500})
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory):
+    require_sandbox()
+    platform = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
+    server = start_tool(tmp_path_factory.mktemp("tool"), platform)
+    yield platform, server
+    server.stop()
+    platform.stop()
+
+
+def test_a_learner_solves_the_exercise_in_the_browser(browser, lms):
+    platform, server = lms
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    weights: dict[str, int] = {}
+    page = browser.new_page()
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+
+    def weigh(response) -> None:  # noqa: ANN001
+        path = response.url.split("?")[0]
+        if path.startswith(server.url) and ("/lti/page/" in path or "/lti/static/" in path):
+            try:
+                weights[path.removeprefix(server.url)] = len(response.body())
+            except Exception:  # noqa: BLE001 - a redirect has no body
+                pass
+
+    page.on("response", weigh)
+    page.goto(f"{platform.url}/course")
+    frame = page.frame_locator("#tool")
+    editor = frame.locator("#editor")
+    editor.wait_for(timeout=30_000)
+
+    # the editor: Tab indents, Enter keeps the indentation, Esc then Tab leaves it for the Submit button
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+    page.keyboard.type("def f(x):")
+    page.keyboard.press("Enter")
+    page.keyboard.type("return x")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    assert editor.input_value() == "def f(x):\n    return x\n    "
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert frame.locator(":focus").get_attribute("id") == "submit", "Esc, Tab leaves the editor"
+
+    # a wrong solution, typed in; the draft survives a reload
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+    page.keyboard.insert_text(SOURCES["wrong_answer"])
+    page.frame_locator("#tool").locator("#highlight .tok-kw").first.wait_for()
+    tool_frame = page.frame(url=lambda u: "/lti/page/" in u)
+    tool_frame.goto(tool_frame.url)  # a reload of the framed page
+    editor = frame.locator("#editor")
+    editor.wait_for()
+    assert editor.input_value() == SOURCES["wrong_answer"], "the draft is kept across a reload"
+
+    started = time.monotonic()
+    frame.locator("#submit").click()
+    verdict = frame.locator("#verdict-section[data-status]")
+    verdict.wait_for(timeout=60_000)
+    first_verdict_s = time.monotonic() - started
+    assert verdict.get_attribute("data-status") == "wrong_answer"
+    assert frame.locator(".status").inner_text() == "Wrong answer"
+    diagnoses = frame.locator(".diagnoses li")
+    assert diagnoses.count() >= 1 and diagnoses.first.inner_text().strip()
+    assert frame.locator("table.cases tr").count() > 5
+    page.screenshot(path=str(ARTIFACTS / "1-wrong-answer.png"), full_page=True)
+    frame.locator("#verdict-section").screenshot(path=str(ARTIFACTS / "1-wrong-answer-verdict.png"))
+
+    # fixed: accepted
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+    page.keyboard.insert_text(SOURCES["accepted"])
+    editor.press("Control+Enter")
+    frame.locator('#verdict-section[data-status="accepted"]').wait_for(timeout=60_000)
+    assert frame.locator(".status").inner_text() == "Accepted"
+    frame.locator("#history li").nth(1).wait_for()
+    assert frame.locator("#history li").count() == 2
+    assert "Accepted" in frame.locator("#history li").first.inner_text(), "newest first"
+    page.screenshot(path=str(ARTIFACTS / "2-accepted.png"), full_page=True)
+    frame.locator("#verdict-section").screenshot(path=str(ARTIFACTS / "2-accepted-verdict.png"))
+
+    final = wait_for(lambda: [s["score"] for s in platform.scores
+                              if s["score"]["gradingProgress"] == "FullyGraded" and s["score"]["scoreGiven"] == 1.0],
+                     30, what="the accepted score at the platform")
+    assert final[0]["userId"] == "learner-1"
+
+    # readable on a phone: the page alone, 390 px wide, nothing wider than the screen
+    phone = browser.new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.on("console", lambda m: problems.append(f"phone console {m.type}: {m.text}") if m.type == "error" else None)
+    frame_url = page.frame(url=lambda u: "/lti/page/" in u).url
+    phone.goto(frame_url)
+    phone.locator("#editor").wait_for()
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    phone.screenshot(path=str(ARTIFACTS / "3-phone.png"), full_page=False)
+    phone.close()
+
+    page_bytes = sum(weights.values())
+    (ARTIFACTS / "measures.json").write_text(json.dumps({"page_bytes": weights, "total_bytes": page_bytes,
+                                                          "first_verdict_seconds": round(first_verdict_s, 3)},
+                                                         indent=2))
+    print(f"\npage weight {page_bytes} bytes {weights}; first verdict in {first_verdict_s:.2f} s")
+    assert not problems, problems

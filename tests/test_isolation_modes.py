@@ -1,0 +1,203 @@
+"""The isolation ladder, mode by mode, on the real sandbox: every mode this machine gives.
+
+Each mode must give the example verdicts their folder's status where the guarantee table
+(judge.sandbox.guarantees) says it enforces the limit involved, say in every verdict which
+mode ran and what enforced the limits, and leave no process behind.  Memory without a
+cgroup is decided from the kernel's records of the learner's processes (VmRSS/VmHWM,
+wait4), so a hog that catches MemoryError is still memory_limit_exceeded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import unavailable
+from helpers_sandbox import CORRECT, PROBLEM_DIR, REPO, SUBMISSIONS, learner
+
+pytestmark = pytest.mark.sandbox
+MODES = ["full", "rootless", "reduced", "none"]
+
+
+def _require(mode: str) -> None:
+    from judge.sandbox.ladder import check
+
+    if mode == "rootless" and os.geteuid() == 0:
+        pytest.skip("mode rootless is for normal users (root is exempt from RLIMIT_NPROC): "
+                    "the rootless CI tier runs these tests as one")
+
+    rung = check(mode)
+    if not rung.ok and "not readable by an unprivileged uid" in rung.why:
+        pytest.skip(f"mode {mode} cannot run on this host's Python ({rung.why}); "
+                    "tests/test_reduced_container.py runs it where it is meant to, in a default docker run")
+    if not rung.ok:
+        unavailable(f"ISOLATION MODE {mode} UNAVAILABLE, ITS TESTS NOT RUN: {rung.why}")
+
+
+@pytest.fixture(scope="module", params=MODES)
+def mj(request):
+    """A warm judge of one isolation mode."""
+    _require(request.param)
+    from judge import Judge
+
+    with Judge(isolation=request.param) as j:
+        j.mode = request.param
+        yield j
+
+
+@pytest.fixture(scope="module")
+def cpu1_bundle(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bundles") / "sinusoidal-pe"
+    shutil.copytree(PROBLEM_DIR, root)
+    spec = yaml.safe_load((root / "problem.yaml").read_text())
+    spec["limits"].update(cpu_seconds=1, case_wall_seconds=10, wall_seconds=20)
+    (root / "problem.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return str(root)
+
+
+def _no_leftovers(judge) -> None:
+    from judge.sandbox.watch import process_tree
+
+    for backend in list(judge._pool.queue):
+        assert backend.alive()
+        assert process_tree(backend.pid) == [backend.pid], process_tree(backend.pid)
+
+
+def test_accepted_says_which_mode_and_what_limits(mj):
+    from judge.sandbox import guarantees
+
+    v = mj.grade(CORRECT)
+    assert v.status.value == "accepted", v.message
+    iso = v.isolation
+    assert iso.mode == mj.mode
+    assert iso.not_enforced == guarantees.not_enforced(mj.mode)
+    assert iso.limits_by == ("cgroup" if mj.mode == "full" else "rlimits")
+    assert iso.seccomp is (mj.mode != "none")
+    assert v.resources.memory_peak_bytes and v.resources.memory_peak_bytes < 512 << 20
+
+
+@pytest.mark.parametrize("name", ["memory_hog.py", "catch_memoryerror_and_continue.py", "python_bytes_hog.py"])
+def test_memory_hogs(mj, name):
+    v = mj.grade((SUBMISSIONS / "memory_limit_exceeded" / name).read_bytes())
+    assert v.status.value == "memory_limit_exceeded", (v.status, v.message, v.resources)
+    assert v.resources.oom_kills >= 1, v.resources  # cgroup OOM kill, or the supervisor's kill from VmRSS
+    _no_leftovers(mj)
+
+
+def test_one_huge_touched_allocation_is_memory_limit(mj):
+    v = mj.grade(learner("""
+        a = np.ones(2 << 30 >> 3)  # 2 GiB of float64, every page touched
+        print(a.sum())
+    """))
+    assert v.status.value == "memory_limit_exceeded", (v.status, v.message, v.resources)
+    assert "memory limit" in v.message
+
+
+def test_fork_bomb(mj):
+    from judge.sandbox.guarantees import enforced
+
+    v = mj.grade(learner("""
+        os = __import__("o" + "s"); time = __import__("time")
+        if not globals().get("_done"):
+            globals()["_done"] = True
+            made = refused = 0
+            for _ in range(50):
+                try:
+                    pid = os.fork()
+                except OSError:
+                    refused += 1
+                    continue
+                if pid == 0:
+                    try:
+                        time.sleep(600)
+                    finally:
+                        os._exit(0)
+                made += 1
+            print("MADE", made, "REFUSED", refused)
+    """))
+    assert v.status.value in ("wrong_answer", "runtime_error"), (v.status, v.message)
+    made = [line.split() for line in v.stdout.text.splitlines() if line.startswith("MADE")]
+    if enforced(mj.mode, "process_count"):
+        assert made and int(made[0][1]) < 50 and int(made[0][3]) > 0, made
+    else:
+        assert "process_count" in v.isolation.not_enforced
+    _no_leftovers(mj)
+    assert mj.grade(CORRECT).status.value == "accepted"
+
+
+def test_cpu_limit(mj, cpu1_bundle):
+    v = mj.grade(learner("""
+        x = 0
+        while True:
+            x += 1
+    """), cpu1_bundle)
+    assert v.status.value == "time_limit_exceeded", (v.status, v.message)
+    # RLIMIT_CPU's kill, or on a machine so loaded that 10 s of wall time gave it under 1 s of CPU, the clock
+    assert "CPU" in v.message or "wall-time" in v.message, v.message
+
+
+def test_output_is_capped(mj):
+    v = mj.grade(learner("""
+        chunk = "y" * (1 << 20)
+        for _ in range(8):
+            try:
+                print(chunk)
+            except OSError:
+                pass
+    """))
+    assert v.status.value == "wrong_answer"
+    assert v.stdout.bytes <= 1024 << 10 and v.stdout.truncated
+
+
+# --------------------------------------------------------------------------- choosing a mode
+
+@pytest.mark.unit
+def test_unknown_and_weaker_modes_are_refused_with_a_clear_message(monkeypatch):
+    from judge.errors import SandboxUnavailable
+    from judge.sandbox.ladder import choose, strength
+
+    with pytest.raises(SandboxUnavailable, match="unknown isolation mode 'fortress'"):
+        choose("fortress")
+    monkeypatch.setenv("JUDGE_MIN_ISOLATION", "full")
+    with pytest.raises(SandboxUnavailable, match="weaker than JUDGE_MIN_ISOLATION=full"):
+        choose("none")
+    assert strength("full") == strength("rootless") == strength("container") > strength("reduced") > strength("none")
+
+
+def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, timeout=120,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
+
+
+def test_cli_isolation_flag_env_and_minimum():
+    from judge.sandbox.ladder import check
+
+    modes = [m for m in ("full", "rootless", "reduced") if check(m).ok]
+    if not modes:
+        unavailable("NO ISOLATION MODE AVAILABLE HERE")
+    path = str(SUBMISSIONS / "accepted" / "vectorised.py")
+    for mode in modes[:2]:
+        r = _cli("grade", "--isolation", mode, "--format", "json", path)
+        assert r.returncode == 0, r.stderr
+        assert f'"mode": "{mode}"' in r.stdout
+    r = _cli("grade", "--format", "json", path, env={"JUDGE_ISOLATION": modes[-1]})
+    assert r.returncode == 0 and f'"mode": "{modes[-1]}"' in r.stdout, r.stderr
+    r = _cli("grade", path, "--unsafe-no-sandbox", env={"JUDGE_MIN_ISOLATION": "reduced", "JUDGE_ISOLATION": "none"})
+    assert r.returncode == 2 and "weaker than JUDGE_MIN_ISOLATION=reduced" in r.stderr
+    assert "Traceback" not in r.stderr
+    if "full" not in modes:
+        r = _cli("grade", "--isolation", "full", path)
+        assert r.returncode == 2 and "cannot isolate learner code as asked (full:" in r.stderr, r.stderr
+
+
+def test_doctor_prints_the_ladder():
+    r = _cli("doctor")
+    assert "isolation ladder (best first):" in r.stdout
+    for mode in ("full", "rootless", "reduced", "container", "none"):
+        assert any(line[5:].startswith(mode) for line in r.stdout.splitlines()), mode
+    assert "\nisolation: " in r.stdout

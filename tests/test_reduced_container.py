@@ -1,0 +1,70 @@
+"""Mode reduced where it is meant to run: the judge image under a default `docker run`.
+
+Root in the container with Docker's default capabilities and seccomp profile and nothing
+added -- how Gradescope, PrairieLearn and Exercism run graders: namespaces are refused and
+cgroups are read-only, so the judge must choose mode reduced by itself.  Every example
+submission (the attack files included) must get its folder's verdict, each verdict must say
+isolation.mode == "reduced" and list what the mode does not enforce (the guarantee table),
+and a canary secret in the judge's environment must reach no verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+
+import pytest
+
+from conftest import SUBMISSIONS, require_docker
+
+pytestmark = [pytest.mark.container, pytest.mark.sandbox]
+JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
+
+# Runs inside the container: grades every example with the mode the judge chooses by itself.
+_GRADE_ALL = r'''
+import json, pathlib, sys
+from judge import Judge
+root = pathlib.Path("/opt/judge/submissions/sinusoidal-pe")
+with Judge() as judge:
+    for path in sorted(root.glob("*/*.py")):
+        v = judge.grade(path.read_bytes())
+        print(json.dumps({"file": f"{path.parent.name}/{path.name}", "status": v.status.value,
+                          "isolation": v.isolation.model_dump() if v.isolation else None,
+                          "verdict": v.model_dump_json()}), flush=True)
+'''
+
+
+@pytest.fixture(scope="module")
+def graded():
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    canary = "canary-" + secrets.token_hex(12)
+    r = subprocess.run(["docker", "run", "--rm", "-e", f"JUDGE_CANARY={canary}", "--entrypoint", "python3",
+                        JUDGE_IMAGE, "-c", _GRADE_ALL], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    return canary, {row["file"]: row for row in rows}
+
+
+def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded):
+    from judge.sandbox import guarantees
+
+    canary, rows = graded
+    expected = {f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*.py")}
+    assert set(rows) == expected
+    wrong = {f: r["status"] for f, r in rows.items() if r["status"] != f.split("/")[0]}
+    assert wrong == {}, wrong
+    for row in rows.values():
+        isolation = row["isolation"]
+        assert isolation["mode"] == "reduced" and isolation["limits_by"] == "rlimits", isolation
+        assert isolation["not_enforced"] == guarantees.not_enforced("reduced")
+        assert isolation["uid"] not in (0, None)
+        assert canary not in row["verdict"], row["file"]
+
+
+def test_memory_hogs_are_memory_limit_exceeded_from_kernel_records(graded):
+    _, rows = graded
+    for name in ("memory_hog.py", "catch_memoryerror_and_continue.py", "python_bytes_hog.py"):
+        verdict = json.loads(rows[f"memory_limit_exceeded/{name}"]["verdict"])
+        assert verdict["resources"]["oom_kills"] >= 1 or "RLIMIT_AS" in verdict["message"], verdict["message"]

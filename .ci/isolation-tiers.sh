@@ -32,6 +32,7 @@ rootless() {
   runuser -u "$USER_NAME" -- env -i HOME="/home/$USER_NAME" PATH=/usr/bin:/bin CI=true PYTHONPATH="$copy" \
     bash -c "cd '$copy' && '$VENV/bin/python' -m judge.cli doctor | grep -q '^isolation: rootless' \
       && '$VENV/bin/python' -m judge.cli verify sinusoidal-pe --isolation rootless >/tmp/rootless-verify.log \
+      && '$VENV/bin/python' -m judge.cli verify rotary-embedding --isolation rootless >>/tmp/rootless-verify.log \
       && '$VENV/bin/python' -m pytest -q -p no:cacheprovider tests/test_attacks.py tests/test_isolation_modes.py \
            -k 'rootless or corpus_is_complete or unknown_and_weaker or cli_isolation or doctor_prints' " \
     || { tail -40 /tmp/rootless-verify.log 2>/dev/null; rm -rf "$copy"; return 1; }

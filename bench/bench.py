@@ -9,7 +9,9 @@ suite of sinusoidal-pe: (1) the in-process floor, (2) warm ``Judge().grade``,
 a fresh process (as course autograders do), (6) a container per submission
 (when a Docker engine answers); then ratios, (7) the diagnosis cost of a wrong
 answer (``--diagnosis-only`` for that alone), throughput with 1 and 2 workers and
-the judge's peak RSS on the largest case.
+the judge's peak RSS on the largest case.  ``--modes`` prints (8) alone: the warm
+cost per verdict of each isolation mode this machine gives (run it as root, as a
+normal user, and inside a default ``docker run`` to see all four).
 """
 
 from __future__ import annotations
@@ -310,6 +312,28 @@ def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
         diagnosis.explain = original
 
 
+def modes(source: str, submission: Path, runs: int) -> None:
+    """(8) Warm per-verdict cost of every isolation mode this machine gives, beside the floor."""
+    from judge.sandbox.ladder import check
+
+    with Judge(isolation="none") as judge:
+        judge.warm_up()
+        judge.grade(source, PROBLEM)
+        f = floor(submission, judge, runs)
+    print(f"{'isolation mode':16} {'ms/verdict':>11} {'overhead ms':>12} {'x floor':>8}  limits by")
+    print(f"{'(floor)':16} {f:11.1f}")
+    for mode in ("full", "rootless", "reduced", "none"):
+        rung = check(mode)
+        if not rung.ok:
+            print(f"{mode:16} {'n/a':>11}  ({rung.why[:90]})")
+            continue
+        with Judge(isolation=mode) as judge:
+            judge.warm_up()
+            verdict = judge.grade(source, PROBLEM)
+            w = warm(judge, source, runs)
+        print(f"{mode:16} {w:11.1f} {w - f:12.1f} {w / f:8.2f}  {verdict.isolation.limits_by}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--submission", type=Path, default=REPO / "submissions" / PROBLEM / "accepted" / "vectorised.py")
@@ -318,7 +342,12 @@ def main() -> None:
     parser.add_argument("--wrong", type=Path, default=REPO / "submissions" / PROBLEM / "wrong_answer"
                         / "rw_float32_column_row0.py", help="wrong-answer file for the diagnosis cost (7)")
     parser.add_argument("--diagnosis-only", action="store_true", help="measure only the diagnosis cost (7)")
+    parser.add_argument("--modes", action="store_true",
+                        help="measure only the warm cost per isolation mode (8): every mode this machine gives")
     args = parser.parse_args()
+    if args.modes:
+        modes(args.submission.read_text(), args.submission, args.runs)
+        return
     if args.diagnosis_only:
         with Judge() as judge:
             judge.warm_up()

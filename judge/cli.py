@@ -103,19 +103,94 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 @click.option("--backend", type=click.Choice(["process", "container"]), default="process", show_default=True)
 @click.option("--image", default=None, help="sandbox image of the container backend")
 @_isolation_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one object (rows, adequacy, tolerance, time_limits, statement, findings) for CI")
+@click.option("--multiplier", type=click.FloatRange(min=1.0), default=5.0, show_default=True,
+              help="time limits = multiplier x the slowest accepted example (problemtools' time_multiplier)")
+@click.option("--calibrate", is_flag=True, help="write the calibrated time limits into problem.yaml")
 def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None,
-           isolation: str | None) -> None:
-    """Check a bundle: it loads, the reference passes, every example gets its folder's status."""
+           isolation: str | None, fmt: str, multiplier: float, calibrate: bool) -> None:
+    """Check a bundle: it loads, the reference passes, every example gets its folder's status; then report
+    adequacy (kill matrix), tolerance margins, calibrated time limits and the statement's examples."""
     from judge.errors import JudgeError
     from judge.verify import verify_problem
 
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
-                                image=image, isolation=isolation,
-                                echo=lambda line: click.echo(line))
+                                image=image, isolation=isolation, multiplier=multiplier, calibrate=calibrate,
+                                echo=(lambda line: click.echo(line)) if fmt == "text" else (lambda line: None))
     except JudgeError as exc:
         raise _fail(str(exc))
+    if fmt == "json":
+        import json
+
+        from judge.authoring.report import finite_json
+
+        click.echo(json.dumps(finite_json(report.as_dict()), indent=2, default=str))
     raise click.exceptions.Exit(EXIT_OK if report.ok else EXIT_VERDICT)
+
+
+@main.command("new")
+@click.argument("problem_id")
+@click.option("--function", default="solve", show_default=True, help="the first function's name")
+@click.option("--title", default=None, help="the problem's title")
+@click.option("--problems-dir", type=click.Path(file_okay=False), default=None,
+              help="where bundles live [default: the judge's problems folder]")
+def new(problem_id: str, function: str, title: str | None, problems_dir: str | None) -> None:
+    """Write a bundle skeleton PROBLEM_ID (and submissions/PROBLEM_ID/<status>/) to fill in."""
+    from judge.authoring.skeleton import new_bundle
+    from judge.errors import JudgeError
+    from judge.problem.loader import PROBLEMS_DIR
+
+    problems = Path(problems_dir) if problems_dir else PROBLEMS_DIR
+    try:
+        written = new_bundle(problem_id, problems, problems.parent / "submissions", function, title)
+    except JudgeError as exc:
+        raise _fail(str(exc))
+    for path in written:
+        click.echo(f"wrote {path}{'/' if path.is_dir() else ''}")
+    click.echo(f"\nnext: fill in every TODO(author), then `judge verify {problems / problem_id}`")
+
+
+@main.group("case")
+def case_group() -> None:
+    """Edit a bundle's cases."""
+
+
+@case_group.command("add")
+@click.argument("problem")
+@click.option("--function", "-f", required=True, help="the function the case calls")
+@click.option("--args", "args_text", required=True,
+              help="arguments as JSON or YAML flow: '{\"x\": {\"generate\": {\"shape\": [4, 8], \"seed\": 3}}}'")
+@click.option("--id", "case_id", default=None, help="the case id [default: generated from function and args]")
+@click.option("--public", is_flag=True, help="learners see it (default hidden)")
+@click.option("--description", default="", help="what the case exercises")
+@click.option("--raises", default=None, help="the call must raise this exception (e.g. ValueError)")
+@click.option("--tag", "tags", multiple=True, help="a tag (repeatable)")
+def case_add(problem: str, function: str, args_text: str, case_id: str | None, public: bool, description: str,
+             raises: str | None, tags: tuple[str, ...]) -> None:
+    """Append a validated case to PROBLEM's cases.yaml and say what it adds to the kill matrix."""
+    from pydantic import ValidationError
+
+    from judge.authoring.case_add import add_case, parse_args
+    from judge.errors import JudgeError
+
+    try:
+        added = add_case(problem, function, parse_args(args_text), case_id, "public" if public else "hidden",
+                         description, raises, list(tags))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"] if "[" not in str(p) and "(" not in str(p))
+        raise _fail(f"the case is not valid: {where}: {first['msg']}")
+    except JudgeError as exc:
+        raise _fail(str(exc))
+    click.echo(f"added case {added.case_id} to {added.path}")
+    click.echo(f"kill matrix: it catches {len(added.catches)} bank mistakes"
+               + (f" ({', '.join(added.catches)})" if added.catches else ""))
+    click.echo(f"  caught by no other case: {', '.join(added.unique) or 'none'}")
+    if added.uncaught_before:
+        click.echo(f"  bank mistakes still caught by no case: {', '.join(added.uncaught_before)}")
+    click.echo("  (run `judge verify` for the examples' rows of the matrix)")
 
 
 @main.command()

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from judge.compare import compare_arrays
+from judge.compare import compare_arrays, tolerance_ratio
 from judge.prepared import PreparedCase, PreparedProblem
 from judge.sandbox import wire
 from judge.sandbox.contract import RunReport
@@ -143,7 +143,7 @@ def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, re
 
 
 def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
-               observed: dict | None = None, index: int = -1) -> CaseResult:
+               observed: dict | None = None, index: int = -1, measure: bool = False) -> CaseResult:
     """One case's result.  ``terms`` words locations in the exercise's terms; ``observed`` (if given)
     receives what diagnosis needs about a failing case, copied out of ``results``."""
     spec = case.spec
@@ -198,6 +198,8 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
     comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
     result.facts = comparison.facts
+    if measure:
+        result.facts.tolerance_ratio = tolerance_ratio(got, case.expected, case.tolerance)
     if not comparison.ok or result.message or changed:
         _observe(observed, index, header, got)
     if not comparison.ok:
@@ -283,7 +285,8 @@ def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap
             out.append(base)
             continue
         function = prepared.bundle.spec.function(spec.function)  # the loader checked it exists
-        result = judge_slot(case, header, results, Terms(function, case.expected.shape), observed, len(out))
+        result = judge_slot(case, header, results, Terms(function, case.expected.shape), observed, len(out),
+                            prepared.measure_errors)
         if rlimit_memory and _address_space_refusal(header):
             result.status = Status.MEMORY_LIMIT_EXCEEDED
             result.message = "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an allocation; " \

@@ -38,6 +38,7 @@ class PreparedProblem:
     cases: list[PreparedCase]
     result_size: int
     mtimes: tuple[float, ...]
+    measure_errors: bool = False  # every compared case records facts.tolerance_ratio (judge verify sets it)
 
     def __post_init__(self) -> None:
         self.call_specs = self.calls()

@@ -42,7 +42,9 @@ def explanation_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
     r = verdict.recovered
     if r is not None and not (full and r.explains and "+" not in full[0].id and len(
             [c for c in r.components if not c.right]) == 1):
-        lines += _wrap(("What your code computes: " if r.explains else "") + r.summary, indent)
+        if r.explains:
+            lines.append(f"{indent}What your code computes:")
+        lines += _wrap(r.summary, indent + ("  " if r.explains else ""))
         right = [c.name for c in r.components if c.right]
         if r.explains and right:
             lines += _wrap("Right: " + ", ".join(right) + ".", indent + "  ")

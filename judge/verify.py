@@ -4,7 +4,9 @@
 2. the reference matches the hand-checked values in problem.yaml;
 3. the reference, graded as a submission in the sandbox, is accepted;
 4. every example in submissions/<id>/<status>/ gets exactly that status;
-5. the time limit leaves a margin over the slowest accepted example.
+5. the time limit leaves a margin over the slowest accepted example;
+6. the author's report (judge.authoring): kill matrix, tolerance margins, calibrated time limits,
+   statement examples; its errors fail verify too.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from typing import Callable
 
 import numpy as np
 
+from judge.authoring.report import AuthorReport, GradedExample, author_report
+from judge.authoring.skeleton import unfinished
+from judge.authoring.timelimits import DEFAULT_MULTIPLIER, write_calibration
 from judge.diagnosis.expectations import check as check_feedback
 from judge.diagnosis.expectations import expected_diagnosis  # noqa: F401 - the examples' '# diagnosis:' line
 from judge.grader import Judge
@@ -37,10 +42,16 @@ class Row:
 @dataclass
 class VerifyReport:
     rows: list[Row] = field(default_factory=list)
+    author: AuthorReport | None = None
+    problem: str = ""
 
     @property
     def ok(self) -> bool:
-        return all(r.ok for r in self.rows)
+        return all(r.ok for r in self.rows) and (self.author is None or self.author.errors == 0)
+
+    def as_dict(self) -> dict:
+        return {"problem": self.problem, "ok": self.ok, "rows": [r.__dict__ for r in self.rows],
+                **(self.author.as_dict() if self.author else {})}
 
 
 def reference_checks(bundle: Bundle) -> list[Row]:
@@ -70,9 +81,18 @@ def default_submissions(bundle: Bundle) -> Path:
 
 def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandbox: bool = False,
                    backend: str = "process", image: str | None = None,
-                   echo: Callable[[str], None] = print, isolation: str | None = None) -> VerifyReport:
+                   echo: Callable[[str], None] = print, isolation: str | None = None,
+                   multiplier: float = DEFAULT_MULTIPLIER, calibrate: bool = False) -> VerifyReport:
+    todo = unfinished(resolve(problem))
+    if todo:  # a fresh `judge new` skeleton: one line per thing still to fill in, nothing run
+        report = VerifyReport(problem=str(problem))
+        for where, what in todo:
+            report.rows.append(Row(where, "filled in", "TODO", False, what))
+            echo(f"TODO {where}: {what}")
+        echo(f"\n{len(todo)} things still to fill in")
+        return report
     bundle = load_problem(resolve(problem))
-    report = VerifyReport()
+    report = VerifyReport(problem=bundle.id)
     echo(f"{bundle.id}: bundle loads ({len(bundle.cases.cases)} cases, "
          f"{sum(c.visibility == 'public' for c in bundle.cases.cases)} public), digest {bundle.digest}")
 
@@ -85,7 +105,10 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
         add(row)
     folder = Path(submissions) if submissions else default_submissions(bundle)
     slowest = 0.0
+    graded: list[GradedExample] = []
     with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
+        prepared = judge.problem(bundle.root)
+        prepared.measure_errors = True  # accepted examples' errors, for the tolerance margins
         verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)
         add(Row("reference graded as a submission", "accepted", verdict.status.value,
                 verdict.status is Status.ACCEPTED, verdict.message[:80]))
@@ -100,6 +123,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 continue
             data = path.read_bytes()
             verdict = judge.grade(data, bundle.root)
+            graded.append(GradedExample(str(path.relative_to(folder)), expected, verdict))
             if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
             detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
@@ -109,9 +133,16 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 want, got = f"{expected}/{feedback[0]}", f"{got}/{feedback[1]}"
                 ok = ok and feedback[2]
             add(Row(str(path.relative_to(folder)), want, got, ok, detail))
+        report.author = author_report(prepared, graded, multiplier)  # before the judge closes the inputs
     limit = bundle.spec.limits.cpu_seconds
     add(Row("CPU limit vs slowest accepted example", f">= {TIME_MARGIN:g} x {slowest:.2f} s", f"{limit:g} s",
             limit >= TIME_MARGIN * slowest))
+    for line in report.author.text():
+        echo(line)
+    if calibrate and report.author.calibration is not None:
+        changed = write_calibration(bundle.root / "problem.yaml", report.author.calibration.suggested)
+        echo(f"\nwrote {bundle.root / 'problem.yaml'}: {', '.join(changed) or 'no limit line found to change'}")
     failed = sum(not r.ok for r in report.rows)
-    echo(f"\n{len(report.rows) - failed} passed, {failed} failed")
+    echo(f"\n{len(report.rows) - failed} passed, {failed} failed; "
+         f"{report.author.errors} report errors, {sum(f.level == 'warning' for f in report.author.findings)} warnings")
     return report

@@ -139,3 +139,43 @@ def leftover_learner_processes(name: str, wait: float = 3.0) -> list[tuple[int, 
         if not ours or time.monotonic() > deadline:
             return ours
         time.sleep(0.1)
+
+
+# The learner body of the fork tests: 50 sleeping children, once; prints "MADE n REFUSED m".
+FORK_50 = """
+        os = __import__("o" + "s"); time = __import__("time")
+        if not globals().get("_done"):
+            globals()["_done"] = True
+            made = refused = 0
+            for _ in range(50):
+                try:
+                    pid = os.fork()
+                except OSError:
+                    refused += 1
+                    continue
+                if pid == 0:
+                    try:
+                        time.sleep(600)
+                    finally:
+                        os._exit(0)
+                made += 1
+            print("MADE", made, "REFUSED", refused)
+"""
+
+
+def require_mode(mode: str) -> None:
+    """Skip (or fail under CI) when this machine cannot give isolation ``mode``."""
+    import pytest
+
+    from conftest import unavailable
+    from judge.sandbox.ladder import check
+
+    if mode == "rootless" and os.geteuid() == 0:
+        pytest.skip("mode rootless is for normal users (root is exempt from RLIMIT_NPROC): "
+                    "the rootless CI tier runs these tests as one")
+    rung = check(mode)
+    if not rung.ok and "not readable by an unprivileged uid" in rung.why:
+        pytest.skip(f"mode {mode} cannot run on this host's Python ({rung.why}); "
+                    "tests/test_reduced_container.py runs it where it is meant to, in a default docker run")
+    if not rung.ok:
+        unavailable(f"ISOLATION MODE {mode} UNAVAILABLE, ITS TESTS NOT RUN: {rung.why}")

@@ -138,7 +138,7 @@ class LoopbackPlatform:
         now = int(time.time())
         problem = overrides.get("problem", "sinusoidal-pe")
         claims = {
-            "iss": self.issuer, "aud": overrides.get("aud", params.get("client_id", CLIENT_ID)),
+            "iss": overrides.get("iss", self.issuer), "aud": overrides.get("aud", params.get("client_id", CLIENT_ID)),
             "sub": params.get("login_hint", "learner-1"), "iat": now, "exp": now + overrides.get("exp_in", 300),
             "nonce": params.get("nonce", ""), "name": overrides.get("name", "Ada Learner"),
             "https://purl.imsglobal.org/spec/lti/claim/message_type": "LtiResourceLinkRequest",

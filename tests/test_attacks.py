@@ -40,8 +40,8 @@ from pathlib import Path
 import pytest
 
 from helpers_sandbox import (CORRECT, NOBODY, REPO, SUBMISSIONS, cgroup_pids, leftover_learner_processes,
-                             nobody_processes, worker_name)
-from conftest import require_docker, unavailable
+                             nobody_processes, require_mode, worker_name)
+from conftest import require_docker
 
 pytestmark = pytest.mark.sandbox
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
@@ -104,28 +104,13 @@ def canary():
         os.environ["JUDGE_CANARY"] = old
 
 
-def _require_mode(mode: str) -> None:
-    from judge.sandbox.ladder import check
-
-    if mode == "rootless" and os.geteuid() == 0:
-        pytest.skip("mode rootless is for normal users (root is exempt from RLIMIT_NPROC): "
-                    "the rootless CI tier runs these tests as one")
-
-    rung = check(mode)
-    if not rung.ok and "not readable by an unprivileged uid" in rung.why:
-        pytest.skip(f"mode {mode} cannot run on this host's Python ({rung.why}); "
-                    "tests/test_reduced_container.py runs it where it is meant to, in a default docker run")
-    if not rung.ok:
-        unavailable(f"ISOLATION MODE {mode} UNAVAILABLE, ITS ATTACK TESTS NOT RUN: {rung.why}")
-
-
 def make_judge(mode: str, workers: int = 1):
     from judge import Judge
 
     if mode == "container":
         _require_engine().close()
         return Judge(workers=workers, backend="container", image=SANDBOX_IMAGE)
-    _require_mode(mode)
+    require_mode(mode)
     return Judge(workers=workers, isolation=mode)
 
 

@@ -27,6 +27,7 @@ def _odd_cases(judge) -> set[str]:
     return {c.spec.id for c in prepared.cases if c.expected.shape[-1] % 2}
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("folder,name,words,exact", [
     ("runtime_error", "rw_pytorch_tutorial_odd.py", "d_model is odd", True),
     ("wrong_answer", "rw_tf_tutorial_get_angles.py", "d_model is odd", True),
@@ -47,6 +48,7 @@ def test_failure_patterns_name_what_failing_cases_share(judge, folder, name, wor
         assert pattern.cases == ["add-float32"] and "only" in pattern.description
 
 
+@pytest.mark.sandbox
 def test_patterns_show_first_in_text_json_and_exports(judge):
     from judge.export import export
     from judge.report import render_text
@@ -67,6 +69,7 @@ def test_patterns_show_first_in_text_json_and_exports(judge):
     assert description in export(verdict, "junit", bundle)
 
 
+@pytest.mark.sandbox
 def test_hidden_cases_are_listed_by_id_in_patterns_never_described_by_value(judge):
     verdict = verdict_of(judge, "wrong_answer", "rw_tf_tutorial_get_angles.py")
     pattern = verdict.patterns[0]
@@ -75,6 +78,7 @@ def test_hidden_cases_are_listed_by_id_in_patterns_never_described_by_value(judg
     assert not any(h in pattern.description for h in hidden)
 
 
+@pytest.mark.sandbox
 def test_no_misleading_name_when_float32_is_the_least_of_three_mistakes(judge):
     """The issue's case: float32 arithmetic + column-index exponent + row 0 at zero.  float32 may partly explain;
     it must never be the explanation, and the recovered formula says what was computed."""
@@ -90,6 +94,7 @@ def test_no_misleading_name_when_float32_is_the_least_of_three_mistakes(judge):
     assert "float32" in verdict.recovered.summary and "row 0" in verdict.recovered.summary
 
 
+@pytest.mark.sandbox
 def test_combined_mistakes_are_named_together(judge):
     verdict = verdict_of(judge, "wrong_answer", "rw_tf_concat_float32.py")
     first = verdict.diagnoses[0]
@@ -97,6 +102,7 @@ def test_combined_mistakes_are_named_together(judge):
     assert "interleaved" in first.message and "float32" in first.message
 
 
+@pytest.mark.sandbox
 def test_time_feedback_says_which_call_ran_out_and_that_the_rest_was_right(judge):
     from judge.report import render_text
 
@@ -110,6 +116,7 @@ def test_time_feedback_says_which_call_ran_out_and_that_the_rest_was_right(judge
     assert "correct so far" in render_text(verdict)
 
 
+@pytest.mark.sandbox
 def test_accepted_verdict_has_no_explanations(judge):
     verdict = judge.grade((SUBMISSIONS / "accepted" / "vectorised.py").read_bytes())
     assert verdict.accepted and not verdict.patterns and verdict.recovered is None and verdict.time_feedback is None

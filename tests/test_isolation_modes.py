@@ -18,31 +18,16 @@ import pytest
 import yaml
 
 from conftest import unavailable
-from helpers_sandbox import CORRECT, PROBLEM_DIR, REPO, SUBMISSIONS, learner
+from helpers_sandbox import CORRECT, FORK_50, PROBLEM_DIR, REPO, SUBMISSIONS, learner, require_mode
 
 pytestmark = pytest.mark.sandbox
 MODES = ["full", "rootless", "reduced", "none"]
 
 
-def _require(mode: str) -> None:
-    from judge.sandbox.ladder import check
-
-    if mode == "rootless" and os.geteuid() == 0:
-        pytest.skip("mode rootless is for normal users (root is exempt from RLIMIT_NPROC): "
-                    "the rootless CI tier runs these tests as one")
-
-    rung = check(mode)
-    if not rung.ok and "not readable by an unprivileged uid" in rung.why:
-        pytest.skip(f"mode {mode} cannot run on this host's Python ({rung.why}); "
-                    "tests/test_reduced_container.py runs it where it is meant to, in a default docker run")
-    if not rung.ok:
-        unavailable(f"ISOLATION MODE {mode} UNAVAILABLE, ITS TESTS NOT RUN: {rung.why}")
-
-
 @pytest.fixture(scope="module", params=MODES)
 def mj(request):
     """A warm judge of one isolation mode."""
-    _require(request.param)
+    require_mode(request.param)
     from judge import Judge
 
     with Judge(isolation=request.param) as j:
@@ -101,25 +86,7 @@ def test_one_huge_touched_allocation_is_memory_limit(mj):
 def test_fork_bomb(mj):
     from judge.sandbox.guarantees import enforced
 
-    v = mj.grade(learner("""
-        os = __import__("o" + "s"); time = __import__("time")
-        if not globals().get("_done"):
-            globals()["_done"] = True
-            made = refused = 0
-            for _ in range(50):
-                try:
-                    pid = os.fork()
-                except OSError:
-                    refused += 1
-                    continue
-                if pid == 0:
-                    try:
-                        time.sleep(600)
-                    finally:
-                        os._exit(0)
-                made += 1
-            print("MADE", made, "REFUSED", refused)
-    """))
+    v = mj.grade(learner(FORK_50))
     assert v.status.value in ("wrong_answer", "runtime_error"), (v.status, v.message)
     made = [line.split() for line in v.stdout.text.splitlines() if line.startswith("MADE")]
     if enforced(mj.mode, "process_count"):

@@ -12,7 +12,7 @@ import time
 import pytest
 import yaml
 
-from helpers_sandbox import (CORRECT, PROBLEM_DIR, assert_still_grades, cgroup_pids, learner,
+from helpers_sandbox import (CORRECT, FORK_50, PROBLEM_DIR, assert_still_grades, cgroup_pids, learner,
                              leftover_learner_processes, require_sandbox, worker_name)
 
 OUTPUT_LIMIT = 1024 << 10
@@ -143,25 +143,7 @@ def test_catching_memoryerror_does_not_help(lj):
 
 def test_fork_50_children_is_refused_and_cleaned_up(lj):
     Status = _S()
-    v = lj.grade(learner("""
-        os = __import__("o" + "s"); time = __import__("time")
-        if not globals().get("_done"):
-            globals()["_done"] = True
-            made = refused = 0
-            for _ in range(50):
-                try:
-                    pid = os.fork()
-                except OSError:
-                    refused += 1
-                    continue
-                if pid == 0:
-                    try:
-                        time.sleep(600)
-                    finally:
-                        os._exit(0)
-                made += 1
-            print("MADE", made, "REFUSED", refused)
-    """), "sinusoidal-pe")
+    v = lj.grade(learner(FORK_50), "sinusoidal-pe")
     assert v.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR), (v.status, v.message)
     assert v.resources.forks_refused > 0, v.resources
     made = [line for line in v.stdout.text.splitlines() if line.startswith("MADE")]

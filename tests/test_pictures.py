@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import REPO, SUBMISSIONS, unavailable
 
+pytestmark = [pytest.mark.sandbox]
 WRONG = SUBMISSIONS / "wrong_answer" / "halves_not_interleaved.py"
 
 

@@ -133,3 +133,22 @@ def test_exports_for_the_second_problem(judge):
     assert exercism["status"] == "fail" and len(exercism["tests"]) == len(bundle.cases.cases)
     prairielearn = json.loads(export(verdict, "prairielearn", bundle))
     assert 0 <= prairielearn["score"] < 1
+
+
+@pytest.mark.sandbox
+def test_platform_entry_points_grade_the_second_problem(tmp_path):
+    """What runs inside Exercism's and PrairieLearn's containers, run here on rotary-embedding."""
+    from tests.conftest import require_sandbox
+
+    require_sandbox()
+    from judge.platforms import exercism
+
+    for example, want in (("accepted/complex_numbers.py", "pass"), ("wrong_answer/positions_ignored.py", "fail")):
+        solution, output = tmp_path / want / "in", tmp_path / want / "out"
+        solution.mkdir(parents=True)
+        output.mkdir()
+        (solution / "rotary_embedding.py").write_bytes((EXAMPLES / example).read_bytes())
+        assert exercism.run("rotary-embedding", solution, output, REPO / "problems") == 0
+        results = json.loads((output / "results.json").read_text())
+        assert results["status"] == want, results.get("message")
+        assert len(results["tests"]) == len(load_problem("rotary-embedding").cases.cases)

@@ -27,7 +27,7 @@ def _non_loopback_address() -> str | None:
 
 def test_generated_token_loopback_rate_limit_and_full_queue(tmp_path):
     require_sandbox()
-    env = service_env(JUDGE_RATE_LIMIT="0.2:6", JUDGE_MAX_PENDING="2")
+    env = service_env(JUDGE_RATE_LIMIT="0.01:6", JUDGE_MAX_PENDING="2")  # slow refill: no flake under load
     server = Server(tmp_path, f"sqlite:///{tmp_path}/judge.sqlite3", env, workers=1)
     try:
         match = re.search(r"JUDGE_API_TOKEN=(\S+)", server.output())

@@ -89,6 +89,11 @@ def test_launch_page_submit_verdict_and_score_posted(platform, server):
     wrong = submit_and_wait(browser, csrf, SOURCES["wrong_answer"])
     assert wrong["verdict"]["status"] == "wrong_answer"
     assert wrong["verdict"]["diagnoses"], "a known mistake is named"
+    pictures = wait_for(lambda: browser.get(f"/lti/api/submissions/{wrong['id']}",
+                                            headers={"X-CSRF-Token": csrf}).json()["verdict"]["pictures"],
+                        120, interval=0.5, what="the pictures, drawn after the verdict")
+    assert all(p["url"].startswith("data:image/png;base64,") and p["case"].startswith("ex-") for p in pictures), \
+        "pictures of failing public cases, inline"
     right = submit_and_wait(browser, csrf, SOURCES["accepted"])
     assert right["verdict"]["status"] == "accepted" and right["verdict"]["score"] == 1.0
 
@@ -132,7 +137,8 @@ def test_jwks_serves_the_tool_key(server, platform):
     ({"aud": "some-other-tool"}, "client id"),
     ({"exp_in": -120}, "expired"),
     ({"deployment_id": "deployment-unknown"}, "deployment"),
-], ids=["bad-signature", "wrong-audience", "expired", "unknown-deployment"])
+    ({"iss": "https://unknown-lms.example"}, "issuer"),
+], ids=["bad-signature", "wrong-audience", "expired", "unknown-deployment", "unknown-issuer"])
 def test_a_launch_failing_one_check_gets_a_plain_error_page(platform, server, overrides, why):
     if overrides.get("sign_with") == "other key":
         overrides = {"sign_with": new_key()}
@@ -143,6 +149,12 @@ def test_a_launch_failing_one_check_gets_a_plain_error_page(platform, server, ov
     assert why in answer.text.lower() and "Traceback" not in answer.text
     assert not any(name.startswith("judge-lti-") for name in browser.cookies), "no session for a refused launch"
     assert "/lti/launch refused" in server.output()
+
+
+def test_a_login_from_an_unregistered_platform_is_refused(server):
+    answer = httpx.get(server.url + "/lti/login", params={"iss": "https://unknown-lms.example", "login_hint": "u",
+                                                         "lti1p3_new_window": "1"})
+    assert answer.status_code == 400 and "not registered" in answer.text and "Traceback" not in answer.text
 
 
 def test_a_replayed_launch_is_refused(platform, server):

@@ -183,7 +183,7 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
                     and all(fitter.matches(simpler, i, ctx.expected(i), learner=False) for i in passing):
                 found = simpler
         parts = _describe(fitter, found)
-        recovery = Recovery(summary="Your output is reproduced exactly by a table that " + _sentence(parts) + ".",
+        recovery = Recovery(summary="Your output is reproduced exactly by code that " + _sentence(parts) + ".",
                             components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],
                             checked=len(assessable), facts=facts)
         wrong = [p for p in parts if not p.right]
@@ -210,7 +210,7 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
     parts = _describe(fitter, best)
     n, m = len(best_cases), len(search)
     return Recovery(summary=f"No formula of the known family reproduces every failing case; the closest one "
-                            f"(reproducing {n} of the {m} checked) is a table that {_sentence(parts)}.",
+                            f"(reproducing {n} of the {m} checked) is code that {_sentence(parts)}.",
                     components=parts, explains=False, cases=[ctx.cases[i].id for i in best_cases], checked=m,
                     facts=facts), []
 

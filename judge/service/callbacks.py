@@ -13,13 +13,12 @@ import hashlib
 import hmac
 import json
 import logging
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
 from judge._version import __version__
+from judge.service.delivery import Dispatcher
 from judge.service.schemas import submission_view
 from judge.service.settings import Settings
 from judge.service.store import Store
@@ -37,58 +36,27 @@ def verify(key: bytes, body: bytes, header: str) -> bool:
     return hmac.compare_digest(sign(key, body), header or "")
 
 
-class CallbackDispatcher:
+class CallbackDispatcher(Dispatcher):
+    name = "judge-callbacks"
+
     def __init__(self, store: Store, settings: Settings) -> None:
+        super().__init__(settings, workers=4)
         self.store = store
-        self.settings = settings
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="judge-callback")
         self._client = httpx.Client(timeout=settings.callback_timeout_seconds, follow_redirects=False,
                                     headers={"User-Agent": f"numpy-judge/{__version__}"})
-        self._thread: threading.Thread | None = None
-        self._inflight: set[str] = set()
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="judge-callbacks", daemon=True)
-        self._thread.start()
-
-    def wake(self, _row: dict | None = None) -> None:
-        self._wake.set()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        super().stop()
         self._client.close()
 
-    def backoff(self, attempts: int) -> float:
-        return min(self.settings.callback_backoff_seconds * (2 ** max(0, attempts - 1)),
-                   self.settings.callback_backoff_max_seconds)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._dispatch_due()
-            except Exception:  # noqa: BLE001 - e.g. the store is briefly unreachable
-                log.exception("callback dispatch failed")
-            self._wake.wait(self.settings.callback_poll_seconds)
-            self._wake.clear()
-
-    def _dispatch_due(self) -> None:
+    def dispatch_due(self) -> None:
         now = time.time()
         lease = now + self.settings.callback_timeout_seconds + 30
         for due in self.store.due_callbacks(now):
-            with self._lock:
-                if due["id"] in self._inflight:
-                    continue
+            if self.in_flight(due["id"]):
+                continue
             if self.store.claim_callback(due["id"], due["callback_attempts"], lease):
-                with self._lock:
-                    self._inflight.add(due["id"])
-                self._pool.submit(self._deliver, due["id"], due["callback_attempts"] + 1)
+                self.send(due["id"], self._deliver, due["id"], due["callback_attempts"] + 1)
 
     def _deliver(self, sub_id: str, attempt: int) -> None:
         try:
@@ -120,7 +88,3 @@ class CallbackDispatcher:
                 self.store.callback_result(sub_id, False, error, time.time() + self.backoff(attempt))
         except Exception:  # noqa: BLE001 - the lease makes it due again
             log.exception("submission %s: callback delivery crashed", sub_id)
-        finally:
-            with self._lock:
-                self._inflight.discard(sub_id)
-            self._wake.set()

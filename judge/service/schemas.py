@@ -78,7 +78,8 @@ class Example(BaseModel):
     function: str
     description: str = ""
     args: dict[str, Any]
-    expected: Any
+    expected: Any = Field(None, description="the reference's output (absent when the call must raise)")
+    raises: str | None = Field(None, description="the exception the call must raise, if it must")
 
 
 class ProblemDetail(BaseModel):

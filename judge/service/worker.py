@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import platform
+import tempfile
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -19,6 +21,25 @@ def internal_error(problem: str, message: str) -> Verdict:
     return Verdict(status=Status.INTERNAL_ERROR, score=0.0, problem=problem, message=message,
                    judge_version=__version__, numpy_version=np.__version__,
                    python_version=platform.python_version())
+
+
+LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti)
+
+
+def draw_pictures(store: Store, judge, row: dict, verdict: Verdict) -> None:  # noqa: ANN001
+    """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
+    for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
+    if not row["platform"].startswith(LEARNER_PLATFORMS):
+        return
+    from judge.service.lti.tables import LtiStore
+
+    drawn = []
+    if verdict.status is Status.WRONG_ANSWER:
+        with tempfile.TemporaryDirectory(prefix="judge-pictures-") as folder:
+            again = judge.grade(row["source"], row["problem"], pictures_dir=folder)
+            drawn = [(p, (Path(folder) / p.file).read_bytes()) for p in again.pictures
+                     if Path(p.file).name == p.file and (Path(folder) / p.file).is_file()]
+    LtiStore(store).save_pictures(row["id"], drawn)
 
 
 def process_submission(store: Store, judge, sub_id: str, worker: str,
@@ -45,4 +66,8 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
     log.info("submission %s: %s (attempt %s, %s)", sub_id, verdict.status.value, row["attempts"], worker)
     if on_stored is not None:
         on_stored(row)
+    try:
+        draw_pictures(store, judge, row, verdict)
+    except Exception:  # noqa: BLE001 - pictures are a bonus: the verdict is stored
+        log.exception("submission %s: pictures failed", sub_id)
     return "stored"

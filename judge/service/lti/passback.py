@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
+from judge.service.delivery import Dispatcher
 from judge.service.lti.adapter import CachingConnector
 from judge.service.lti.tables import LtiStore
 from judge.service.settings import Settings
@@ -35,51 +34,21 @@ def comment(verdict: dict | None) -> str:
     return text[:250]
 
 
-class ScoreDispatcher:
+class ScoreDispatcher(Dispatcher):
+    name = "judge-lti-scores"
+
     def __init__(self, lti: LtiStore, settings: Settings, tool_config) -> None:  # noqa: ANN001
-        self.lti, self.settings, self.tool_config = lti, settings, tool_config
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="judge-lti-score")
-        self._thread: threading.Thread | None = None
-        self._inflight: set[int] = set()
-        self._lock = threading.Lock()
+        super().__init__(settings, workers=2)
+        self.lti, self.tool_config = lti, tool_config
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="judge-lti-scores", daemon=True)
-        self._thread.start()
-
-    def wake(self, _row: dict | None = None) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-    def backoff(self, attempts: int) -> float:
-        return min(self.settings.callback_backoff_seconds * (2 ** max(0, attempts - 1)),
-                   self.settings.callback_backoff_max_seconds)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.lti.promote_judged()
-                now = time.time()
-                for due in self.lti.due_scores(now):
-                    with self._lock:
-                        if due["id"] in self._inflight:
-                            continue
-                    if self.lti.claim_score(due["id"], due["attempts"], now + 60):
-                        with self._lock:
-                            self._inflight.add(due["id"])
-                        self._pool.submit(self._send, due, due["attempts"] + 1)
-            except Exception:  # noqa: BLE001 - e.g. the database is briefly unreachable
-                log.exception("score passback loop failed")
-            self._wake.wait(self.settings.callback_poll_seconds)
-            self._wake.clear()
+    def dispatch_due(self) -> None:
+        self.lti.promote_judged()
+        now = time.time()
+        for due in self.lti.due_scores(now):
+            if self.in_flight(due["id"]):
+                continue
+            if self.lti.claim_score(due["id"], due["attempts"], now + 60):
+                self.send(due["id"], self._send, due, due["attempts"] + 1)
 
     def _grade(self, row: dict, user_id: str):  # noqa: ANN202 - a pylti1p3 Grade
         from pylti1p3.grade import Grade
@@ -117,9 +86,6 @@ class ScoreDispatcher:
             error = f"{exc.args[0] if exc.args else exc}" + (f" (HTTP {status})" if status else "")
         except Exception as exc:  # noqa: BLE001 - network errors, a platform answering nonsense
             error = f"{type(exc).__name__}: {exc}"
-        finally:
-            with self._lock:
-                self._inflight.discard(row["id"])
         if attempt >= self.settings.callback_max_attempts:
             log.warning("submission %s: %s score failed for good after %d attempts: %s", row["submission_id"],
                         row["kind"], attempt, error)
@@ -128,4 +94,3 @@ class ScoreDispatcher:
             log.info("submission %s: %s score attempt %d failed (%s); retrying", row["submission_id"], row["kind"],
                      attempt, error)
             self.lti.score_result(row["id"], False, error, time.time() + self.backoff(attempt))
-        self._wake.set()

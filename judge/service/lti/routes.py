@@ -206,7 +206,10 @@ class LearnerSide:
             row = await run_in_threadpool(lti.owned_row, submission_id[:64], session)
             if row is None:
                 raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
-            return _learner_json(row)
+            view = _learner_json(row)
+            if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
+                view["verdict"]["pictures"] = await run_in_threadpool(lti.pictures_of, row["id"])
+            return view
 
         if ctx.settings.learn_codes:
             self._learn_routes(router)
@@ -268,7 +271,7 @@ class LearnerSide:
         @router.api_route("/lti/login", methods=["GET", "POST"], include_in_schema=False)
         async def login(request: Request) -> Response:
             """OIDC login initiation: check the issuer is registered, set the state cookie, go to the platform."""
-            from pylti1p3.exception import LtiException
+            from pylti1p3.exception import LtiException, ToolConfException
 
             params = await params_of(request)
             req, cookies, session, storage = services(request, params)
@@ -280,6 +283,9 @@ class LearnerSide:
                                       loading_msg="Opening the exercise...")
             try:
                 response = await run_in_threadpool(oidc.redirect, launch_url)
+            except ToolConfException as exc:  # an issuer (or client id) this tool has no registration for
+                return refuse(400, "Launch refused", f"login initiation refused: the platform is not registered "
+                              f"here ({exc})", request)
             except (LtiException, KeyError, ValueError) as exc:
                 return refuse(400, "Launch refused", f"login initiation refused: {exc}", request)
             return cookies.apply(response)
@@ -297,9 +303,9 @@ class LearnerSide:
             try:
                 await run_in_threadpool(message.validate)
                 claims = message.get_launch_data()
-            except ToolConfException as exc:  # raised when the audience names no registered client id
-                return refuse(403, "Launch refused", "launch refused: the id_token's audience (client id) is not "
-                              f"registered for its issuer ({exc})", request)
+            except ToolConfException as exc:  # an issuer, or an audience (client id), with no registration
+                return refuse(403, "Launch refused", "launch refused: the id_token's issuer or audience (client id) "
+                              f"is not registered here ({exc})", request)
             except LtiException as exc:
                 text = str(exc.args[0] if exc.args else exc)
                 if "state" in text.lower():

@@ -6,12 +6,14 @@
   CSRF token and the AGS endpoint.  The cookie holds a secret whose SHA-256 is stored, never the secret.
 - ``judge_lti_owned``: which learner made which submission (a learner sees only their own).
 - ``judge_lti_scores``: AGS score posts, retried with backoff by :mod:`judge.service.lti.passback`.
+- ``judge_lti_pictures``: the PNGs a learner's verdict names (failing public cases), shown on the page.
 
 Everything is in the same database as the submissions, so several servers share it.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import secrets
@@ -19,8 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import (Column, Float, Index, Integer, String, Table, Text, and_, delete, insert, select,
-                        update)
+from sqlalchemy import (Column, Float, Index, Integer, LargeBinary, String, Table, Text, and_, delete, insert,
+                        select, update)
 
 from judge.service.store import DONE, Store, metadata, submissions
 
@@ -68,7 +70,16 @@ scores = Table(
     Index("ix_judge_lti_scores_state", "state", "next_at"),
 )
 
+pictures = Table(
+    "judge_lti_pictures", metadata,
+    Column("submission_id", String(32), primary_key=True),
+    Column("name", String(200), primary_key=True),           # the verdict's picture ``file``
+    Column("data", LargeBinary, nullable=False),
+)
+
 SESSION_SECONDS = 8 * 3600
+PICTURE_MAX_BYTES = 2 << 20
+INDEX = "index.json"
 
 
 def digest(text: str) -> str:
@@ -218,3 +229,29 @@ class LtiStore:
         with self.store._read() as conn:
             return [dict(r) for r in conn.execute(select(scores).where(scores.c.submission_id == submission_id)
                                                   .order_by(scores.c.id)).mappings().all()]
+
+    # -- pictures ---------------------------------------------------------------------------------
+    def save_pictures(self, submission_id: str, drawn: list[tuple[Any, bytes]]) -> None:
+        """The PNGs (and an index: the verdict's Picture entries) of a submission; an empty index says
+        "drawn, nothing to show", so the page stops waiting."""
+        kept = [(picture, data) for picture, data in drawn if len(data) <= PICTURE_MAX_BYTES]
+        index = json.dumps([picture.model_dump() for picture, _ in kept]).encode()
+        rows = [{"submission_id": submission_id, "name": INDEX, "data": index}]
+        rows += [{"submission_id": submission_id, "name": picture.file, "data": data} for picture, data in kept]
+        with self.store._write() as conn:
+            conn.execute(delete(pictures).where(pictures.c.submission_id == submission_id))
+            conn.execute(insert(pictures), rows)
+
+    def pictures_of(self, submission_id: str) -> list[dict] | None:
+        """The pictures with inline ``url`` (data: URIs), or None while they are not drawn yet."""
+        with self.store._read() as conn:
+            rows = dict(conn.execute(select(pictures.c.name, pictures.c.data)
+                                     .where(pictures.c.submission_id == submission_id)).all())
+        if INDEX not in rows:
+            return None
+        out = []
+        for picture in json.loads(bytes(rows[INDEX])):
+            data = rows.get(picture.get("file"))
+            if data is not None:
+                out.append({**picture, "url": "data:image/png;base64," + base64.b64encode(bytes(data)).decode()})
+        return out

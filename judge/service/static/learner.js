@@ -136,6 +136,16 @@
     return el("div", { "class": "table-wrap" }, [el("table", { "class": "window" }, [el("caption", { text: "Expected vs got around the largest error" + (win.where ? " (" + win.where + ")" : "") })].concat(rows))]);
   }
 
+  function showPictures(pictures) {
+    var box = document.getElementById("pictures");
+    if (!box) return;
+    box.textContent = "";
+    if (pictures.length) box.appendChild(el("h3", { text: "Pictures of the failing public cases" }));
+    pictures.filter(function (p) { return p.url; }).forEach(function (p) {
+      box.appendChild(el("figure", { "class": "pictures" }, [el("img", { src: p.url, alt: p.title || p.kind }), el("figcaption", { text: p.title || "" })]));
+    });
+  }
+
   function renderVerdict(sub) {
     var v = sub.verdict, box = document.getElementById("verdict");
     box.textContent = "";
@@ -154,9 +164,8 @@
       box.appendChild(el("h3", { text: "First failing public case: " + failing.id }));
       box.appendChild(windowTable(failing.facts.window));
     }
-    (v.pictures || []).filter(function (p) { return p.url; }).forEach(function (p) {
-      box.appendChild(el("figure", { "class": "pictures" }, [el("img", { src: p.url, alt: p.title || p.kind }), el("figcaption", { text: p.title || "" })]));
-    });
+    box.appendChild(el("div", { id: "pictures" }));
+    if (v.pictures) showPictures(v.pictures);
     if (v.cases && v.cases.length) {
       var rows = v.cases.map(function (c) {
         var ok = c.status === "accepted";
@@ -195,9 +204,22 @@
       renderVerdict(sub);
       document.getElementById("verdict-h").focus();
       loadHistory();
+      if (sub.verdict && sub.verdict.pictures === null && sub.verdict.status === "wrong_answer") waitForPictures(id, 40);
       return sub;
     });
   }
+  function waitForPictures(id, triesLeft) {  // drawn after the verdict is stored
+    if (triesLeft <= 0) return;
+    setTimeout(function () {
+      var section = document.getElementById("verdict-section");
+      if (section.getAttribute("data-submission") !== id) return;  // another verdict is shown now
+      api("GET", "/lti/api/submissions/" + encodeURIComponent(id)).then(function (sub) {
+        if (sub.verdict.pictures === null) return waitForPictures(id, triesLeft - 1);
+        if (sub.verdict.pictures.length) showPictures(sub.verdict.pictures);
+      }).catch(function () { /* pictures are a bonus */ });
+    }, 1000);
+  }
+
   function submit() {
     if (busy) return;
     busy = true; submitButton.disabled = true; banner.hidden = true;
@@ -220,7 +242,11 @@
         var when = sub.created_at ? new Date(sub.created_at).toLocaleString() : "";
         var label = sub.verdict ? words(sub.verdict.status) + ", score " + Math.round(sub.verdict.score * 1000) / 10 + "%" : sub.state;
         var button = el("button", { type: "button", "class": "link", text: when + ": " + label });
-        button.addEventListener("click", function () { if (sub.verdict) { renderVerdict(sub); document.getElementById("verdict-h").focus(); } });
+        button.addEventListener("click", function () {
+          api("GET", "/lti/api/submissions/" + encodeURIComponent(sub.id)).then(function (full) {
+            if (full.verdict) { renderVerdict(full); document.getElementById("verdict-h").focus(); }
+          }).catch(showProblem);
+        });
         list.appendChild(el("li", {}, [button]));
       });
     }).catch(showProblem);

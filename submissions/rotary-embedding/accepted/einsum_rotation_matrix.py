@@ -17,4 +17,6 @@ def apply_rope(x, positions=None, base=10000.0):
     c, s = np.cos(theta), np.sin(theta)
     rot = np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)  # (T, d/2, 2, 2)
     pairs = np.asarray(x, dtype=float).reshape(*lead, t, d // 2, 2)
-    return np.einsum("tiab,...tib->...tia", rot, pairs).reshape(x.shape)
+    # out[..., t, i, a] = sum_b rot[t, i, a, b] * pairs[..., t, i, b], one output row a at a time
+    rows = [np.einsum("tib,...tib->...ti", rot[:, :, a, :], pairs) for a in (0, 1)]
+    return np.stack(rows, axis=-1).reshape(x.shape)

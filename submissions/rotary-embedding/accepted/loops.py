@@ -20,12 +20,11 @@ def apply_rope(x, positions=None, base=10000.0):
     if d % 2 != 0:
         raise ValueError("d has to be even")
     t = x.shape[-2]
-    pos = list(range(t)) if positions is None else [int(p) for p in positions]
+    pos = np.arange(t, dtype=np.float64) if positions is None else np.array(positions, dtype=np.float64)
     out = np.array(x, dtype=np.float64)
     for i in range(d // 2):
         w = math.pow(base, -(2 * i) / d)
-        c = np.array([math.cos(p * w) for p in pos])
-        s = np.array([math.sin(p * w) for p in pos])
+        c, s = np.cos(pos * w), np.sin(pos * w)
         a = x[..., 2 * i].astype(np.float64)
         b = x[..., 2 * i + 1].astype(np.float64)
         out[..., 2 * i] = a * c - b * s

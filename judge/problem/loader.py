@@ -15,6 +15,7 @@ from pathlib import Path
 from judge.errors import BundleError
 from judge.problem.mistakes import Bank, load_bank
 from judge.problem.models import CasesFile, ProblemSpec
+from judge.timescale import scale_times
 from judge.problem.yamlfile import MAX_BUNDLE_FILE, _load_yaml, _read_text, _validate  # noqa: F401 - used by others
 
 # JUDGE_PROBLEMS_DIR overrides the problems folder beside the package (e.g. /opt/judge/problems in the image).
@@ -94,4 +95,5 @@ def load_problem(problem: str | Path) -> Bundle:
     digest = hashlib.sha256()
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
+    spec, cases = scale_times(spec, cases)  # JUDGE_TIME_SCALE, after the digest: the files are unchanged
     return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16], bank=bank)

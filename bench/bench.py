@@ -7,7 +7,9 @@ suite of sinusoidal-pe: (1) the in-process floor, (2) warm ``Judge().grade``,
 (3) cold ``judge grade``, (4) a fresh isolated interpreter per submission
 (bubblewrap, as bubblewrap-style judges do), (5) a pytest run per submission in
 a fresh process (as course autograders do), (6) a container per submission
-(when a Docker engine answers); then ratios, (7) the diagnosis cost of a wrong
+(when a Docker engine answers), (8-10) each course platform's packaged run (cold
+container start to results file, with the platform's own flags; images from
+``.ci/docker.sh platforms``); then ratios, (7) the diagnosis cost of a wrong
 answer (``--diagnosis-only`` for that alone), throughput with 1 and 2 workers and
 the judge's peak RSS on the largest case.  ``--modes`` prints (8) alone: the warm
 cost per verdict of each isolation mode this machine gives (run it as root, as a
@@ -78,8 +80,8 @@ def cold_cli(submission: Path, runs: int) -> float:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        p = subprocess.run([shutil.which("judge") or "judge", "grade", str(submission), "--format", "json"],
-                           capture_output=True)
+        p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(submission), "--format", "json"],
+                           capture_output=True, cwd=REPO)   # this checkout's judge, not an installed one
         samples.append(time.perf_counter() - start)
         assert p.returncode == 0, p.stderr.decode()[-500:]
     return median_ms(samples)
@@ -212,6 +214,46 @@ def container(source: str, runs: int) -> float | None:
     except Exception as exc:  # noqa: BLE001 - no engine here: say so
         print(f"  (container path skipped: {type(exc).__name__}: {str(exc)[:120]})")
         return None
+
+
+PLATFORM_RUNS = {   # the platform's own flags (tests/test_platforms.py), mounts, and where the result lands
+    "gradescope": (["--memory", "768m", "--cpus", "0.5"], ["-v", "{sub}:/autograder/submission",
+                   "-v", "{out}:/autograder/results"], ["/autograder/run_autograder"], "results.json"),
+    "prairielearn": (["--network", "none", "-m", "2g", "--memory-swap", "2g", "--cpu-quota", "90000",
+                      "--pids-limit", "1024"], ["-v", "{job}:/grade"], [], "results/results.json"),
+    "exercism": (["--network", "none", "--read-only", "--tmpfs", "/tmp"],
+                 ["-v", "{sub}:/solution", "-v", "{out}:/output"], ["sinusoidal-pe", "/solution/", "/output/"],
+                 "results.json"),
+}
+
+
+def packaged(platform: str, submission: Path, runs: int) -> float | None:
+    """(8-10) `docker run` of the platform's image on one submission: cold container start to its results file."""
+    image = f"numpy-judge-{platform}:ci"
+    if shutil.which("docker") is None or subprocess.run(["docker", "image", "inspect", image],
+                                                         capture_output=True).returncode != 0:
+        print(f"  ({platform} package skipped: no image {image}; build it with .ci/docker.sh platforms)")
+        return None
+    flags, mounts, args, result = PLATFORM_RUNS[platform]
+    samples = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmpdir:
+            tmp = Path(tmpdir)
+            sub, out, job = tmp / "sub", tmp / "out", tmp / "job"
+            for d in (sub, out, job / "student", job / "data"):
+                d.mkdir(parents=True)
+            shutil.copy(submission, sub / "sinusoidal_pe.py")
+            shutil.copy(submission, job / "student" / "sinusoidal_pe.py")
+            shutil.copytree(REPO / "problems" / PROBLEM, job / "tests" / "problem")
+            (job / "data" / "data.json").write_text("{}")
+            where = {"sub": sub, "out": out, "job": job}
+            cmd = ["docker", "run", "--rm", *flags, *[m.format(**where) for m in mounts], image, *args]
+            start = time.perf_counter()
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            samples.append(time.perf_counter() - start)
+            written = (job if platform == "prairielearn" else out) / result
+            assert p.returncode == 0 and written.is_file(), p.stderr[-500:]
+    return median_ms(samples)
 
 
 def throughput(source: str, workers: int, verdicts: int) -> float:
@@ -368,17 +410,23 @@ def main() -> None:
         rows.append(("4 fresh isolated interpreter (bwrap)", fresh_isolated(judge, args.submission, args.slow_runs)))
         rows.append(("5 pytest per submission", pytest_per_submission(judge, args.submission, args.slow_runs)))
     rows.append(("6 container per submission", container(source, args.slow_runs)))
+    for n, platform in enumerate(("gradescope", "prairielearn", "exercism"), start=8):
+        rows.append((f"{n} {platform} package (docker run -> results)", packaged(platform, args.submission,
+                                                                                args.slow_runs)))
     print(f"{'path':42} {'ms/verdict':>11} {'overhead ms':>12} {'x floor':>8} {'overhead / warm':>16}")
     for name, ms in rows:
         if ms is None:
             print(f"{name:42} {'n/a':>11}")
             continue
         over = ms - f
-        rel = f"{over / (w - f):.1f}x" if name[0] in "3456" and w > f else ""
+        rel = f"{over / (w - f):.1f}x" if name.split()[0] not in ("1", "2") and w > f else ""
         print(f"{name:42} {ms:11.1f} {over:12.1f} {ms / f:8.2f} {rel:>16}")
     print(f"\nwarm overhead (2 - 1): {w - f:.1f} ms per verdict (target <= 15); ratio 2/1 {w / f:.2f} (target <= 1.3)")
     cold = rows[2][1]
     print(f"ratio 3/1 (cold CLI / floor): {cold / f:.2f}")
+    fresh = rows[3][1]
+    if fresh:
+        print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} (target <= 1.1)")
     for name, ms in rows[3:]:
         if ms is not None:
             print(f"overhead of {name[2:]} / warm overhead: {(ms - f) / (w - f):.1f}x")

@@ -73,8 +73,30 @@ def pids_procs_file(verdict) -> Path:
     return Path("/sys/fs/cgroup") / m.group(1).lstrip("/") / "cgroup.procs"
 
 
+def _read_pids(procs: Path) -> list[int]:
+    """The pids in one cgroup.procs, and in the leaves below it (v2 workers keep their processes in
+    judge/NAME/run-K); a leaf removed while we read counts as empty."""
+    found = []
+    for f in [procs, *sorted(procs.parent.glob("*/cgroup.procs"))]:
+        try:
+            found += [int(x) for x in f.read_text().split()]
+        except OSError:
+            continue
+    return sorted(found)
+
+
 def cgroup_pids(verdict) -> list[int]:
-    return [int(x) for x in pids_procs_file(verdict).read_text().split()]
+    """Processes in the worker's cgroup.  After each reply a v2 zygote moves into a fresh leaf, so the
+    group is read until two reads 20 ms apart agree."""
+    procs = pids_procs_file(verdict)
+    last = _read_pids(procs)
+    for _ in range(50):
+        time.sleep(0.02)
+        now = _read_pids(procs)
+        if now == last:
+            return now
+        last = now
+    return last
 
 
 def _proc_uid(pid: str) -> int | None:

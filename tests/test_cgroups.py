@@ -20,8 +20,10 @@ import pytest
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups import CgroupSnapshot, WorkerCgroup
 from conftest import unavailable
+from judge.timescale import time_scale
 
 MiB = 1 << 20
+SCALE = time_scale()  # JUDGE_TIME_SCALE: the emulated VM of the cgroup v2 tier is ~20x slower
 _counter = itertools.count()
 
 
@@ -95,7 +97,7 @@ def test_oom_kill_is_recorded(group: WorkerCgroup) -> None:
         "for i in range(0, len(b), 4096): b[i] = 1\n"
         "print('survived')\n",
     )
-    out, _ = p.communicate(timeout=10)
+    out, _ = p.communicate(timeout=10 * SCALE)
     after = group.snapshot()
     assert p.returncode == -signal.SIGKILL, out
     assert "survived" not in out
@@ -114,7 +116,7 @@ def test_pids_limit_and_kill_all(group: WorkerCgroup) -> None:
         "    try: ok.append(subprocess.Popen(['sleep', '30']).pid)\n"
         "    except OSError: fail += 1\n"
         "print(fail, *ok, flush=True)\n"
-        "time.sleep(30)\n",
+        "time.sleep(30 * %g)\n" % SCALE,
     )
     assert p.stdout is not None
     line = p.stdout.readline().split()
@@ -127,9 +129,9 @@ def test_pids_limit_and_kill_all(group: WorkerCgroup) -> None:
     killed = group.kill_all()
     assert killed == 1 + len(sleepers)
     assert _procs(group) == set()
-    assert p.wait(timeout=5) == -signal.SIGKILL
+    assert p.wait(timeout=5 * SCALE) == -signal.SIGKILL
     # The orphaned sleeps were reparented and reaped; none may survive.
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 2 * SCALE
     alive = sleepers
     while alive and time.monotonic() < deadline:
         alive = [s for s in alive if _alive(s)]
@@ -149,11 +151,11 @@ def _alive(pid: int) -> bool:
 
 def test_kill_all_keeps_keep(group: WorkerCgroup) -> None:
     group.set_limits(256 * MiB, 10)
-    keeper = _spawn_in(group, "import time; time.sleep(30)")
-    victim = _spawn_in(group, "import time; time.sleep(30)")
+    keeper = _spawn_in(group, f"import time; time.sleep({30 * SCALE})")
+    victim = _spawn_in(group, f"import time; time.sleep({30 * SCALE})")
     try:
         assert group.kill_all(keep=[keeper.pid]) == 1
-        assert victim.wait(timeout=5) == -signal.SIGKILL
+        assert victim.wait(timeout=5 * SCALE) == -signal.SIGKILL
         assert keeper.poll() is None
         assert _procs(group) == {keeper.pid}
     finally:
@@ -174,7 +176,7 @@ def test_cpu_and_peak(group: WorkerCgroup) -> None:
         "t = time.process_time()\n"
         "while time.process_time() - t < 0.3: pass\n",
     )
-    p.communicate(timeout=10)
+    p.communicate(timeout=10 * SCALE)
     assert p.returncode == 0
     s1 = group.snapshot()
     sup = cgroups.detect()
@@ -202,9 +204,9 @@ def test_remove_and_recreate() -> None:
     g1 = cgroups.create_worker_cgroup(name)
     try:
         g1.set_limits(128 * MiB, 10)
-        p = _spawn_in(g1, "import time; time.sleep(30)")
+        p = _spawn_in(g1, f"import time; time.sleep({30 * SCALE})")
         g2 = cgroups.create_worker_cgroup(name)
-        assert p.wait(timeout=5) == -signal.SIGKILL
+        assert p.wait(timeout=5 * SCALE) == -signal.SIGKILL
         assert _procs(g2) == set()
         assert g2.path_description == g1.path_description
         g2.set_limits(64 * MiB, 5)
@@ -230,7 +232,7 @@ def test_prune_removes_only_old_empty_groups() -> None:
     """Groups of a judge that was SIGKILLed are removed later; fresh or occupied ones never are."""
     _require_cgroups()
     stale, fresh, busy = (cgroups.create_worker_cgroup(_name()) for _ in range(3))
-    sleeper = _spawn_in(busy, "import time; time.sleep(60)")
+    sleeper = _spawn_in(busy, f"import time; time.sleep({60 * SCALE})")
     try:
         old = time.time() - 3600
         for d in _dirs_of(stale) + _dirs_of(busy):

@@ -230,3 +230,18 @@ def test_prairielearn(graded, status, name):
         assert (t["points"] == t["max_points"]) == (c.status.value == "accepted")
         if c.visibility == "hidden":
             assert "hidden" in t["description"] and not _reveals_location(t["message"])
+
+
+def test_prairielearn_images_are_the_verdicts_pictures(judge, tmp_path):
+    """A failing public case's pictures travel as data URIs in its test; hidden cases never have any."""
+    pytest.importorskip("matplotlib", reason="PICTURES NOT TESTED: matplotlib (extra 'pictures') missing")
+    from judge.export.prairielearn import results
+
+    verdict = judge.grade((SUBMISSIONS / "wrong_answer" / "sin_cos_swapped.py").read_bytes(), pictures_dir=tmp_path)
+    assert verdict.pictures
+    data = results(verdict, judge.problem("sinusoidal-pe").bundle, tmp_path)
+    jsonschema.validate(data, PRAIRIELEARN_SCHEMA)
+    shown = [(t["name"], i) for t in data["tests"] for i in t.get("images", [])]
+    assert len(shown) == len(verdict.pictures)
+    assert all(i["url"].startswith("data:image/png;base64,iVBOR") and "(hidden)" not in name for name, i in shown)
+    assert len(json.dumps(data)) < 1_000_000

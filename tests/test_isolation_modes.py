@@ -10,15 +10,14 @@ wait4), so a hog that catches MemoryError is still memory_limit_exceeded.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
-import yaml
 
 from conftest import unavailable
-from helpers_sandbox import CORRECT, FORK_50, PROBLEM_DIR, REPO, SUBMISSIONS, learner, require_mode
+from helpers_sandbox import CORRECT, FORK_50, REPO, SUBMISSIONS, learner, require_mode
+from test_limits import cpu1_bundle  # noqa: F401 - the same 1 s CPU-limit bundle fixture
 
 pytestmark = pytest.mark.sandbox
 MODES = ["full", "rootless", "reduced", "none"]
@@ -33,16 +32,6 @@ def mj(request):
     with Judge(isolation=request.param) as j:
         j.mode = request.param
         yield j
-
-
-@pytest.fixture(scope="module")
-def cpu1_bundle(tmp_path_factory):
-    root = tmp_path_factory.mktemp("bundles") / "sinusoidal-pe"
-    shutil.copytree(PROBLEM_DIR, root)
-    spec = yaml.safe_load((root / "problem.yaml").read_text())
-    spec["limits"].update(cpu_seconds=1, case_wall_seconds=10, wall_seconds=20)
-    (root / "problem.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    return str(root)
 
 
 def _no_leftovers(judge) -> None:

@@ -4,7 +4,9 @@ Top level: ``gradable`` (false = "invalid, not gradable": no points, no attempt
 used), ``format_errors`` (only when not gradable), ``score`` in [0, 1],
 ``message``, ``output``, ``tests`` (what ``<pl-external-grader-results>``
 renders: ``name``, ``description``, ``points``, ``max_points``, ``message``,
-``output``).  The file must stay under 1 MB.
+``output``, ``images``: the verdict's pictures of a failing public case, as
+data URIs).  The file must stay under 1 MB: the learner's printed text, then
+pictures give way.
 
 A compile error is not gradable (the learner loses no attempt), and so is a run
 the judge itself could not carry out (an internal error, or a machine that
@@ -15,7 +17,9 @@ locations; printed output is withheld when a hidden case ran.
 
 from __future__ import annotations
 
+import base64
 import json
+from pathlib import Path
 
 from judge.export import case_label, case_message, case_output, cut, output_note, printed_output, summary
 from judge.problem.loader import Bundle
@@ -36,7 +40,25 @@ def _description(bundle: Bundle | None, case_id: str, public: bool) -> str:
     return ""
 
 
-def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
+def _images(verdict: Verdict, case_id: str, pictures_dir: Path | None) -> list[dict]:
+    """The case's pictures as data URIs (``verdict.pictures`` names files in ``pictures_dir``)."""
+    if pictures_dir is None:
+        return []
+    images = []
+    for picture in verdict.pictures:
+        if picture.case != case_id:
+            continue
+        try:
+            data = (pictures_dir / Path(picture.file).name).read_bytes()
+        except OSError:
+            continue
+        images.append({"label": picture.title, "url": f"data:{picture.media_type};base64,"
+                                                      + base64.b64encode(data).decode()})
+    return images
+
+
+def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path | None = None) -> dict:
+    """The results object; ``pictures_dir`` is where the judge rendered ``verdict.pictures`` (None: no images)."""
     text = summary(verdict)
     if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
         why = verdict.message or text
@@ -55,6 +77,9 @@ def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
                            MESSAGE_CAP),
             "output": cut(case_output(case) or "", MESSAGE_CAP),
         })
+        images = _images(verdict, case.id, pictures_dir) if case.visibility == "public" else []
+        if images:
+            tests[-1]["images"] = images
     if all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED):
         printed = verdict.load_output.stdout if verdict.load_output is not None else ""   # the rest is per test
     else:
@@ -64,6 +89,10 @@ def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
            "output": cut(printed + (f"\n{note}" if printed and note else note), OUTPUT_CAP), "tests": tests}
     while len(json.dumps(out).encode()) > MAX_BYTES and out["output"]:
         out["output"] = cut(out["output"], len(out["output"]) // 2)   # the learner's text gives way first
+    for test in reversed(tests):                                       # then pictures, last cases first
+        if len(json.dumps(out).encode()) <= MAX_BYTES:
+            break
+        test.pop("images", None)
     return out
 
 

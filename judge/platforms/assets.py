@@ -3,9 +3,10 @@
 Platforms build their images with no access to this project and, for
 PrairieLearn and Exercism, run them with no network, so a package installs the
 judge from wheels it holds (``pip install --no-index --find-links``).  The
-judge's own wheel is built from its source tree; the dependencies' wheels are
-downloaded once per Python version into a cache folder and copied from there,
-so packaging again (or packaging three platforms in CI) costs no download.
+judge's own wheel is built from its source tree once per version of it; the
+dependencies' wheels are downloaded once per Python version; both are kept in a
+cache folder and copied from there, so packaging again (or packaging three
+platforms in CI) costs neither a build nor a download.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ def source_tree() -> Path:
     return root
 
 
-def dependencies(root: Path) -> list[str]:
-    return list(tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"])
+def dependencies(root: Path, extras: tuple[str, ...] = ()) -> list[str]:
+    """The judge's requirements from its pyproject.toml, with those of ``extras`` (e.g. ``pictures``)."""
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return list(project["dependencies"]) + [r for e in extras for r in project["optional-dependencies"][e]]
 
 
 def wheel_cache() -> Path:
@@ -68,21 +71,45 @@ def _dependency_wheels(deps: list[str], python: str, cache: Path) -> Path:
     return folder
 
 
-def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: Path | None = None) -> list[str]:
-    """Put the judge's wheel and its dependencies' wheels for each Python version in ``dest``; their names."""
+def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: Path | None = None,
+                 extras: tuple[str, ...] = ()) -> list[str]:
+    """Put the judge's wheel and its dependencies' wheels (with ``extras``) for each Python version in ``dest``."""
     root = source_tree()
     dest.mkdir(parents=True, exist_ok=True)
+    own = _judge_wheel(root, cache or wheel_cache())
+    shutil.copy2(own, dest / own.name)
+    for python in pythons:
+        for wheel in _dependency_wheels(dependencies(root, extras), python, cache or wheel_cache()).glob("*.whl"):
+            if not (dest / wheel.name).exists():
+                shutil.copy2(wheel, dest / wheel.name)
+    return sorted(p.name for p in dest.glob("*.whl"))
+
+
+def _source_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    files = [root / "pyproject.toml", root / "README.md", *sorted((root / "judge").rglob("*"))]
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _judge_wheel(root: Path, cache: Path) -> Path:
+    """The judge's own wheel, built once per version of its source (three packages in CI build it once)."""
+    folder = cache / f"judge-{_source_digest(root)}"
+    built = sorted(folder.glob("numpy_judge-*.whl"))
+    if built:
+        return built[0]
     build = ["--no-build-isolation"] if _has_setuptools() else []
     with tempfile.TemporaryDirectory(prefix="judge-wheel-") as tmp:   # a copy: the build leaves nothing in the tree
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(root / name, Path(tmp) / name)
         shutil.copytree(root / "judge", Path(tmp) / "judge", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        _pip("wheel", "-q", "--no-deps", *build, "-w", str(dest), tmp)
-    for python in pythons:
-        for wheel in _dependency_wheels(dependencies(root), python, cache or wheel_cache()).glob("*.whl"):
-            if not (dest / wheel.name).exists():
-                shutil.copy2(wheel, dest / wheel.name)
-    return sorted(p.name for p in dest.glob("*.whl"))
+        _pip("wheel", "-q", "--no-deps", *build, "-w", str(Path(tmp) / "out"), tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        wheel = next((Path(tmp) / "out").glob("numpy_judge-*.whl"))
+        shutil.copy2(wheel, folder / wheel.name)
+    return folder / wheel.name
 
 
 def _has_setuptools() -> bool:

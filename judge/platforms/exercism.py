@@ -48,7 +48,8 @@ RUN set -eux; \\
     rm -rf /tmp/wheels; \\
     mkdir -p __RUNNER__/cache; \\
     for p in __RUNNER__/problems/*/; do __RUNNER__/venv/bin/python -m judge.platforms warm "$p"; done; \\
-    chmod 755 __RUNNER__ __RUNNER__/bin __RUNNER__/bin/*.sh; chmod 700 __RUNNER__/problems __RUNNER__/cache
+    chmod 755 __RUNNER__ __RUNNER__/bin __RUNNER__/bin/*.sh; \\
+    chmod -R go-rwx __RUNNER__/problems __RUNNER__/cache   # the root is read-only at run time: hide them now
 WORKDIR __RUNNER__
 ENTRYPOINT ["__RUNNER__/bin/run.sh"]
 """

@@ -73,7 +73,7 @@ chmod 755 "$HOME_DIR"
 mkdir -p "$HOME_DIR/problems" "$HOME_DIR/cache"
 rm -rf "$HOME_DIR/problems/$PROBLEM"
 cp -r "$SRC/problem/$PROBLEM" "$HOME_DIR/problems/$PROBLEM"
-chmod 700 "$HOME_DIR/problems" "$HOME_DIR/cache" "$SRC"
+chmod -R go-rwx "$HOME_DIR/problems" "$HOME_DIR/cache" "$SRC"
 JUDGE_CACHE_DIR="$HOME_DIR/cache" "$HOME_DIR/venv/bin/python" -m judge.platforms warm "$HOME_DIR/problems/$PROBLEM"
 echo "setup.sh: numpy-judge ready for $PROBLEM" >&2
 """

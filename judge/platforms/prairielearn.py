@@ -23,6 +23,7 @@ memory without swap, 0.9 CPU and 1024 processes.
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -41,17 +42,17 @@ DOCKERFILE = """\
 ARG BASE=python:3.11-slim
 FROM ${BASE}
 ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \\
-    JUDGE_CACHE_DIR=__HOME__/cache JUDGE_MIN_ISOLATION=__MIN_ISOLATION__
+    JUDGE_CACHE_DIR=__HOME__/cache JUDGE_MIN_ISOLATION=__MIN_ISOLATION__ MPLCONFIGDIR=/tmp/matplotlib
 COPY wheels /tmp/wheels
 COPY problem __HOME__/problems/__PROBLEM__
 RUN set -eux; \\
     python3 -c 'import sys, ensurepip; assert sys.version_info >= (3, 11), sys.version'; \\
     python3 -m venv __HOME__/venv; \\
-    __HOME__/venv/bin/python -m pip install -q --no-index --find-links /tmp/wheels numpy-judge; \\
+    __HOME__/venv/bin/python -m pip install -q --no-index --find-links /tmp/wheels 'numpy-judge[pictures]'; \\
     rm -rf /tmp/wheels; \\
     mkdir -p __HOME__/cache; \\
     __HOME__/venv/bin/python -m judge.platforms warm __HOME__/problems/__PROBLEM__; \\
-    chmod 755 __HOME__; chmod 700 __HOME__/problems __HOME__/cache
+    chmod 755 __HOME__; chmod -R go-rwx __HOME__/problems __HOME__/cache
 WORKDIR /grade
 ENTRYPOINT __ENTRYPOINT__
 """
@@ -119,7 +120,7 @@ def package(bundle, out: Path, image: str, min_isolation: str = "reduced", pytho
     copy_bundle(bundle.root, question / "tests" / "problem")
     image_dir = out / "grader-image"
     copy_bundle(bundle.root, image_dir / "problem")
-    build_wheels(image_dir / "wheels", pythons, wheel_cache)
+    build_wheels(image_dir / "wheels", pythons, wheel_cache, extras=("pictures",))   # images in results.json
     (image_dir / "Dockerfile").write_text(
         DOCKERFILE.replace("__IMAGE__", image).replace("__HOME__", GRADER_HOME).replace("__PROBLEM__", bundle.id)
         .replace("__MIN_ISOLATION__", min_isolation).replace("__ENTRYPOINT__", json.dumps(ENTRYPOINT)))
@@ -145,7 +146,7 @@ def _from_data(grade: Path) -> Submission | None:
 
 def run(grade: Path, problem: Path | None = None) -> int:
     """Grade ``grade/student`` against the bundle in ``grade/tests/problem``; write ``grade/results/results.json``."""
-    from judge.export.prairielearn import export
+    from judge.export.prairielearn import results
 
     problem = problem or grade / "tests" / "problem"
     for private in (grade / "tests", grade / "data", grade / "serverFilesCourse"):
@@ -160,6 +161,8 @@ def run(grade: Path, problem: Path | None = None) -> int:
             return _from_data(grade) or found
         return found
 
-    return run_packaged("prairielearn", problem, submission, grade / "results" / "results.json",
-                        lambda verdict, bundle: export(verdict, bundle))
+    with tempfile.TemporaryDirectory(prefix="judge-pictures-") as pictures:   # root-only, gone after the run
+        return run_packaged("prairielearn", problem, submission, grade / "results" / "results.json",
+                            lambda verdict, bundle: json.dumps(results(verdict, bundle, Path(pictures)), indent=2),
+                            Path(pictures))
 

@@ -6,7 +6,8 @@ a missing or ambiguous submission, a broken bundle, a machine that cannot
 isolate at the required level and a judge bug each become a verdict
 (``compile_error`` for the learner's mistakes, ``internal_error`` for the
 grader's), exported by the same code as any other verdict
-(:mod:`judge.export`).  Exactly one line goes to stderr per run, saying which
+(:mod:`judge.export`), from the learner's view of it (:func:`learner_safe`).
+Exactly one line goes to stderr per run, saying which
 isolation mode the learner's code ran under (or why it did not run).
 
 Learner code is never run unisolated here: the judge's own isolation ladder
@@ -83,8 +84,9 @@ def _bare_verdict(status, message: str, bundle=None):
                    python_version=platform.python_version())
 
 
-def grade_submission(problem: Path, submission: Submission):
-    """(verdict, bundle or None, the isolation line) for one packaged run; never raises."""
+def grade_submission(problem: Path, submission: Submission, pictures_dir: Path | None = None):
+    """(verdict, bundle or None, the isolation line) for one packaged run; never raises.  With
+    ``pictures_dir``, failing public cases are drawn there (``verdict.pictures``)."""
     from judge.errors import JudgeError, SandboxUnavailable
     from judge.verdict import Status
 
@@ -105,7 +107,7 @@ def grade_submission(problem: Path, submission: Submission):
 
         with Judge() as judge:
             judge.start()
-            verdict = judge.grade(submission.source, problem)
+            verdict = judge.grade(submission.source, problem, pictures_dir=pictures_dir)
             mode = verdict.isolation.mode if verdict.isolation is not None else getattr(judge, "isolation_mode", "?")
             note = verdict.isolation.note if verdict.isolation is not None else ""
             line = f"isolation {mode}" + (f" ({note})" if note else "")
@@ -123,6 +125,17 @@ def grade_submission(problem: Path, submission: Submission):
     if verdict.judged_in_ms is None:
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
     return verdict, bundle, line
+
+
+def learner_safe(verdict):
+    """The verdict as a learner may see it, the same view the learner page gets
+    (:mod:`judge.service.lti.learner_view`): hidden cases keep their status but no message, shape, value or
+    output (their shapes and exception texts give their arguments away); printed text only from loading and
+    public cases.  Platform results are shown to learners, so they are rendered from this view."""
+    from judge.service.lti.learner_view import learner_verdict
+    from judge.verdict import Verdict
+
+    return Verdict.model_validate(learner_verdict(verdict.model_dump(mode="json")))
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -143,11 +156,11 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
-                 render: Callable[[object, object], str]) -> int:
+                 render: Callable[[object, object], str], pictures_dir: Path | None = None) -> int:
     """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0."""
     try:
-        verdict, bundle, line = grade_submission(problem, submission())
-        text = render(verdict, bundle)
+        verdict, bundle, line = grade_submission(problem, submission(), pictures_dir)
+        text = render(learner_safe(verdict), bundle)
         status = verdict.status.value
     except Exception as exc:  # noqa: BLE001 - the last resort still leaves a result file
         from judge.verdict import Status

@@ -15,6 +15,7 @@ from pathlib import Path
 from judge.errors import BundleError
 from judge.problem.mistakes import Bank, load_bank
 from judge.problem.models import CasesFile, ProblemSpec
+from judge.timescale import scale_times
 from judge.problem.yamlfile import MAX_BUNDLE_FILE, _load_yaml, _read_text, _validate  # noqa: F401 - used by others
 
 # JUDGE_PROBLEMS_DIR overrides the problems folder beside the package (e.g. /opt/judge/problems in the image).
@@ -70,16 +71,15 @@ def load_problem(problem: str | Path) -> Bundle:
     names = {f.name: f for f in spec.functions}
     seen: set[str] = set()
     for i, case in enumerate(cases.cases):
-        line = lines.get(("cases", i))
         if case.id in seen:
-            raise BundleError(str(cases_path), line, f"case id {case.id!r} is used twice")
+            raise BundleError(str(cases_path), lines.get(("cases", i)), f"case id {case.id!r} is used twice")
         seen.add(case.id)
         if case.function not in names:
-            raise BundleError(str(cases_path), lines.get(("cases", i, "function"), line),
+            raise BundleError(str(cases_path), lines.get(("cases", i, "function"), lines.get(("cases", i))),
                               f"case {case.id}: unknown function {case.function!r} (declared: {', '.join(names)})")
         unknown = set(case.args) - set(names[case.function].params)
         if unknown:
-            raise BundleError(str(cases_path), lines.get(("cases", i, "args"), line),
+            raise BundleError(str(cases_path), lines.get(("cases", i, "args"), lines.get(("cases", i))),
                               f"case {case.id}: {case.function} has no parameter {', '.join(sorted(unknown))}")
     for i, check in enumerate(spec.reference_checks):
         if check.function not in names:
@@ -94,4 +94,5 @@ def load_problem(problem: str | Path) -> Bundle:
     digest = hashlib.sha256()
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
+    spec, cases = scale_times(spec, cases)  # JUDGE_TIME_SCALE, after the digest: the files are unchanged
     return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16], bank=bank)

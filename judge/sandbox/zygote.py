@@ -93,6 +93,7 @@ class Zygote:
         self.sock = sock
         self.mode = mode
         self.cgroup = None
+        self.peak_fresh = True  #: the cgroup's peak counts from after the last run (see reset_peak)
         self.notes: list[str] = []
         self.policy = Policy(mode=mode)
         self.uid_lock: int | None = None
@@ -107,6 +108,7 @@ class Zygote:
             prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
             self.cgroup = create_worker_cgroup(name)
             self.cgroup.add_process(os.getpid())
+            self.cgroup.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
             try:  # needs CAP_SYS_RESOURCE; children raise theirs to 1000 regardless (isolation.py)
                 with open("/proc/self/oom_score_adj", "w") as f:
                     f.write("-1000")
@@ -162,11 +164,11 @@ class Zygote:
         progress = ProgressPage()
         before = None
         if self.cgroup is not None:
+            if not self.peak_fresh:  # the reset after the last reply failed: try once more, on this run's time
+                self.reset_peak()
             before = self.cgroup.snapshot()
             self.cgroup.set_limits(before.memory_current + limits.memory_bytes + request.result_size,
                                    limits.max_processes + 3)  # + zygote, supervisor, sandbox init
-            self.cgroup.reset_peak()
-            before = self.cgroup.snapshot()
         workdir = None
         if self.mode == "reduced":
             workdir = self.policy.workdir = private_workdir(self.policy.uid)
@@ -193,7 +195,8 @@ class Zygote:
             report.oom_kills = after.oom_kills - before.oom_kills
             report.pids_refused = after.pids_refused - before.pids_refused
             report.cpu_ns = after.cpu_ns - before.cpu_ns
-            report.memory_peak = None if after.memory_peak is None else max(0, after.memory_peak - base)
+            report.memory_peak = None if after.memory_peak is None or not self.peak_fresh \
+                else max(0, after.memory_peak - base)
         if self.mode == "reduced":
             report.processes_left = kill_uid(self.policy.uid)
             remove_uid_files(self.policy.uid, workdir)
@@ -210,6 +213,23 @@ class Zygote:
             os.close(fd)
         return report
 
+    def reset_peak(self) -> None:
+        """Restart the peak-memory watermark for the next run.
+
+        Called after each reply, so that its cost is off the verdict's path: on
+        cgroup v2 it moves the zygote into a fresh group (memory.peak cannot be
+        reset before kernel 6.12), which takes 7-13 ms after an idle gap.  If it
+        fails, the next run tries again and reports no peak rather than a stale one.
+        """
+        from judge.sandbox.cgroups import CgroupError
+
+        try:
+            self.cgroup.reset_peak()
+            self.peak_fresh = True
+        except CgroupError as exc:
+            self.peak_fresh = False
+            print(f"zygote: cannot reset the peak-memory watermark: {exc}", file=sys.stderr, flush=True)
+
     def serve(self) -> None:
         send_message(self.sock, {"ready": self.describe()})
         while True:
@@ -221,6 +241,8 @@ class Zygote:
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
             send_message(self.sock, reply)
+            if self.cgroup is not None:
+                self.reset_peak()
         if self.cgroup is not None:
             self.cgroup.kill_all(keep={os.getpid()})
 

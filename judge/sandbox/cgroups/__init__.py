@@ -7,10 +7,11 @@ must come from records the kernel keeps, not from what a learner's process says
 about itself: a submission can catch signals, fork, or die in odd ways, but it
 cannot edit its cgroup's counters.  A long-lived zygote moves itself *once* into
 a per-worker group (joining is slow after idle gaps; children inherit the group
-at fork), then around every child it calls :meth:`WorkerCgroup.set_limits`,
-:meth:`WorkerCgroup.reset_peak` and :meth:`WorkerCgroup.snapshot`, and after the
-child is gone another :meth:`~WorkerCgroup.snapshot` plus
-:meth:`WorkerCgroup.kill_all` (keeping the zygote).  Counters are cumulative;
+at fork), then before every child it calls :meth:`WorkerCgroup.snapshot` and
+:meth:`WorkerCgroup.set_limits`, after the child is gone
+:meth:`WorkerCgroup.kill_all` (keeping the zygote) and another
+:meth:`~WorkerCgroup.snapshot`, and once the reply is sent
+:meth:`WorkerCgroup.reset_peak` for the next run.  Counters are cumulative;
 callers compare two snapshots.
 
 Two kernels interfaces are supported behind one small interface:
@@ -19,8 +20,11 @@ Two kernels interfaces are supported behind one small interface:
   the group is ``<mount>/judge/<name>`` in the memory, pids and (if present)
   cpuacct hierarchies.
 * cgroup v2 (a unified ``cgroup2`` mount with the controllers in it): the group
-  is ``<mount>/judge/<name>``; ``judge/`` only delegates controllers, because a
-  v2 group with children may not hold processes ("no internal processes").
+  is ``<mount>/judge/<name>``, whose processes live in one leaf
+  ``judge/<name>/run-<k>`` that :meth:`~WorkerCgroup.reset_peak` replaces by a
+  fresh one (memory.peak cannot be reset before kernel 6.12); ``judge/`` and
+  ``judge/<name>`` only delegate controllers, because a v2 group with children
+  may not hold processes ("no internal processes").
 
 Only the standard library is used, and files are written with plain
 ``open``/``write`` so the kernel's errno reaches us unaltered; every ``OSError``
@@ -66,8 +70,8 @@ def create_worker_cgroup(name: str) -> WorkerCgroup:
     """Create (or take over) the worker group ``judge/<name>``.
 
     A group left by a crashed run is reused after killing whatever is still in
-    it (never the caller) and resetting its peak, so restarting the judge
-    needs no manual cleanup.  Raises :class:`CgroupUnavailable` when memory
+    it (never the caller), so restarting the judge needs no manual cleanup;
+    the zygote resets its peak after joining.  Raises :class:`CgroupUnavailable` when memory
     and pids cannot both be limited.
     """
     validate_name(name)
@@ -135,11 +139,20 @@ def prune_stale_worker_cgroups(min_age: float = STALE_AFTER_SECONDS) -> int:
             try:
                 if not os.path.isdir(group) or now - os.stat(group).st_mtime < min_age:
                     continue
-                with open(os.path.join(group, "cgroup.procs"), encoding="ascii") as f:
-                    if f.read().strip():
-                        continue
-                os.rmdir(group)
-                removed += 1
+                removed += _remove_if_idle(group)
             except OSError:
                 continue  # busy, raced with its owner, or already gone
     return removed
+
+
+def _remove_if_idle(group: str) -> bool:
+    """rmdir ``group`` and its child groups (v2 leaves), children first, if none holds a process."""
+    dirs = [group] + [os.path.join(group, n) for n in sorted(os.listdir(group))
+                      if os.path.isdir(os.path.join(group, n))]
+    for d in dirs:
+        with open(os.path.join(d, "cgroup.procs"), encoding="ascii") as f:
+            if f.read().strip():
+                return False
+    for d in reversed(dirs):
+        os.rmdir(d)
+    return True

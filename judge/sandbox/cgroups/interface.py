@@ -47,7 +47,7 @@ class CgroupSnapshot:
     oom_kills: int  #: cumulative OOM kills in this group
     pids_refused: int  #: cumulative fork refusals at pids.max
     cpu_ns: int  #: cumulative CPU time of all tasks, ns
-    memory_peak: int | None  #: bytes, peak since last reset_peak(); None if unknown
+    memory_peak: int | None  #: bytes, peak since last reset_peak(); None if unknown (v2 before kernel 5.19)
     memory_current: int  #: bytes now
 
 
@@ -78,7 +78,11 @@ class WorkerCgroup(Protocol):
         """Read the kernel's counters."""
 
     def reset_peak(self) -> None:
-        """Restart the peak-memory watermark at the current usage."""
+        """Restart the peak-memory watermark, between runs.
+
+        v1 rewinds it to the current usage; v2 moves the processes into a fresh
+        leaf group (usage and peak restart near 0), which may take ~10 ms.
+        """
 
     def kill_all(self, keep: Collection[int] = (), timeout: float = KILL_TIMEOUT) -> int:
         """SIGKILL everything but ``keep``; return how many processes were killed."""

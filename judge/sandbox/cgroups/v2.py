@@ -1,4 +1,25 @@
-"""cgroup v2: one unified hierarchy; judge/ delegates controllers to per-worker leaves."""
+"""cgroup v2: one unified hierarchy; a worker is an inner group whose current leaf holds the zygote.
+
+Layout::
+
+    <mount>/judge/                 delegates memory, pids (and cpu if offered)
+    <mount>/judge/<name>/          the worker: delegates the same controllers to its leaves
+    <mount>/judge/<name>/run-<k>   the leaf the zygote and its current run live in
+
+Why a leaf that changes: the per-run peak memory comes from ``memory.peak``,
+which counts from the group's creation and can only be reset from kernel 6.12
+on (Debian 12, Ubuntu 22.04/24.04 and RHEL 9 ship older ones).  So
+:meth:`CgroupV2.reset_peak` moves the group's processes into a fresh leaf and
+removes the old one: v2 never moves charges with a process, so the new leaf's
+``memory.peak`` counts only what is charged after the move.  The zygote calls it
+after it has replied, when a move's 7-13 ms (taken after an idle gap, for the
+kernel's global cgroup_threadgroup_rwsem) delays no verdict; one code path for
+every kernel, no version check.
+
+Limits and counters are the leaf's: ``pids.events`` ``max`` is counted in the
+forking task's own group on the kernels we target, and a verdict compares two
+snapshots of one leaf (the move only happens between runs).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +28,17 @@ import os
 from typing import Iterable
 
 from judge.sandbox.cgroups.base import _Base
-from judge.sandbox.cgroups.files import mkdir, read, read_int, read_key, rmdir, validate_name, write
+from judge.sandbox.cgroups.files import mkdir, read, read_int, read_key, read_pids, rmdir, validate_name, write
 from judge.sandbox.cgroups.interface import JUDGE_DIR, CgroupError, CgroupSnapshot, CgroupUnavailable
 from judge.sandbox.cgroups.mounts import _Mount
 
+_CONTROLLERS = ("memory", "pids", "cpu")
+_REQUIRED = ("memory", "pids")
+_LEAF_PREFIX = "run-"
+
 
 class CgroupV2(_Base):
-    """A worker group ``<mount>/judge/<name>`` on the unified hierarchy."""
+    """A worker group ``<mount>/judge/<name>`` on the unified hierarchy; processes live in its leaf."""
 
     version = 2
 
@@ -25,10 +50,8 @@ class CgroupV2(_Base):
         self._dir = os.path.join(self._parent, name)
         self._hier_path = f"{mount.root.rstrip('/')}/{JUDGE_DIR}/{name}"
         self.path_description = f"v2 {self._hier_path}"
-        # memory.peak resets are per open file (kernel >= 6.12): the fd that was
-        # written to must be the one read from, so we keep it open.
-        self._peak_fd: int | None = None
-        self._peak_unknown = False
+        self._serial = 0
+        self._leaf = os.path.join(self._dir, f"{_LEAF_PREFIX}0")
 
     # -- creation ----------------------------------------------------------
     def _enable(self, cgroup_dir: str, wanted: Iterable[str], required: Iterable[str]) -> None:
@@ -62,26 +85,51 @@ class CgroupV2(_Base):
                 raise CgroupUnavailable(f"{exc}{hint}") from exc
 
     def _create(self) -> bool:
-        """Delegate memory/pids/cpu from the mount root to judge/ and create the leaf."""
-        wanted = ("memory", "pids", "cpu")
-        required = ("memory", "pids")
-        self._enable(self._root, wanted, required)
+        """Delegate the controllers down to judge/<name> and create its first leaf.
+
+        A group left by a crashed judge (either layout: processes in judge/<name>
+        itself, or in leaves) is emptied with cgroup.kill and its leaves removed,
+        because judge/<name> can only delegate once it holds no process.
+        """
+        self._enable(self._root, _CONTROLLERS, _REQUIRED)
         mkdir(self._parent)
-        self._enable(self._parent, wanted, required)
+        self._enable(self._parent, _CONTROLLERS, _REQUIRED)
         fresh = mkdir(self._dir)
-        ctrls = set(read(os.path.join(self._dir, "cgroup.controllers")).split())
-        if not {"memory", "pids"} <= ctrls:
-            raise CgroupUnavailable(f"{self._dir}/cgroup.controllers lacks memory or pids: {' '.join(sorted(ctrls))}")
+        if not fresh:
+            self.kill_all()
+            for leaf in self._leaves():
+                rmdir(leaf)
+            for limit in ("memory.max", "pids.max"):  # set on the group itself by the older layout
+                if os.path.exists(os.path.join(self._dir, limit)):
+                    write(os.path.join(self._dir, limit), "max")
+        self._enable(self._dir, _CONTROLLERS, _REQUIRED)
+        self._serial = 0
+        self._leaf = os.path.join(self._dir, f"{_LEAF_PREFIX}0")
+        mkdir(self._leaf)
+        ctrls = set(read(os.path.join(self._leaf, "cgroup.controllers")).split())
+        if not set(_REQUIRED) <= ctrls:
+            raise CgroupUnavailable(f"{self._leaf}/cgroup.controllers lacks memory or pids: {' '.join(sorted(ctrls))}")
         return fresh
 
+    def _leaves(self) -> list[str]:
+        try:
+            names = os.listdir(self._dir)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise CgroupError(f"cannot list {self._dir} ({exc})", exc.errno) from exc
+        return [os.path.join(self._dir, n) for n in sorted(names)
+                if n.startswith(_LEAF_PREFIX) and os.path.isdir(os.path.join(self._dir, n))]
+
     def _procs_files(self) -> list[str]:
-        return [os.path.join(self._dir, "cgroup.procs")]
+        return [os.path.join(d, "cgroup.procs") for d in [self._dir, *self._leaves()]]
 
     def _membership_lines(self) -> tuple[str, ...]:
-        return (f":{self._hier_path}",)
+        leaves = [f":{self._hier_path}/{os.path.basename(d)}" for d in self._leaves()]
+        return (f":{self._hier_path}", *leaves)
 
     def _bulk_kill(self) -> bool:
-        """cgroup.kill (kernel >= 5.14) kills the group atomically, forks included."""
+        """cgroup.kill (kernel >= 5.14) kills the whole worker, every leaf, forks included."""
         path = os.path.join(self._dir, "cgroup.kill")
         if not os.path.exists(path):
             return False
@@ -90,92 +138,77 @@ class CgroupV2(_Base):
 
     # -- interface ---------------------------------------------------------
     def add_process(self, pid: int) -> None:
-        """Write ``pid`` to cgroup.procs (moves all its threads)."""
-        write(os.path.join(self._dir, "cgroup.procs"), pid)
+        """Write ``pid`` to the current leaf's cgroup.procs (moves all its threads)."""
+        write(os.path.join(self._leaf, "cgroup.procs"), pid)
 
     def set_limits(self, memory_bytes: int, max_pids: int) -> None:
-        """memory.max, memory.swap.max=0 (no swapping around the limit), pids.max.
+        """memory.max, memory.swap.max=0 (no swapping around the limit), pids.max, on the current leaf.
 
-        memory.oom.group is deliberately left 0: the zygote shares this group
+        memory.oom.group is deliberately left 0: the zygote shares the leaf
         and must survive a submission's OOM kill.
         """
         if memory_bytes <= 0 or max_pids <= 0:
             raise ValueError("memory_bytes and max_pids must be positive")
-        write(os.path.join(self._dir, "memory.max"), memory_bytes)
-        swap = os.path.join(self._dir, "memory.swap.max")
+        write(os.path.join(self._leaf, "memory.max"), memory_bytes)
+        swap = os.path.join(self._leaf, "memory.swap.max")
         if os.path.exists(swap):  # absent without swap accounting
             write(swap, 0)
-        write(os.path.join(self._dir, "pids.max"), max_pids)
-
-    def _read_peak(self) -> int | None:
-        if self._peak_unknown:
-            return None
-        if self._peak_fd is not None:
-            try:
-                return int(os.pread(self._peak_fd, 64, 0).decode().strip())
-            except (OSError, ValueError) as exc:
-                raise CgroupError(f"cannot read {self._dir}/memory.peak ({exc})") from exc
-        path = os.path.join(self._dir, "memory.peak")
-        if not os.path.exists(path):  # kernel < 5.19
-            return None
-        return read_int(path)
+        write(os.path.join(self._leaf, "pids.max"), max_pids)
 
     def snapshot(self) -> CgroupSnapshot:
-        """oom_kill from memory.events, max from pids.events, usage_usec from cpu.stat.
+        """The current leaf's oom_kill (memory.events), max (pids.events), usage_usec (cpu.stat), memory.peak.
 
         cpu.stat exists in every non-root v2 group even without the cpu
-        controller, so CPU time is always available.
+        controller, so CPU time is always available; memory.peak needs kernel
+        5.19 (None before).
         """
-        d = self._dir
+        d = self._leaf
+        peak = os.path.join(d, "memory.peak")
         return CgroupSnapshot(
             oom_kills=read_key(os.path.join(d, "memory.events"), "oom_kill"),
             pids_refused=read_key(os.path.join(d, "pids.events"), "max"),
             cpu_ns=read_key(os.path.join(d, "cpu.stat"), "usage_usec") * 1000,
-            memory_peak=self._read_peak(),
+            memory_peak=read_int(peak) if os.path.exists(peak) else None,
             memory_current=read_int(os.path.join(d, "memory.current")),
         )
 
     def reset_peak(self) -> None:
-        """Reset memory.peak through a kept-open fd (kernel >= 6.12).
+        """Move the group's processes into a fresh leaf and remove the old one.
 
-        On older kernels memory.peak is read-only (or absent) and a peak since
-        the last reset cannot be known, so snapshots report None from then on
-        rather than a misleading since-creation value.
+        The fresh leaf starts with memory.peak 0; what the processes had
+        charged stays with the old leaf, which the kernel frees once those
+        pages are (it lingers as a "dying" group until then).  Limits are not
+        carried over: the caller sets them before each run.
         """
-        path = os.path.join(self._dir, "memory.peak")
-        if self._peak_fd is None:
-            if not os.path.exists(path):
-                self._peak_unknown = True
-                return
-            try:
-                self._peak_fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-            except OSError:
-                self._peak_unknown = True
-                return
-        try:
-            os.write(self._peak_fd, b"reset\n")
-            self._peak_unknown = False
-        except OSError:
-            self._close_peak()
-            self._peak_unknown = True
-
-    def _close_peak(self) -> None:
-        if self._peak_fd is not None:
-            try:
-                os.close(self._peak_fd)
-            except OSError:
-                pass
-            self._peak_fd = None
+        old = self._leaf
+        self._serial += 1
+        new = os.path.join(self._dir, f"{_LEAF_PREFIX}{self._serial}")
+        mkdir(new)
+        procs = os.path.join(new, "cgroup.procs")
+        for _ in range(100):  # a process may fork while we move the others; pids.max bounds it
+            pids = read_pids(os.path.join(old, "cgroup.procs"))
+            if not pids:
+                break
+            for pid in sorted(pids):
+                try:
+                    write(procs, pid)
+                except CgroupError as exc:
+                    if exc.errno != errno.ESRCH:  # ESRCH: it exited meanwhile
+                        raise
+        self._leaf = new
+        rmdir(old)
 
     def remove(self) -> None:
-        """Kill everything, rmdir the leaf; judge/ stays for other workers."""
+        """Kill everything, rmdir the leaves and the worker; judge/ stays for other workers."""
         if os.getpid() in self._members():
             raise CgroupError(
                 f"cannot remove {self.path_description}: the calling process (pid {os.getpid()}) is in it"
             )
         self.kill_all()
-        self._close_peak()
+        for leaf in self._leaves():
+            rmdir(leaf)
         rmdir(self._dir)
 
-    def __del__(self) -> None:
-        self._close_peak()
+    def dying_descendants(self) -> int:
+        """Removed groups under this worker the kernel still keeps for pages charged to them (cgroup.stat)."""
+        return read_key(os.path.join(self._dir, "cgroup.stat"), "nr_dying_descendants")

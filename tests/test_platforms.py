@@ -309,13 +309,6 @@ def _exercism(solution: Path, tmp_path: Path, slug: str = "sinusoidal-pe", ran: 
     return data, _one_isolation_line("exercism", r.stderr, ran)
 
 
-EXERCISM_EROFS = pytest.mark.xfail(
-    REDUCED, strict=False,
-    reason="KNOWN BUG (notes/issue-10): under --read-only, mode reduced's hide_judge_files chmods the baked bundle "
-           "folder (EROFS) and the run ends as internal_error; the image's chmod -R go-rwx did not reach it")
-
-
-@EXERCISM_EROFS
 @pytest.mark.parametrize("example", DOZEN)
 def test_exercism_package(engine, host, smoke, tmp_path, example):
     from judge.platforms.exercism import compare
@@ -339,7 +332,6 @@ def test_exercism_package(engine, host, smoke, tmp_path, example):
         assert data["status"] == "error"
 
 
-@EXERCISM_EROFS
 def test_exercism_attack_and_unknown_slug(engine, tmp_path):
     solution = tmp_path / "solution"
     solution.mkdir()

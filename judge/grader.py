@@ -11,7 +11,6 @@ import platform
 import queue
 import threading
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -195,7 +194,7 @@ class Judge:
         finally:
             self._release(backend)
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)
-        verdict.load_output = attach_output(verdict.cases, asdict(report.stdout), asdict(report.stderr), spans)
+        verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, spans)
         if any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else there is nothing to explain
             from judge.diagnosis import explain_safely  # imported on the first failure: ~0.1 s off a cold start
 

@@ -28,21 +28,12 @@ import numpy  # noqa: F401 - imported so every child starts warm
 
 from judge.sandbox import linux
 from judge.sandbox.contract import Capture, RunReport, RunRequest
-from judge.sandbox.messages import MAX_MESSAGE, recv_message, send_message  # noqa: F401 - the wire protocol
+from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.progress import ProgressPage
 from judge.sandbox.reduced import claim_unused_uid, kill_descendants, kill_uid, private_workdir, remove_uid_files
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.rootless import enter_own_user_namespace
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
-
-CAPTURE_BYTES = 64 << 10  # how much of stdout/stderr the zygote reads back
-
-
-def read_capture(fd: int) -> Capture:
-    """The first CAPTURE_BYTES of a capture file, and its full size."""
-    size = os.fstat(fd).st_size
-    head = os.pread(fd, CAPTURE_BYTES, 0)
-    return Capture(text=head.decode("utf-8", errors="replace"), bytes=size)
 
 
 def _rss_bytes() -> int:
@@ -165,8 +156,8 @@ class Zygote:
         else:  # orphans of the run were reparented to this subreaper
             report.processes_left = max(report.processes_left, kill_descendants())
         report.elapsed_ns = time.monotonic_ns() - started
-        report.stdout = read_capture(stdout_fd)
-        report.stderr = read_capture(stderr_fd)
+        report.stdout = Capture.read(stdout_fd)
+        report.stderr = Capture.read(stderr_fd)
         for m in (results, inputs, pristine):
             if m is not None:
                 m.close()

@@ -25,7 +25,7 @@ from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, RunRep
 from judge.sandbox.messages import recv_message, send_message
 
 if TYPE_CHECKING:
-    from judge.verdict import Isolation
+    from judge.isolation_record import Isolation
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # Variables a numerical child may legitimately need; everything else is dropped.
@@ -77,7 +77,7 @@ class ZygoteClient:
 
     @property
     def isolation(self) -> "Isolation":
-        from judge.verdict import Isolation  # pydantic: imported once a verdict is being made, not at start-up
+        from judge.isolation_record import Isolation  # pydantic: imported when a run needs it, not at start-up
 
         info = self.info
         notes = [n for n in [self.note, *info.get("notes", [])] if n]

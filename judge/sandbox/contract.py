@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the zygote imports this module: it must not load pydantic and the verdict models
-    from judge.verdict import Isolation
+    from judge.isolation_record import Isolation
 
 # -- constants every backend shares (defined here once) ----------------------
 #: The uid (and gid) learner code runs as in the full, rootless and container modes.

@@ -18,7 +18,6 @@ import numpy as np
 from judge._version import __version__
 from judge.capture import attach_output
 from judge.errors import JudgeError
-from judge.diagnosis import explain_safely
 from judge.outcome import judge_cases, resources
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
 from judge.problem.loader import Bundle, load_problem, resolve
@@ -172,11 +171,12 @@ class Judge:
                              output_bytes=limits.output_kib << 10))
         backend = self._acquire()
         try:
+            # The buffer first: pre-faulting it overlaps a backend that is still starting up.
+            buffer = backend.result_buffer_for(prepared.result_size)
+            buffer.clear(prepared.slot_offsets)
             before = backend.isolation
             if before.mode == "reduced":
                 self._hide_bundle(bundle, before.uid)
-            buffer = backend.result_buffer_for(prepared.result_size)
-            buffer.clear(prepared.slot_offsets)
             report = backend.run(request, prepared.inputs.fd)
             isolation = backend.isolation  # as the run had it (a replayed run brings its own)
             if report.error:
@@ -195,7 +195,10 @@ class Judge:
             self._release(backend)
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)
         verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, spans)
-        explain_safely(verdict, prepared, observed, source)
+        if any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else there is nothing to explain
+            from judge.diagnosis import explain_safely  # imported on the first failure: ~0.1 s off a cold start
+
+            explain_safely(verdict, prepared, observed, source)
         if pictures_dir is not None:
             from judge.pictures import render_pictures_safely
 

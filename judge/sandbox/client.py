@@ -30,8 +30,11 @@ if TYPE_CHECKING:
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # Variables a numerical child may legitimately need; everything else is dropped.
 _PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+#: The environment a sandbox's trusted start-up process gets (the zygote here, the container's init in
+#: the container backend): nothing of the judge's, one BLAS thread (the CPU limit is per run), no .pyc.
+START_ENV = {"LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+             "PYTHONDONTWRITEBYTECODE": "1"}
+_BASE_ENV = {"PATH": "/usr/bin:/bin", **START_ENV}
 _BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
          "from judge.sandbox.zygote import main; main()")
 

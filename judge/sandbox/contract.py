@@ -151,6 +151,14 @@ class RunReport:
             if key in data:
                 setattr(self, key, value)
 
+    def set_wait_status(self, status: int) -> None:
+        """``exit_code`` or ``signal`` from a wait(2) status (the other one None): one decoding
+        for the supervisor's and the container backend's view of the learner's end."""
+        if os.WIFSIGNALED(status):
+            self.signal, self.exit_code = os.WTERMSIG(status), None
+        else:
+            self.signal, self.exit_code = None, os.WEXITSTATUS(status)
+
     @property
     def cpu_seconds(self) -> float:
         """CPU time of the run: the larger of the cgroup's total and the learner's rusage."""

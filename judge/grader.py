@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import platform
 import queue
+import sys
 import threading
 import time
 from pathlib import Path
@@ -49,14 +50,11 @@ def _captured(capture) -> CapturedOutput:
     return CapturedOutput(text=text, bytes=size, truncated=size > len(text.encode()))
 
 
-def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | None, buffer) -> RunReport:
-    """``backend.run``; a backend's first run overlaps the paging-in of its result buffer and, in a fresh
-    process, the import of the grading side (:func:`_load_grading_side`).
-
-    Pre-faulting ~100 MB takes ~0.1 s: a one-shot ``judge grade`` does it on the other core while the
-    learner's code runs instead of before (see :meth:`judge.result_buffer.ResultBuffer.populate`).  Later
-    runs find the buffer populated and make a plain call."""
-    if buffer.populated:
+def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | None) -> RunReport:
+    """``backend.run``; in a fresh process, the import of the grading side (:func:`_load_grading_side`)
+    overlaps the first run: a cold ``judge grade`` does it while the learner's code runs, not before.
+    Once it is loaded, a plain call."""
+    if "judge.outcome" in sys.modules:
         return backend.run(request, inputs_fd)
     outcome: dict = {}
 
@@ -69,7 +67,6 @@ def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | N
     thread = threading.Thread(target=run, name="judge-first-run", daemon=True)
     thread.start()
     _load_grading_side()
-    buffer.populate(beside_a_run=True)
     thread.join()
     if "error" in outcome:
         raise outcome["error"]
@@ -216,11 +213,11 @@ class Judge:
         backend = self._acquire()
         try:
             buffer = backend.result_buffer_for(prepared.result_size)
-            buffer.clear(prepared.slot_offsets)
+            buffer.start_run(prepared.slot_offsets)
             before = backend.isolation
             if before.mode == "reduced":
                 self._hide_bundle(bundle, before.uid)
-            report = _run_beside(backend, request, prepared.inputs.fd, buffer)
+            report = _run_beside(backend, request, prepared.inputs.fd)
             from judge.capture import attach_output  # loaded during the run (_run_beside), or long before
             from judge.outcome import judge_cases
             from judge.verdict import Status

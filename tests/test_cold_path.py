@@ -127,3 +127,20 @@ def test_cold_cli_verdict_equals_judge_grade(example, judge):
     warm = json.loads(judge.grade(path.read_bytes()).model_dump_json())
     assert _comparable(cold) == _comparable(warm)
     assert cold["status"] == example.split("/")[0]
+
+
+@pytest.mark.unit
+def test_result_buffer_is_prefaulted_from_its_second_run_and_slot_headers_are_erased():
+    from judge.result_buffer import ResultBuffer
+    from judge.sandbox import wire
+
+    buffer = ResultBuffer(1 << 20)
+    try:
+        buffer.map[0:wire.SLOT_HEADER_SIZE] = b"\xff" * wire.SLOT_HEADER_SIZE
+        buffer.start_run([0])
+        assert not buffer.populated, "a first run faults in only what it writes"
+        assert buffer.map[0:wire.SLOT_HEADER_SIZE] == bytes(wire.SLOT_HEADER_SIZE)
+        buffer.start_run([0])
+        assert buffer.populated and buffer.runs == 2
+    finally:
+        buffer.close()

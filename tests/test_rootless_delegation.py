@@ -22,11 +22,14 @@ import os
 import pwd
 import shutil
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import unavailable
+from fake_support import make_small_bundle
 from judge.sandbox import cgroups
 from judge.timescale import time_scale
 
@@ -39,7 +42,7 @@ CG = "/sys/fs/cgroup"
 
 
 @pytest.fixture(scope="module")
-def user(tmp_path_factory):
+def user():
     """(uid, gid, python, a copy of the repository the user can read, a home)."""
     if os.geteuid() != 0 or cgroups.detect().version != 2:
         unavailable("SKIPPING DELEGATED-CGROUP TESTS: they need root on a cgroup-v2-only machine "
@@ -52,15 +55,17 @@ def user(tmp_path_factory):
     if not os.access(python, os.X_OK):
         unavailable(f"SKIPPING DELEGATED-CGROUP TESTS: no Python environment at {VENV} "
                     "(.ci/isolation-tiers.sh rootless makes it)")
-    base = tmp_path_factory.mktemp("rootless")
+    base = Path(tempfile.mkdtemp(prefix="judge-delegation-"))  # pytest's own tmp is not the user's to enter
     copy, home = base / "repo", base / "home"
     for part in ("judge", "problems", "submissions"):  # copy2 keeps mtimes: the host's .pyc stay valid
         shutil.copytree(os.path.join(REPO, part), copy / part)
     home.mkdir()
+    make_small_bundle(copy / "small")  # three statement examples: each grade costs ~20x less under emulation
     for d in (base, copy, home):
         os.chown(d, pw.pw_uid, pw.pw_gid)
     subprocess.run(["chown", "-R", f"{pw.pw_uid}:{pw.pw_gid}", str(copy), str(home)], check=True)
-    return pw.pw_uid, pw.pw_gid, python, str(copy), str(home)
+    yield pw.pw_uid, pw.pw_gid, python, str(copy), str(home)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _write(path: str, value: str) -> None:
@@ -113,7 +118,8 @@ def _as_user(user, args: list[str], cgroup: str | None, alone: bool = True) -> s
 
 def _grade(user, folder: str, name: str, cgroup: str | None) -> dict:
     path = os.path.join(user[3], "submissions", "sinusoidal-pe", folder, name)
-    done = _as_user(user, ["grade", path, "--isolation", "rootless", "--format", "json"], cgroup)
+    bundle = os.path.join(user[3], "small", "sinusoidal-pe")
+    done = _as_user(user, ["grade", path, "-p", bundle, "--isolation", "rootless", "--format", "json"], cgroup)
     assert done.returncode in (0, 1), (done.returncode, done.stderr[-2000:])
     return json.loads(done.stdout)
 
@@ -142,7 +148,8 @@ def test_grade_takes_limits_from_the_delegated_group(user, delegated, example):
     if folder == "runtime_error":
         assert res["forks_refused"] > 0, res  # pids.events max: refused by pids.max, not RLIMIT_NPROC
     # The judge moved itself out of the group's root, and removed its worker group on the way out.
-    assert os.listdir(os.path.join(delegated, "judge")) == []
+    judge_dir = os.path.join(delegated, "judge")
+    assert [n for n in os.listdir(judge_dir) if os.path.isdir(os.path.join(judge_dir, n))] == []
     assert open(os.path.join(delegated, "cgroup.procs")).read() == ""
     assert "memory" in open(os.path.join(delegated, "cgroup.subtree_control")).read().split()
 

@@ -16,22 +16,22 @@ every case's inputs in its own memory anyway; the verdict's whole capture
 
 from __future__ import annotations
 
+from judge.sandbox.contract import CAPTURE_BYTES, Capture
 from judge.verdict import CallOutput, CaseResult
 
 CALL_OUTPUT_KEEP = 4000  # characters per stream per call
-CAPTURE_READ_BACK = 64 << 10  # what the sandbox reads back of each stream (zygote.CAPTURE_BYTES)
 
 
-def _stream_bytes(capture: dict) -> bytes | None:
+def _stream_bytes(capture: Capture) -> bytes | None:
     """The captured bytes, or None when their offsets cannot be trusted to line up.
 
     The sandbox decodes the capture as UTF-8 with replacement; re-encoding gives
     the original bytes exactly unless the learner wrote invalid UTF-8 (a
     replacement character is three bytes): then the lengths differ and we
     refuse to split rather than shift every boundary."""
-    data = capture.get("text", "").encode("utf-8")
-    size = capture.get("bytes", len(data))
-    if len(data) == size or (size > len(data) == CAPTURE_READ_BACK):
+    data = capture.text.encode("utf-8")
+    size = capture.bytes
+    if len(data) == size or (size > len(data) == CAPTURE_BYTES):
         return data
     return None
 
@@ -60,7 +60,7 @@ def _stream_bounds(size: int, spans: dict[int, list[int] | None], count: int, st
     return bounds
 
 
-def split_output(stdout: dict, stderr: dict, spans: dict[int, list[int] | None],
+def split_output(stdout: Capture, stderr: Capture, spans: dict[int, list[int] | None],
                  count: int) -> tuple[CallOutput | None, list[CallOutput | None]]:
     """(what loading printed, what each of ``count`` calls printed); None where it cannot be known.
 
@@ -70,7 +70,7 @@ def split_output(stdout: dict, stderr: dict, spans: dict[int, list[int] | None],
     streams = [_stream_bytes(c) for c in captures]
     if streams[0] is None or streams[1] is None:
         return None, [None] * count
-    bounds = [_stream_bounds(c.get("bytes", len(d)), spans, count, k)
+    bounds = [_stream_bounds(c.bytes, spans, count, k)
               for k, (c, d) in enumerate(zip(captures, streams))]
 
     def output(pieces: list[tuple[int, int] | None]) -> CallOutput | None:
@@ -81,7 +81,7 @@ def split_output(stdout: dict, stderr: dict, spans: dict[int, list[int] | None],
 
     calls = [output([bounds[0][i], bounds[1][i]]) for i in range(count)]
     if count == 0:
-        load = output([(0, c.get("bytes", 0)) for c in captures])
+        load = output([(0, c.bytes) for c in captures])
     elif calls[0] is None:
         load = None
     else:  # everything before the first call's span (nothing when the first call died: it got it all)
@@ -89,7 +89,7 @@ def split_output(stdout: dict, stderr: dict, spans: dict[int, list[int] | None],
     return load, calls
 
 
-def attach_output(cases: list[CaseResult], stdout: dict, stderr: dict,
+def attach_output(cases: list[CaseResult], stdout: Capture, stderr: Capture,
                   spans: dict[int, list[int] | None]) -> CallOutput | None:
     """Set each case's ``output``; returns what loading printed."""
     load, calls = split_output(stdout, stderr, spans, len(cases))

@@ -11,7 +11,6 @@ import platform
 import queue
 import threading
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -195,7 +194,7 @@ class Judge:
         finally:
             self._release(backend)
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)
-        verdict.load_output = attach_output(verdict.cases, asdict(report.stdout), asdict(report.stderr), spans)
+        verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, spans)
         explain_safely(verdict, prepared, observed, source)
         if pictures_dir is not None:
             from judge.pictures import render_pictures_safely

@@ -10,12 +10,13 @@ import pytest
 
 from judge.capture import split_output
 from judge.grader import Judge
+from judge.sandbox.contract import CAPTURE_BYTES, Capture
 
 pytestmark = pytest.mark.unit
 
 
-def cap(text: str) -> dict:
-    return {"text": text, "bytes": len(text.encode())}
+def cap(text: str) -> Capture:
+    return Capture(text=text, bytes=len(text.encode()))
 
 
 def test_consistent_spans_give_each_call_its_own_output():
@@ -48,9 +49,20 @@ def test_the_call_that_died_gets_the_tail_and_later_calls_nothing():
 
 def test_invalid_utf8_means_no_split_rather_than_shifted_boundaries():
     # the sandbox decoded 2 raw bytes 0xff 0xfe as two replacement characters (6 bytes re-encoded)
-    out = {"text": "\ufffd\ufffdA\n", "bytes": 4}
+    out = Capture(text="\ufffd\ufffdA\n", bytes=4)
     load, calls = split_output(out, cap(""), {0: [2, 4, 0, 0]}, 1)
     assert load is None and calls == [None]
+
+
+def test_a_capture_cut_at_the_read_back_length_still_splits(tmp_path):
+    """Backends read back CAPTURE_BYTES of a stream (Capture.read); a longer stream is split on that head."""
+    path = tmp_path / "stdout"
+    path.write_bytes(b"x" * (CAPTURE_BYTES + 100))
+    with open(path, "rb") as f:
+        out = Capture.read(f.fileno())
+    assert out.bytes == CAPTURE_BYTES + 100 and len(out.text) == CAPTURE_BYTES
+    load, calls = split_output(out, cap(""), {0: [0, CAPTURE_BYTES + 100, 0, 0]}, 1)
+    assert load.stdout == "" and calls[0].truncated and calls[0].stdout == "x" * len(calls[0].stdout)
 
 
 def test_missing_offsets_leave_output_unknown():

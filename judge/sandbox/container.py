@@ -47,7 +47,6 @@ from judge.sandbox.container_entry import REPORT_MARKER
 from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, Capture, RunReport, RunRequest
 from judge.sandbox.progress import PHASE_SETUP
 from judge.sandbox.watch import POLL_SECONDS, Watchdog
-from judge.sandbox.zygote import read_capture
 from judge.verdict import Isolation
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
@@ -73,7 +72,7 @@ def _capture(path: Path) -> Capture:
     except OSError:
         return Capture()
     try:
-        return read_capture(fd)
+        return Capture.read(fd)
     finally:
         os.close(fd)
 

@@ -16,6 +16,7 @@ a report comes from the learner's process, which only writes result slots
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
@@ -33,6 +34,8 @@ IsolationMode = Literal["full", "rootless", "reduced", "container", "none"]
 #: Best first: the order the judge tries modes in when none is demanded.
 LADDER: tuple[str, ...] = ("full", "rootless", "reduced", "container", "none")
 TimedOut = Literal["case", "total"]
+#: How much of each output stream a backend reads back into its report (the rest is only counted).
+CAPTURE_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,16 @@ class Capture:
 
     text: str = ""
     bytes: int = 0
+
+    @classmethod
+    def read(cls, fd: int) -> "Capture":
+        """The first CAPTURE_BYTES of a capture file (decoded, invalid UTF-8 replaced) and its full size.
+
+        Every backend reads its capture files with this, so the judge's per-call split
+        (:mod:`judge.capture`) can rely on one read-back length."""
+        size = os.fstat(fd).st_size
+        head = os.pread(fd, CAPTURE_BYTES, 0)
+        return cls(text=head.decode("utf-8", errors="replace"), bytes=size)
 
 
 @dataclass

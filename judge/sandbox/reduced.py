@@ -7,11 +7,15 @@ but root can still change uid.  Each zygote claims a uid no other process uses
 run ``kill(-1)`` from that uid ends every process the run left), gives each run
 a private folder owned by that uid, deletes what the uid created in the
 world-writable folders afterwards, and keeps the judge's own files unreadable
-to it (:func:`hide_from_sandbox`).
+to it (:func:`hide_from_uid`).  On a read-only root (Exercism's ``docker run
+--read-only``) nothing can be changed: the judge then runs only if the files'
+own permissions already keep that uid out (:func:`denied_by`), and otherwise
+refuses with a message saying what to change when the image is built.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -196,16 +200,68 @@ def deny_uid(path: str, uid: int) -> None:
 
 
 def hide_from_uid(path: str, uid: int) -> str:
-    """Make ``path`` (a bundle or the judge's cache) unreachable for ``uid``; what was done."""
+    """Make ``path`` (a bundle or the judge's cache) unreachable for ``uid``; what was done.
+
+    Raises :class:`~judge.errors.SandboxUnavailable` (a clear refusal, learner code never runs)
+    when nothing can be changed -- a read-only file system -- and nothing already keeps
+    ``uid`` out, or when the change itself fails."""
     if not os.path.exists(path):
         return ""
     try:
         deny_uid(path, uid)
         return f"ACL denies uid {uid} {path}"
     except OSError:
+        pass  # no ACL support (or a read-only file system): fall back to the mode bits
+    try:
         if hide_from_sandbox(path):
             return f"{path}: 'other' permissions removed (no ACL support)"
         return ""
+    except OSError as exc:
+        if exc.errno == errno.EROFS and (blocker := denied_by(path, uid)) is not None:
+            return f"{path}: read-only file system; {blocker} already denies uid {uid}"
+        from judge.errors import SandboxUnavailable
+
+        why = "it is on a read-only file system" if exc.errno == errno.EROFS else os.strerror(exc.errno or 0)
+        raise SandboxUnavailable(
+            f"mode reduced cannot hide {path} from the sandbox's uid {uid} ({why}) and its permissions do not "
+            f"already keep other users out; make it (or a parent folder) unreadable to other users where it "
+            f"is written, e.g. 'chmod o-rwx {path}' when the image is built") from None
+
+
+def _uid_may_enter(path: str, uid: int) -> bool:
+    """Whether ``uid`` could list or search ``path``, as a run in mode reduced is: gid == uid, no
+    supplementary groups.  Its owner always may (it could give itself the permission back)."""
+    st = os.stat(path)
+    if st.st_uid == uid:
+        return True
+    mode = stat.S_IMODE(st.st_mode)
+    entries = _acl_entries(path, mode)
+    mask = entries.get((_ACL_MASK, _ACL_UNDEFINED_ID), 7)
+    if (_ACL_USER, uid) in entries:
+        perm = entries[(_ACL_USER, uid)] & mask
+    elif st.st_gid == uid or (_ACL_GROUP, uid) in entries:
+        perm = (entries[(_ACL_GROUP_OBJ, _ACL_UNDEFINED_ID)] if st.st_gid == uid else 0) \
+            | entries.get((_ACL_GROUP, uid), 0)
+        perm &= mask
+    else:
+        perm = entries[(_ACL_OTHER, _ACL_UNDEFINED_ID)]
+    return bool(perm & 0o5)
+
+
+def denied_by(path: str, uid: int) -> str | None:
+    """The folder -- ``path`` itself or one of its ancestors -- whose permissions already keep
+    ``uid`` from reading or searching it (so nothing below is reachable), or None."""
+    current = os.path.realpath(path)
+    while True:
+        try:
+            if not _uid_may_enter(current, uid):
+                return current
+        except OSError:
+            pass
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
 
 
 def readable_by_others(path: str) -> bool:

@@ -37,7 +37,6 @@ from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, su
 
 _LEN = struct.Struct("<I")
 MAX_MESSAGE = 64 << 20
-CAPTURE_BYTES = 64 << 10  # how much of stdout/stderr the zygote reads back
 
 
 def send_message(sock: socket.socket, payload: dict, fds: list[int] | None = None) -> None:
@@ -74,13 +73,6 @@ def recv_message(sock: socket.socket, max_fds: int = 0) -> tuple[dict | None, li
         chunks.append(chunk)
         got += len(chunk)
     return json.loads(b"".join(chunks)), fds
-
-
-def read_capture(fd: int) -> Capture:
-    """The first CAPTURE_BYTES of a capture file, and its full size."""
-    size = os.fstat(fd).st_size
-    head = os.pread(fd, CAPTURE_BYTES, 0)
-    return Capture(text=head.decode("utf-8", errors="replace"), bytes=size)
 
 
 def _rss_bytes() -> int:
@@ -234,8 +226,8 @@ class Zygote:
         else:  # orphans of the run were reparented to this subreaper
             report.processes_left = max(report.processes_left, kill_descendants())
         report.elapsed_ns = time.monotonic_ns() - started
-        report.stdout = read_capture(stdout_fd)
-        report.stderr = read_capture(stderr_fd)
+        report.stdout = Capture.read(stdout_fd)
+        report.stderr = Capture.read(stderr_fd)
         for m in (results, inputs, pristine):
             if m is not None:
                 m.close()

@@ -75,16 +75,66 @@ def warm(judge: Judge, source: str, runs: int) -> float:
     return median_ms(samples)
 
 
-def cold_cli(submission: Path, runs: int) -> float:
-    """(3) `judge grade FILE` as a fresh command (expected outputs come from the disk cache)."""
+def compile_checkout() -> None:
+    """Byte-compile this checkout's judge and bundles once, as installing a wheel does (pip compiles every
+    module).  Without it, an environment with PYTHONDONTWRITEBYTECODE=1 (as some CI and sandboxes set)
+    makes every cold run recompile ~35 modules from source, ~0.1 s of CPU that no installed judge pays."""
+    import compileall
+
+    for folder in (REPO / "judge", REPO / "problems"):
+        compileall.compile_dir(folder, quiet=1)
+
+
+def cold_cli(submission: Path, runs: int, cpu: list[float] | None = None) -> float:
+    """(3) `judge grade FILE` as a fresh command (expected outputs come from the disk cache).
+    ``cpu`` collects each run's CPU ms: the command's and every process it waited for (the zygote,
+    which waits for its runs)."""
+    import resource
+
+    compile_checkout()
     samples = []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(submission), "--format", "json"],
                            capture_output=True, cwd=REPO)   # this checkout's judge, not an installed one
         samples.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         assert p.returncode == 0, p.stderr.decode()[-500:]
+        if cpu is not None:
+            cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e3)
     return median_ms(samples)
+
+
+class CpuGroup:
+    """A cgroup counting the CPU of a command and of everything it starts, even processes it does not
+    wait for (bubblewrap's sandboxed interpreter): cgroup v1 cpuacct or v2, as root; else unusable."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        for base, counter in ((Path("/sys/fs/cgroup/cpuacct"), "cpuacct.usage"), (Path("/sys/fs/cgroup"), "cpu.stat")):
+            try:
+                path = base / f"bench-cpu-{os.getpid()}"
+                path.mkdir()
+            except OSError:
+                continue
+            if (path / counter).exists():
+                self.path, self.counter = path, counter
+                break
+            path.rmdir()
+
+    def usage_ms(self) -> float:
+        text = (self.path / self.counter).read_text()
+        if self.counter == "cpuacct.usage":
+            return int(text) / 1e6
+        return int(next(line.split()[1] for line in text.splitlines() if line.startswith("usage_usec"))) / 1e3
+
+    def join(self) -> None:  # preexec_fn: the child joins before it execs
+        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def close(self) -> None:
+        if self.path is not None:
+            self.path.rmdir()
 
 
 _FRESH_RUNNER = r'''
@@ -100,6 +150,29 @@ with open("/out/results.bin", "wb") as f:
         head = json.dumps({"dtype": out.dtype.str, "shape": out.shape}).encode()
         f.write(len(head).to_bytes(4, "little") + head); f.write(out.tobytes())
 '''
+
+
+def cold_pair(judge: Judge, submission: Path, runs: int, cpu: dict[str, list[float]] | None = None
+              ) -> tuple[float, float | None, list[float], list[str]]:
+    """(3) and (4) side by side: the runs alternate (3, 4, 3, 4, ...) so that the machine's load, shared
+    with other work, falls on both paths alike.  Returns both medians, each pair's ratio 3/4 and the
+    load average (/proc/loadavg, 1 min) read before each pair; ``cpu`` ({"3": [], "4": []}) collects the
+    CPU ms of each run, which the load stretches far less than wall time."""
+    cold, fresh, ratios, loads = [], [], [], []
+    group = CpuGroup() if cpu is not None else None
+    try:
+        for _ in range(runs):
+            loads.append(Path("/proc/loadavg").read_text().split()[0])
+            c = cold_cli(submission, 1, cpu["3"] if cpu is not None else None)
+            f = fresh_isolated(judge, submission, 1, cpu["4"] if cpu is not None else None, group)
+            cold.append(c)
+            if f is not None:
+                fresh.append(f)
+                ratios.append(c / f)
+    finally:
+        if group is not None:
+            group.close()
+    return statistics.median(cold), (statistics.median(fresh) if fresh else None), ratios, loads
 
 
 def _io_dir(judge: Judge, tmp: Path) -> None:
@@ -134,8 +207,10 @@ def _compare_results(judge: Judge, path: Path) -> None:
         assert compare_arrays(out, case.expected, case.tolerance, False).ok
 
 
-def fresh_isolated(judge: Judge, submission: Path, runs: int) -> float | None:
-    """(4) bubblewrap + a fresh interpreter per submission, then the same comparisons."""
+def fresh_isolated(judge: Judge, submission: Path, runs: int, cpu: list[float] | None = None,
+                   group: CpuGroup | None = None) -> float | None:
+    """(4) bubblewrap + a fresh interpreter per submission, then the same comparisons.  With ``group``,
+    ``cpu`` collects each run's CPU ms (the sandbox's, counted by the cgroup, and the comparison's)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None
@@ -155,11 +230,16 @@ def fresh_isolated(judge: Judge, submission: Path, runs: int) -> float | None:
                "--dev", "/dev", "--proc", "/proc", "--clearenv", "--setenv", "OPENBLAS_NUM_THREADS", "1",
                sys.executable, "-s", "/io/runner.py"]
         for _ in range(runs):
+            counted = group is not None and group.path is not None
+            group_before = group.usage_ms() if counted else 0.0
+            own_before = time.process_time()
             start = time.perf_counter()
-            p = subprocess.run(cmd, capture_output=True)
+            p = subprocess.run(cmd, capture_output=True, preexec_fn=group.join if counted else None)
             assert p.returncode == 0, p.stderr.decode()[-800:]
             _compare_results(judge, tmp / "out" / "results.bin")
             samples.append(time.perf_counter() - start)
+            if counted and cpu is not None:  # the sandboxed interpreter's CPU + the comparison's, in this process
+                cpu.append(group.usage_ms() - group_before + (time.process_time() - own_before) * 1e3)
     return median_ms(samples)
 
 
@@ -384,6 +464,9 @@ def main() -> None:
     parser.add_argument("--wrong", type=Path, default=REPO / "submissions" / PROBLEM / "wrong_answer"
                         / "rw_float32_column_row0.py", help="wrong-answer file for the diagnosis cost (7)")
     parser.add_argument("--diagnosis-only", action="store_true", help="measure only the diagnosis cost (7)")
+    parser.add_argument("--cold", action="store_true",
+                        help="measure only (3) cold `judge grade` and (4) a fresh bwrap interpreter, alternating, "
+                             "--slow-runs pairs, with the load average beside each pair")
     parser.add_argument("--modes", action="store_true",
                         help="measure only the warm cost per isolation mode (8): every mode this machine gives")
     args = parser.parse_args()
@@ -394,6 +477,25 @@ def main() -> None:
         with Judge() as judge:
             judge.warm_up()
             diagnosis_cost(judge, args.wrong, args.runs)
+        return
+    if args.cold:
+        with Judge() as judge:
+            judge.grade(args.submission.read_text(), PROBLEM)  # fills the expected-output cache, as a package does
+            cpu: dict[str, list[float]] = {"3": [], "4": []}
+            cold, fresh, ratios, loads = cold_pair(judge, args.submission, args.slow_runs, cpu)
+        print(f"submission {args.submission.relative_to(REPO)}; {os.cpu_count()} cores; {args.slow_runs} pairs")
+        cpu_ms = {k: f"; CPU {statistics.median(v):7.1f} ms" if v else "" for k, v in cpu.items()}
+        print(f"3 judge grade, cold CLI                {cold:8.1f} ms (median){cpu_ms['3']}")
+        print(f"4 fresh isolated interpreter (bwrap)   {fresh:8.1f} ms (median){cpu_ms['4']}" if fresh
+              else "4 n/a (no bwrap)")
+        if cpu["3"] and cpu["4"]:
+            print(f"CPU ratio 3/4: {statistics.median(cpu['3']) / statistics.median(cpu['4']):.2f} (all processes of "
+                  "each path; what the ratio tends to when other work keeps both cores busy)")
+        if fresh:
+            print("pairs (load 1 min: ratio 3/4): " + ", ".join(f"{l}: {r:.2f}" for l, r in zip(loads, ratios)))
+            print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} "
+                  f"(median of pair ratios {statistics.median(ratios):.2f}; target <= 1.1); "
+                  f"load average now {Path('/proc/loadavg').read_text().strip()}")
         return
     source = args.submission.read_text()
     print(f"submission {args.submission.relative_to(REPO)}; numpy {np.__version__}; {os.cpu_count()} cores")
@@ -406,8 +508,9 @@ def main() -> None:
         f = floor(args.submission, judge, args.runs)
         w = warm(judge, source, args.runs)
         rows = [("1 in-process floor (no isolation)", f), ("2 Judge().grade warm", w)]
-        rows.append(("3 judge grade, cold CLI", cold_cli(args.submission, args.slow_runs)))
-        rows.append(("4 fresh isolated interpreter (bwrap)", fresh_isolated(judge, args.submission, args.slow_runs)))
+        cold, fresh, _, loads = cold_pair(judge, args.submission, args.slow_runs)
+        rows.append(("3 judge grade, cold CLI", cold))
+        rows.append(("4 fresh isolated interpreter (bwrap)", fresh))
         rows.append(("5 pytest per submission", pytest_per_submission(judge, args.submission, args.slow_runs)))
     rows.append(("6 container per submission", container(source, args.slow_runs)))
     for n, platform in enumerate(("gradescope", "prairielearn", "exercism"), start=8):
@@ -426,7 +529,8 @@ def main() -> None:
     print(f"ratio 3/1 (cold CLI / floor): {cold / f:.2f}")
     fresh = rows[3][1]
     if fresh:
-        print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} (target <= 1.1)")
+        print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} (target <= 1.1; "
+              f"3 and 4 alternating, load average before each pair {', '.join(loads)})")
     for name, ms in rows[3:]:
         if ms is not None:
             print(f"overhead of {name[2:]} / warm overhead: {(ms - f) / (w - f):.1f}x")

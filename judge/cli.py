@@ -72,16 +72,26 @@ def main() -> None:
 def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
           image: str | None, pictures: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
-    from judge.errors import JudgeError
-    from judge.grader import Judge
-    from judge.report import render_text
+    import os
 
+    from judge.errors import JudgeError
+    from judge.sandbox.factory import prestarted_factory_for
+
+    # pydantic looks for plugins in every installed distribution's entry points (~20 ms of a cold start);
+    # the judge uses none.  An explicit setting is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     source = _read_submission(file)
     try:
-        with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
-            judge.start()  # the zygote boots while the bundle is loaded and checked
-            verdict = judge.grade(source, problem, pictures_dir=pictures)
-            bundle = judge.problem(problem).bundle
+        # The zygote boots first, light imports only: its start-up overlaps this process's imports of numpy,
+        # pydantic and the grading code, and the bundle's loading.
+        with prestarted_factory_for("container" if backend == "container" else isolation, unsafe_no_sandbox,
+                                    image=image) as factory:
+            from judge.grader import Judge
+
+            with Judge(backend_factory=factory) as judge:
+                judge.start()
+                verdict = judge.grade(source, problem, pictures_dir=pictures)
+                bundle = judge.problem(problem).bundle
     except JudgeError as exc:
         raise _fail(str(exc))
     if fmt == "json":
@@ -91,6 +101,8 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 
         click.echo(export(verdict, fmt, bundle), nl=False)
     else:
+        from judge.report import render_text
+
         click.echo(render_text(verdict, color=sys.stdout.isatty() if color is None else color), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
 

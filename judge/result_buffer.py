@@ -1,9 +1,11 @@
 """The shared memory a worker's sandboxed runs write their results into, reused across runs.
 
 One memfd per worker, sized for the largest problem seen, pre-faulted by the
-judge and kept mapped: a run then costs neither fresh shared-memory pages
-(zeroed by the kernel, ~100 MB for the largest suite) nor page faults in the
-judge when it reads the results.  Before each run the judge clears every slot
+judge while the first run uses it (:meth:`ResultBuffer.populate`) and kept
+mapped: later runs cost neither fresh shared-memory pages (zeroed by the
+kernel, ~100 MB for the largest suite) nor page faults in the judge when it
+reads the results, and a one-shot ``judge grade`` pays for them on the other
+core, beside the learner's run, not before it.  Before each run the judge clears every slot
 header, so nothing a previous run wrote can be mistaken for a new result; the
 child reaches the file only through an inherited mapping (its descriptors are
 all closed), and the file is sealed against shrinking so the judge's mapping
@@ -37,6 +39,21 @@ class ResultBuffer:
         os.ftruncate(self.fd, self.size)
         fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
         self.map = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_WRITE)
+        self.populated = False  #: every page faulted in (populate)
+
+    def populate(self, beside_a_run: bool = False) -> None:
+        """Fault every page in, once.  ``beside_a_run``: a run may be writing its results now, so only the
+        kernel's MADV_POPULATE_WRITE, which writes nothing, may be used; where it is missing the pages are
+        left to fault in as the run writes them (the fallback rewrites each page's first byte)."""
+        if self.populated:
+            return
+        self.populated = True
+        if beside_a_run:
+            try:
+                self.map.madvise(MADV_POPULATE_WRITE, 0, len(self.map))
+            except (OSError, ValueError):
+                pass
+            return
         prefault(self.map)
 
     def clear(self, slot_offsets: list[int]) -> None:

@@ -39,9 +39,9 @@ def _probe_in_child(action) -> tuple[bool, str]:
 
 def _unshare_all() -> None:
     from judge.sandbox import linux
-    from judge.sandbox.supervisor import NAMESPACE_FLAGS
+    from judge.sandbox.contract import NAMESPACES
 
-    linux.unshare(NAMESPACE_FLAGS)
+    linux.unshare(linux.namespace_flags(NAMESPACES))  # light imports: the child of a probe stays cheap
 
 
 def _new_root() -> None:

@@ -17,12 +17,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import guarantees
 from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, RunReport, RunRequest
-from judge.sandbox.zygote import recv_message, send_message
-from judge.verdict import Isolation
+from judge.sandbox.messages import recv_message, send_message
+
+if TYPE_CHECKING:
+    from judge.verdict import Isolation
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # Variables a numerical child may legitimately need; everything else is dropped.
@@ -77,7 +80,9 @@ class ZygoteClient:
         return self._wait_ready()
 
     @property
-    def isolation(self) -> Isolation:
+    def isolation(self) -> "Isolation":
+        from judge.verdict import Isolation  # pydantic: imported once a verdict is being made, not at start-up
+
         info = self.info
         notes = [n for n in [self.note, *info.get("notes", [])] if n]
         fields = {"mode": self.mode, "seccomp": self.mode != "none", "limits_by": info.get("limits_by"),

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
 
-from judge.verdict import Isolation
+if TYPE_CHECKING:  # the zygote imports this module: it must not load pydantic and the verdict models
+    from judge.verdict import Isolation
 
 # -- constants every backend shares (defined here once) ----------------------
 #: The uid (and gid) learner code runs as in the full, rootless and container modes.

@@ -39,3 +39,41 @@ def backend_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False
 
     chosen, note = choose(None if mode in (None, "auto") else mode, unsafe_no_sandbox)
     return ModeFactory(chosen, note, image)
+
+
+class PrestartedFactory:
+    """A factory whose first backend is launched at once, before the caller's own start-up.
+
+    A one-shot ``judge grade`` makes this first, then imports numpy, pydantic and the
+    grading code and loads the bundle while the zygote boots on the other core: the
+    two start-ups overlap instead of running one after the other.  The launched
+    backend goes to the first call, any later call gets a new one.  ``close()`` stops
+    the launched backend if no judge took it (e.g. the bundle could not be loaded).
+    The container mode launches nothing ahead (its backend starts per run).
+    """
+
+    def __init__(self, factory: ModeFactory) -> None:
+        self.mode = factory.mode
+        self._factory = factory
+        self._first: SandboxBackend | None = factory(0) if factory.mode != "container" else None
+
+    def __call__(self, slot: int) -> SandboxBackend:
+        first, self._first = self._first, None
+        return first if first is not None else self._factory(slot)
+
+    def close(self) -> None:
+        first, self._first = self._first, None
+        if first is not None:
+            first.close()
+
+    def __enter__(self) -> "PrestartedFactory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
+                           image: str | None = None) -> PrestartedFactory:
+    """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`)."""
+    return PrestartedFactory(backend_factory_for(mode, unsafe_no_sandbox, image))

@@ -38,6 +38,14 @@ PR_SET_NO_NEW_PRIVS = 38
 NAMESPACE_FLAGS = {"pid": CLONE_NEWPID, "mount": CLONE_NEWNS, "network": CLONE_NEWNET, "ipc": CLONE_NEWIPC,
                    "uts": CLONE_NEWUTS}
 
+
+def namespace_flags(names) -> int:
+    """The clone(2) flags of the named namespaces, or-ed together."""
+    flags = 0
+    for name in names:
+        flags |= NAMESPACE_FLAGS[name]
+    return flags
+
 SYS_pivot_root = 155  # x86_64
 SYS_pidfd_open = 434
 

@@ -20,7 +20,6 @@ import signal
 import time
 import traceback
 from dataclasses import dataclass
-from functools import reduce
 
 from judge.sandbox import linux
 from judge.sandbox.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
@@ -32,7 +31,7 @@ from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.seccomp import DenyListFilter
 from judge.sandbox.watch import POLL_SECONDS, MemoryWatch, Watchdog, kill_tree
 
-NAMESPACE_FLAGS = reduce(lambda a, b: a | b, (linux.NAMESPACE_FLAGS[n] for n in NAMESPACES))
+NAMESPACE_FLAGS = linux.namespace_flags(NAMESPACES)
 SETUP_DONE = b"\0setup-done"
 
 

@@ -1,0 +1,117 @@
+"""The cold path of ``judge grade`` (issue 10: every platform submission is a cold start).
+
+What each start-up stage imports (the zygote is launched before the judge loads numpy and
+pydantic, and diagnosis is imported on the first failure only), that an unused pre-started
+zygote is stopped, and that the one-shot CLI judges exactly as the warm ``Judge.grade`` does.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO, SUBMISSIONS, require_sandbox
+
+HEAVY = ("numpy", "pydantic", "yaml", "judge.verdict", "judge.grader", "judge.diagnosis", "matplotlib")
+
+
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` (as the CLI starts: from the checkout)."""
+    p = subprocess.run([sys.executable, "-c", f"{code}\nimport json, sys; print(json.dumps(sorted(sys.modules)))"],
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return set(json.loads(p.stdout.splitlines()[-1]))
+
+
+@pytest.mark.unit
+def test_cli_and_the_prestart_path_import_nothing_heavy():
+    # What runs before the zygote is launched: the CLI module, the ladder, the factory and the client.
+    loaded = modules_after("import judge.cli, judge.sandbox.ladder, judge.sandbox.factory, judge.sandbox.client")
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+@pytest.mark.unit
+def test_zygote_loads_no_pydantic_and_no_judge_side_code():
+    # Every learner child inherits the zygote's memory: numpy and the sandbox's code, nothing of the grader.
+    loaded = modules_after("import judge.sandbox.zygote")
+    assert "numpy" in loaded
+    assert not loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.grader", "judge.problem"}, \
+        sorted(loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.grader", "judge.problem"})
+
+
+@pytest.mark.unit
+def test_grader_does_not_import_diagnosis_or_pictures():
+    loaded = modules_after("import judge.grader")
+    assert "judge.diagnosis" not in loaded and "judge.pictures" not in loaded and "matplotlib" not in loaded
+
+
+@pytest.mark.sandbox
+def test_diagnosis_is_imported_on_the_first_failure_only():
+    require_sandbox()
+    code = f"""
+import sys
+from judge import Judge
+with Judge() as j:
+    v = j.grade(open({str(SUBMISSIONS / 'accepted' / 'vectorised.py')!r}, 'rb').read())
+    assert v.accepted, v.message
+    assert 'judge.diagnosis' not in sys.modules, 'an accepted verdict has nothing to explain'
+    v = j.grade(open({str(SUBMISSIONS / 'wrong_answer' / 'sin_cos_swapped.py')!r}, 'rb').read())
+    assert v.status.value == 'wrong_answer' and 'judge.diagnosis' in sys.modules
+    assert v.diagnoses and v.diagnoses[0].id == 'sin_cos_swapped', v.diagnoses
+"""
+    p = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+
+
+@pytest.mark.sandbox
+def test_an_unused_prestarted_zygote_is_stopped():
+    require_sandbox()
+    from judge.sandbox.factory import prestarted_factory_for
+
+    factory = prestarted_factory_for()
+    first = factory._first
+    assert first is not None and first.alive()
+    factory.close()
+    assert first._proc.poll() is not None and not first.alive()
+    assert factory._first is None
+
+
+@pytest.mark.sandbox
+def test_cli_with_a_bad_problem_leaves_no_zygote_cgroup_behind():
+    require_sandbox()
+    p = subprocess.Popen([sys.executable, "-m", "judge.cli", "grade", str(SUBMISSIONS / "accepted" / "vectorised.py"),
+                          "--problem", "no-such-problem"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 2 and b"Traceback" not in err, err.decode()[-1000:]
+    # full mode names the zygote's worker cgroup after the judge's pid (judge.sandbox.factory.ModeFactory)
+    left = glob.glob(f"/sys/fs/cgroup/*/judge/w{p.pid}-*") + glob.glob(f"/sys/fs/cgroup/judge/w{p.pid}-*")
+    assert not left, left
+
+
+def _comparable(verdict: dict) -> dict:
+    """The verdict without what each run measures afresh: times, resources, the worker's cgroup name."""
+    verdict = json.loads(json.dumps(verdict))
+    verdict.pop("judged_in_ms")
+    verdict.pop("resources")
+    verdict["isolation"].pop("cgroup", None)
+    for case in verdict["cases"]:
+        case.pop("time_ms")
+    return verdict
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("example", ["accepted/vectorised.py", "wrong_answer/sin_cos_swapped.py",
+                                     "wrong_answer/rw_float32_column_row0.py"])
+def test_cold_cli_verdict_equals_judge_grade(example, judge):
+    path = SUBMISSIONS / example
+    p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(path), "--format", "json"], cwd=REPO,
+                       capture_output=True, timeout=300)
+    assert p.returncode == (0 if example.startswith("accepted") else 1), p.stderr.decode()[-1000:]
+    cold = json.loads(p.stdout)
+    warm = json.loads(judge.grade(path.read_bytes()).model_dump_json())
+    assert _comparable(cold) == _comparable(warm)
+    assert cold["status"] == example.split("/")[0]

@@ -12,24 +12,37 @@ import queue
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from judge._version import __version__
-from judge.capture import attach_output
 from judge.errors import JudgeError
-from judge.outcome import judge_cases, resources
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
 from judge.problem.loader import Bundle, load_problem, resolve
 from judge.sandbox.contract import (BackendError, BackendFactory, RunLimits, RunReport, RunRequest,
                                      SandboxBackend)
 from judge.static_check import check_source, decode_source
-from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
+
+if TYPE_CHECKING:
+    from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
 
 
+def _load_grading_side() -> None:
+    """Import what judges a run's results: the verdict models, the comparisons, the output capture.
+
+    Not imported with this module: a cold ``judge grade`` imports them (~0.1 s) while the learner's code
+    runs (:func:`_run_beside`), after the bundle is loaded and the run has started."""
+    import judge.capture  # noqa: F401
+    import judge.outcome  # noqa: F401
+    import judge.verdict  # noqa: F401
+
+
 def _captured(capture) -> CapturedOutput:
+    from judge.verdict import CapturedOutput
+
     text, size = capture.text, capture.bytes
     if len(text) > OUTPUT_KEEP:
         text = text[:OUTPUT_KEEP]
@@ -37,7 +50,8 @@ def _captured(capture) -> CapturedOutput:
 
 
 def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | None, buffer) -> RunReport:
-    """``backend.run``; a backend's first run overlaps the paging-in of its result buffer.
+    """``backend.run``; a backend's first run overlaps the paging-in of its result buffer and, in a fresh
+    process, the import of the grading side (:func:`_load_grading_side`).
 
     Pre-faulting ~100 MB takes ~0.1 s: a one-shot ``judge grade`` does it on the other core while the
     learner's code runs instead of before (see :meth:`judge.result_buffer.ResultBuffer.populate`).  Later
@@ -54,6 +68,7 @@ def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | N
 
     thread = threading.Thread(target=run, name="judge-first-run", daemon=True)
     thread.start()
+    _load_grading_side()
     buffer.populate(beside_a_run=True)
     thread.join()
     if "error" in outcome:
@@ -153,7 +168,9 @@ class Judge:
             self._release(z)
 
     # -- grading ------------------------------------------------------------
-    def _verdict(self, bundle: Bundle, status: Status, **fields) -> Verdict:
+    def _verdict(self, bundle: Bundle, status: Status | str, **fields) -> Verdict:
+        from judge.verdict import Verdict  # status: a Status or its value
+
         return Verdict(status=status, problem=bundle.id, problem_digest=bundle.digest,
                        judge_version=__version__, numpy_version=np.__version__,
                        python_version=platform.python_version(), score=fields.pop("score", 0.0), **fields)
@@ -171,16 +188,18 @@ class Judge:
         if issue is None and text is not None:
             issue = check_source(text, [f.name for f in spec.functions], spec.imports.allowed)
         if issue is not None or text is None:
+            from judge.verdict import Status
+
             return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
                                  judged_in_ms=(time.perf_counter() - started) * 1e3)
         try:
             verdict = self._run(prepared, text, pictures_dir)
         except (BackendError, OSError) as exc:
-            verdict = self._verdict(bundle, Status.INTERNAL_ERROR, message=f"the sandbox failed: {exc}")
+            verdict = self._verdict(bundle, "internal_error", message=f"the sandbox failed: {exc}")
         except JudgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - a judge bug is the judge's verdict, never the caller's crash
-            verdict = self._verdict(bundle, Status.INTERNAL_ERROR,
+            verdict = self._verdict(bundle, "internal_error",
                                     message=f"internal error in the judge: {type(exc).__name__}: {exc}")
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
@@ -202,6 +221,10 @@ class Judge:
             if before.mode == "reduced":
                 self._hide_bundle(bundle, before.uid)
             report = _run_beside(backend, request, prepared.inputs.fd, buffer)
+            from judge.capture import attach_output  # loaded during the run (_run_beside), or long before
+            from judge.outcome import judge_cases
+            from judge.verdict import Status
+
             isolation = backend.isolation  # as the run had it (a replayed run brings its own)
             if report.error:
                 return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
@@ -240,6 +263,9 @@ class Judge:
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], report: RunReport, killed_for: str | None,
                   isolation: Isolation) -> Verdict:
+        from judge.outcome import resources
+        from judge.verdict import Status
+
         failing = next((c for c in cases if c.status is not Status.ACCEPTED), None)
         status = failing.status if failing else Status.ACCEPTED
         total = sum(c.weight for c in cases) or 1.0

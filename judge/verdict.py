@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from judge.feedback import FailurePattern, Picture, Recovery, TimeFeedback
+from judge.isolation_record import Isolation  # in a module of its own: backends make it before a verdict
 
 VERDICT_SCHEMA_VERSION = 1
 
@@ -108,22 +109,6 @@ class CaseResult(BaseModel):
     input_changed: list[str] = Field(default_factory=list, description="array arguments the call modified")
     weight: float = 1.0
     output: CallOutput | None = Field(None, description="printed during this call (None: could not be split)")
-
-
-class Isolation(BaseModel):
-    """How the run was isolated; what each mode guarantees is judge.sandbox.guarantees (README table)."""
-
-    mode: Literal["full", "rootless", "reduced", "container", "none"]
-    namespaces: list[str] = Field(default_factory=list)
-    cgroup: str | None = None
-    seccomp: bool = False
-    uid: int | None = None
-    limits_by: Literal["cgroup", "rlimits", "engine"] | None = Field(
-        None, description="what enforced memory, process count and CPU: a cgroup, rlimits + the supervisor, "
-                          "or the container engine")
-    not_enforced: list[str] = Field(default_factory=list,
-                                    description="protections this mode does not give (rows of the README table)")
-    note: str = ""
 
 
 class Resources(BaseModel):

@@ -44,9 +44,21 @@ def test_zygote_loads_no_pydantic_and_no_judge_side_code():
 
 
 @pytest.mark.unit
-def test_grader_does_not_import_diagnosis_or_pictures():
+def test_grader_leaves_the_grading_side_to_the_run():
+    # The verdict models, comparisons and capture are imported while the learner's code runs (grader._run_beside);
+    # diagnosis and pictures only when a verdict needs them.
     loaded = modules_after("import judge.grader")
-    assert "judge.diagnosis" not in loaded and "judge.pictures" not in loaded and "matplotlib" not in loaded
+    assert not loaded & {"judge.verdict", "judge.outcome", "judge.capture", "judge.diagnosis", "judge.pictures",
+                         "matplotlib"}, sorted(loaded & {"judge.verdict", "judge.outcome", "judge.capture"})
+    assert "judge.isolation_record" not in loaded and "judge.feedback" not in loaded
+
+
+@pytest.mark.unit
+def test_the_isolation_record_is_the_verdicts():
+    from judge.isolation_record import Isolation
+    from judge.verdict import Isolation as VerdictIsolation, Verdict
+
+    assert VerdictIsolation is Isolation and Verdict.model_fields["isolation"].annotation == Isolation | None
 
 
 @pytest.mark.sandbox

@@ -25,13 +25,16 @@ from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, RunRep
 from judge.sandbox.messages import recv_message, send_message
 
 if TYPE_CHECKING:
-    from judge.verdict import Isolation
+    from judge.isolation_record import Isolation
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # Variables a numerical child may legitimately need; everything else is dropped.
 _PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+#: The environment a sandbox's trusted start-up process gets (the zygote here, the container's init in
+#: the container backend): nothing of the judge's, one BLAS thread (the CPU limit is per run), no .pyc.
+START_ENV = {"LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+             "PYTHONDONTWRITEBYTECODE": "1"}
+_BASE_ENV = {"PATH": "/usr/bin:/bin", **START_ENV}
 _BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
          "from judge.sandbox.zygote import main; main()")
 
@@ -81,7 +84,7 @@ class ZygoteClient:
 
     @property
     def isolation(self) -> "Isolation":
-        from judge.verdict import Isolation  # pydantic: imported once a verdict is being made, not at start-up
+        from judge.isolation_record import Isolation  # pydantic: imported when a run needs it, not at start-up
 
         info = self.info
         notes = [n for n in [self.note, *info.get("notes", [])] if n]

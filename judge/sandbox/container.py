@@ -1,13 +1,12 @@
 """The container backend: one short-lived container per submission, through the Docker engine.
 
-:class:`ContainerClient` has :class:`judge.sandbox.client.ZygoteClient`'s
-implements :class:`judge.sandbox.contract.SandboxBackend` like the process
-backend, and returns the same :class:`~judge.sandbox.contract.RunReport`, so
-:mod:`judge.outcome` turns it into statuses unchanged.  Per run it makes a private directory on the host's tmpfs holding
-the request, a copy of the sealed inputs, a pre-sized results file, a progress
-page and two output files, bind-mounts them one by one into a container of the
-sandbox image (see the Dockerfile's ``sandbox`` target), and runs
-:mod:`judge.sandbox.container_entry` there.
+:class:`ContainerClient` implements :class:`judge.sandbox.contract.SandboxBackend`
+like the process backend and returns the same :class:`~judge.sandbox.contract.RunReport`,
+so :mod:`judge.outcome` turns it into statuses unchanged.  Per run it makes a
+private directory on the host's tmpfs holding the request, a pre-sized results
+file, a progress file and two output files, bind-mounts them one by one (with
+a copy of the sealed inputs) into a container of the sandbox image (see the
+Dockerfile's ``sandbox`` target), and runs :mod:`judge.sandbox.container_entry` there.
 
 The container gets: no network (``network_mode=none``), a memory limit with
 no swap, a pids limit, a read-only root with a small tmpfs ``/tmp``, no IPC
@@ -19,21 +18,29 @@ deny-list on it.
 Statuses come from the engine's records and the judge's own clock: the exit
 code from ``wait`` (128+N read as signal N), ``State.OOMKilled``, and wall
 limits the judge enforces by killing the container, per case from the
-progress page and in total (the same :class:`~judge.sandbox.watch.Watchdog`
-as the process backend's supervisor).  Inside, the container runs the same
-sandbox init (:func:`judge.sandbox.supervisor.sandbox_init`).  CPU time and memory peak come from the cgroup the
-engine puts the container in: each client gives its containers their own
-parent group, whose counters outlive the container.
+progress file and in total (the same :class:`~judge.sandbox.watch.Watchdog`
+as the process backend's supervisor, reading :mod:`judge.sandbox.progress`'s
+layout).  Inside, the container runs the same sandbox init
+(:func:`judge.sandbox.supervisor.sandbox_init`), whose report of the learner's
+wait status is decoded as the supervisor decodes it.  CPU time and memory peak
+come from the cgroup the engine puts the container in, read by the process
+backend's reader (:mod:`judge.sandbox.cgroups.counters`): each run's container
+gets a fresh parent group of its own, whose counters outlive the container
+and count that run alone.
+
+What stays here and not in the process backend: the per-run host folder
+(docker can bind-mount files, not the judge's memfds, so the sealed inputs are
+copied once per input file and the results file is copied back into the
+judge's result buffer), the container's creation and removal, and the
+engine-specific reading of its end (``wait``, ``State.OOMKilled``, the log).
 """
 
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import shutil
 import signal
-import struct
 import tempfile
 import threading
 import time
@@ -42,10 +49,12 @@ from pathlib import Path
 
 from judge.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import guarantees
-from judge.sandbox.client import ZygoteError
-from judge.sandbox.container_entry import REPORT_MARKER
-from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, Capture, RunReport, RunRequest
-from judge.sandbox.progress import PHASE_SETUP
+from judge.sandbox.cgroups.counters import EngineGroup
+from judge.sandbox.client import START_ENV
+from judge.sandbox.container_entry import INPUTS, MOUNT_DIR, REPORT_MARKER, RUN_FILES
+from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, Capture, RunReport, RunRequest
+from judge.sandbox.progress import PAGE_BYTES, PHASE_SETUP, ProgressFile
+from judge.sandbox.supervisor import USAGE_FIELDS
 from judge.sandbox.watch import POLL_SECONDS, Watchdog
 from judge.verdict import Isolation
 
@@ -53,13 +62,15 @@ DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
 LABEL = "numpy-judge.sandbox"
 ENTRY = ["python3", "-I", "-m", "judge.sandbox.container_entry"]
-ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-       "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "HOME": "/tmp"}
+ENV = {**START_ENV, "HOME": "/tmp"}  # PATH is the image's (python3 is not in /usr/bin in every base image)
 # What the interpreter, numpy and the harness use before learner code runs (measured ~35 MiB RSS).
 BASELINE_BYTES = 96 << 20
 TMP_BYTES = 16 << 20
 START_GRACE_S = 20.0  # container start-up and imports, before the learner's clock starts
-_LAYOUT = struct.Struct("<qqq")
+
+
+class ContainerError(BackendError):
+    """The engine or the container failed (not the learner's code): an internal-error verdict."""
 
 
 def default_image() -> str:
@@ -77,80 +88,6 @@ def _capture(path: Path) -> Capture:
         os.close(fd)
 
 
-class _CgroupCounters:
-    """CPU and memory counters of one cgroup path the engine's containers are put under."""
-
-    def __init__(self, parent: str, version: str) -> None:
-        self.parent = parent.strip("/")
-        self.v2 = version == "2"
-
-    def _file(self, controller: str, name: str) -> str:
-        if self.v2:
-            return f"/sys/fs/cgroup/{self.parent}/{name}"
-        return f"/sys/fs/cgroup/{controller}/{self.parent}/{name}"
-
-    def _read_int(self, controller: str, name: str, key: str | None = None) -> int | None:
-        try:
-            with open(self._file(controller, name)) as f:
-                text = f.read()
-        except OSError:
-            return None
-        if key is None:
-            try:
-                return int(text.split()[0])
-            except (ValueError, IndexError):
-                return None
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[0] == key:
-                return int(parts[1])
-        return None
-
-    def cpu_ns(self) -> int | None:
-        if self.v2:
-            usec = self._read_int("cpu", "cpu.stat", "usage_usec")
-            return None if usec is None else usec * 1000
-        return self._read_int("cpuacct", "cpuacct.usage")
-
-    def memory_usage(self) -> int | None:
-        return self._read_int("memory", "memory.current" if self.v2 else "memory.usage_in_bytes")
-
-    def memory_peak(self) -> int | None:
-        return self._read_int("memory", "memory.peak" if self.v2 else "memory.max_usage_in_bytes")
-
-    def reset_peak(self) -> None:
-        try:
-            with open(self._file("memory", "memory.peak" if self.v2 else "memory.max_usage_in_bytes"), "w") as f:
-                f.write("0")
-        except OSError:
-            pass
-
-    def remove(self) -> None:
-        dirs = [f"/sys/fs/cgroup/{self.parent}"] if self.v2 else \
-            [f"/sys/fs/cgroup/{c}/{self.parent}" for c in os.listdir("/sys/fs/cgroup")]
-        for path in dirs:
-            try:
-                os.rmdir(path)
-            except OSError:
-                pass
-
-
-class _ProgressFile:
-    """The run's progress file, read with pread, never mapped: the learner's process can open it
-    (bind-mounted writable) and truncate it, and a mapping of a truncated file faults (SIGBUS) in the
-    judge's process.  Bytes that are gone read as zeros (phase SETUP: no per-case limit, the total
-    wall limit still applies)."""
-
-    def __init__(self, path: Path) -> None:
-        self._fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-
-    def read(self) -> tuple[int, int, int]:
-        return _LAYOUT.unpack(os.pread(self._fd, _LAYOUT.size, 0).ljust(_LAYOUT.size, b"\0"))
-
-    def close(self) -> None:
-        os.close(self._fd)
-
-
 class ContainerClient:
     """Runs each request in a fresh container of ``image``; ``run`` is serialised per client."""
 
@@ -158,7 +95,7 @@ class ContainerClient:
         try:
             import docker
         except ImportError as exc:
-            raise ZygoteError("the container backend needs the 'docker' Python package (pip install docker)") from exc
+            raise ContainerError("the container backend needs the 'docker' Python package (pip install docker)") from exc
         self.image = image or default_image()
         self.name = f"numpy-judge-{uuid.uuid4().hex[:12]}"
         self._lock = threading.Lock()
@@ -176,15 +113,17 @@ class ContainerClient:
             image_obj = self._docker.images.get(self.image)
             engine_info = self._docker.info()
         except docker.errors.ImageNotFound:
-            raise ZygoteError(f"the sandbox image {self.image!r} is not built "
-                              "(build it with: .ci/docker.sh build, or docker build --target sandbox -t "
-                              f"{self.image} .)") from None
+            raise ContainerError(f"the sandbox image {self.image!r} is not built "
+                                 "(build it with: .ci/docker.sh build, or docker build --target sandbox -t "
+                                 f"{self.image} .)") from None
         except docker.errors.DockerException as exc:
-            raise ZygoteError(f"no Docker engine reachable for the container backend: {exc}") from None
-        self._cgroup = None
+            raise ContainerError(f"no Docker engine reachable for the container backend: {exc}") from None
+        # Each run's container goes under a fresh group <parent>/run-<k> (cgroupfs driver only: the
+        # systemd driver takes slice names), so its counters are that run's alone.
+        self._cgroup_parent: str | None = None
+        self._cgroup_version = int(engine_info.get("CgroupVersion") or 1)
         if engine_info.get("CgroupDriver") == "cgroupfs":
             self._cgroup_parent = f"/{self.name}"
-            self._cgroup = _CgroupCounters(self._cgroup_parent, str(engine_info.get("CgroupVersion", "1")))
         self.isolation = Isolation(
             mode="container", namespaces=list(NAMESPACES), cgroup=None, seccomp=True, uid=SANDBOX_UID,
             limits_by="engine", not_enforced=guarantees.not_enforced("container"),
@@ -196,7 +135,7 @@ class ContainerClient:
             "image": self.image,
             "image_id": image_obj.id,
             "engine": engine.get("Version"),
-            "cgroup_parent": self._cgroup_parent if self._cgroup else None,
+            "cgroup_parent": self._cgroup_parent,
         }
 
     def result_buffer_for(self, size: int) -> ResultBuffer:
@@ -220,7 +159,7 @@ class ContainerClient:
 
         make("request.json", json.dumps(request.to_wire()).encode())
         make("results", size=request.result_size, mode=0o666)
-        make("progress", size=mmap.PAGESIZE, mode=0o666)
+        make("progress", size=PAGE_BYTES, mode=0o666)
         make("stdout", mode=0o666)
         make("stderr", mode=0o666)
         return run_dir
@@ -256,17 +195,17 @@ class ContainerClient:
         self._inputs[key] = path
         return path
 
-    def _create(self, request: RunRequest, run_dir: Path, inputs: str):
+    def _create(self, request: RunRequest, run_dir: Path, inputs: str, group: EngineGroup | None):
         from docker.types import LogConfig, Mount
 
         limits = request.limits
         memory = BASELINE_BYTES + limits.memory_bytes + request.result_size + request.input_size
-        mounts = [Mount(f"/judge/{name}", str(run_dir / name), type="bind", read_only=name == "request.json")
-                  for name in ("request.json", "results", "progress", "stdout", "stderr")]
-        mounts.append(Mount("/judge/inputs", inputs, type="bind", read_only=True))
+        mounts = [Mount(f"{MOUNT_DIR}/{name}", str(run_dir / name), type="bind", read_only=name == "request.json")
+                  for name in RUN_FILES]
+        mounts.append(Mount(f"{MOUNT_DIR}/{INPUTS}", inputs, type="bind", read_only=True))
         kwargs = {}
-        if self._cgroup is not None:
-            kwargs["cgroup_parent"] = self._cgroup_parent
+        if group is not None:
+            kwargs["cgroup_parent"] = "/" + group.path
         return self._docker.containers.create(
             self.image, ENTRY, entrypoint=[], user=f"{SANDBOX_UID}:{SANDBOX_UID}", environment=ENV,
             working_dir="/tmp", hostname="sandbox", network_mode="none", ipc_mode="none",
@@ -277,7 +216,7 @@ class ContainerClient:
             log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
             **kwargs)
 
-    def _supervise(self, container, request: RunRequest, progress: _ProgressFile, report: RunReport) -> int | None:
+    def _supervise(self, container, request: RunRequest, progress: ProgressFile, report: RunReport) -> int | None:
         """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
         done = threading.Event()
         outcome: dict = {}
@@ -315,12 +254,12 @@ class ContainerClient:
         report.wall_ns = time.monotonic_ns() - (watchdog.start_ns if watchdog else started)
         waiter.join(30)
         if "status" not in outcome:
-            raise ZygoteError(f"lost the container: {outcome.get('error', 'no exit status')}")
+            raise ContainerError(f"lost the container: {outcome.get('error', 'no exit status')}")
         return outcome["status"].get("StatusCode")
 
     def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
         if self._closed:
-            raise ZygoteError("the container client is closed")
+            raise ContainerError("the container client is closed")
         with self._lock:
             return self._run(request, inputs_fd)
 
@@ -329,22 +268,18 @@ class ContainerClient:
 
         self._runs += 1
         run_dir = self._prepare_dir(request)
+        group = EngineGroup(f"{self._cgroup_parent}/run-{self._runs}", self._cgroup_version) \
+            if self._cgroup_parent else None
         container = None
         report = RunReport()
         started = time.monotonic_ns()
         try:
-            cg = self._cgroup
-            # A parent group the engine has not made yet has zero usage.
-            cpu_before = (cg.cpu_ns() or 0) if cg else None
-            mem_base = (cg.memory_usage() or 0) if cg else None
-            if cg:
-                cg.reset_peak()
             try:
-                container = self._create(request, run_dir, self._inputs_file(request, inputs_fd))
+                container = self._create(request, run_dir, self._inputs_file(request, inputs_fd), group)
                 container.start()
             except docker.errors.DockerException as exc:
-                raise ZygoteError(f"could not start the sandbox container: {exc}") from None
-            progress = _ProgressFile(run_dir / "progress")
+                raise ContainerError(f"could not start the sandbox container: {exc}") from None
+            progress = ProgressFile(str(run_dir / "progress"))
             try:
                 code = self._supervise(container, request, progress, report)
                 case, _, phase = progress.read()
@@ -359,13 +294,8 @@ class ContainerClient:
             report.last_case = case
             init = self._init_report(container)
             if "wait_status" in init and not report.timed_out:
-                status = int(init["wait_status"])
-                if os.WIFSIGNALED(status):
-                    report.signal = os.WTERMSIG(status)
-                else:
-                    report.exit_code = os.WEXITSTATUS(status)
-                for key in ("user_ns", "sys_ns", "maxrss_kib"):
-                    setattr(report, key, int(init.get(key) or 0))
+                report.set_wait_status(int(init["wait_status"]))
+                report.update({key: int(init.get(key) or 0) for key in USAGE_FIELDS})
             elif report.timed_out or oom or (code is not None and 128 < code < 128 + 65):
                 report.signal = signal.SIGKILL if report.timed_out or code is None or code <= 128 else code - 128
             else:
@@ -376,12 +306,11 @@ class ContainerClient:
                     and not report.setup_error and not oom:
                 report.setup_error = (f"the sandbox container ended during setup (status {code}): "
                                       f"{init.get('log', '')}").strip()
-            cpu_after = cg.cpu_ns() if cg else None
-            peak = cg.memory_peak() if cg else None
+            counters = group.snapshot() if group else None
             report.oom_kills = int(oom)
-            report.pids_refused = None  # the engine keeps no count we can read per container
-            report.cpu_ns = (cpu_after - cpu_before) if cpu_after is not None and cpu_before is not None else None
-            report.memory_peak = max(0, peak - mem_base) if peak is not None and mem_base is not None else None
+            report.pids_refused = None  # the engine's pids limit is on the container's own group, gone by now
+            report.cpu_ns = counters.cpu_ns if counters else None
+            report.memory_peak = counters.memory_peak if counters else None
             report.stdout = _capture(run_dir / "stdout")
             report.stderr = _capture(run_dir / "stderr")
             self._copy_results(run_dir / "results", self.result_buffer.fd, request.result_size)
@@ -395,6 +324,8 @@ class ContainerClient:
                     pass
                 except docker.errors.DockerException:
                     self._remove_labelled()
+            if group is not None:
+                group.remove()
             shutil.rmtree(run_dir, ignore_errors=True)
 
     @staticmethod
@@ -466,8 +397,8 @@ class ContainerClient:
                 self.result_buffer.close()
                 self.result_buffer = None
             self._remove_labelled()
-            if self._cgroup is not None:
-                self._cgroup.remove()
+            if self._cgroup_parent is not None:
+                EngineGroup(self._cgroup_parent, self._cgroup_version).remove()
             if self._inputs_dir is not None:
                 shutil.rmtree(self._inputs_dir, ignore_errors=True)
             try:

@@ -32,7 +32,9 @@ import traceback
 
 from judge.sandbox.contract import SETUP_FAILED_EXIT
 
-JUDGE_DIR = "/judge"
+MOUNT_DIR = "/judge"  #: where the judge bind-mounts the run's files, one by one (the table above)
+RUN_FILES = ("request.json", "results", "progress", "stdout", "stderr")  #: per run; ``inputs`` is shared
+INPUTS = "inputs"
 REPORT_MARKER = "\0judge-init "
 
 
@@ -61,48 +63,38 @@ def main() -> None:
 
     try:
         from judge.sandbox.contract import RunRequest
-        from judge.sandbox.isolation import CHILD_ENV, ChildLimits, apply_rlimits, close_other_fds
+        from judge.sandbox.isolation import become_contained
         from judge.sandbox.progress import ProgressPage
-        from judge.sandbox.supervisor import RunMaps, sandbox_init
+        from judge.sandbox.supervisor import Policy, RunMaps, child_limits, sandbox_init
 
-        with open(os.path.join(JUDGE_DIR, "request.json"), "rb") as f:
+        def path(name: str) -> str:
+            return os.path.join(MOUNT_DIR, name)
+
+        with open(path("request.json"), "rb") as f:
             request = RunRequest.from_wire(json.loads(f.read()))
-        stdout_fd = os.open(os.path.join(JUDGE_DIR, "stdout"), os.O_WRONLY | os.O_APPEND)
-        stderr_fd = os.open(os.path.join(JUDGE_DIR, "stderr"), os.O_WRONLY | os.O_APPEND)
-        results = _map(os.path.join(JUDGE_DIR, "results"), request.result_size, mmap.ACCESS_WRITE)
+        stdout_fd = os.open(path("stdout"), os.O_WRONLY | os.O_APPEND)
+        stderr_fd = os.open(path("stderr"), os.O_WRONLY | os.O_APPEND)
+        results = _map(path("results"), request.result_size, mmap.ACCESS_WRITE)
         inputs = pristine = None
         if request.input_size:
-            inputs = _map(os.path.join(JUDGE_DIR, "inputs"), request.input_size, mmap.ACCESS_COPY)
-            pristine = _map(os.path.join(JUDGE_DIR, "inputs"), request.input_size, mmap.ACCESS_READ)
-        progress = ProgressPage.over_file(os.path.join(JUDGE_DIR, "progress"))
+            inputs = _map(path(INPUTS), request.input_size, mmap.ACCESS_COPY)
+            pristine = _map(path(INPUTS), request.input_size, mmap.ACCESS_READ)
+        progress = ProgressPage.over_file(path("progress"))
 
         import numpy  # noqa: F401 - imported before the filter and the fork, as in the zygote
 
-        from judge.sandbox import linux
         from judge.sandbox.seccomp import DenyListFilter
 
         seccomp = DenyListFilter()
+        limits = child_limits(request, Policy(mode="container"), None)
     except BaseException:  # noqa: BLE001 - the judge reports it as a sandbox failure, never runs unisolated
         try:
             report({"setup_error": traceback.format_exc()[-2000:]})
         finally:
             os._exit(SETUP_FAILED_EXIT)
 
-    def become() -> None:
-        """The engine already gave namespaces, uid 65534, no capabilities; add what the zygote's
-        children get: closed fds, a clean environment, rlimits, no_new_privs, the deny-list."""
-        close_other_fds(keep=(0, 1, 2, report_fd))
-        os.environ.clear()
-        os.environ.update(CHILD_ENV)
-        os.chdir("/tmp")
-        apply_rlimits(ChildLimits(cpu_seconds=request.limits.cpu_seconds,
-                                  output_bytes=request.limits.output_bytes))
-        linux.prctl(linux.PR_SET_DUMPABLE, 0)
-        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-        seccomp.load()
-
-    sandbox_init(request, RunMaps(inputs, pristine, results, stdout_fd, stderr_fd), progress, become, report,
-                 report_fd)
+    sandbox_init(request, RunMaps(inputs, pristine, results, stdout_fd, stderr_fd), progress,
+                 lambda: become_contained(limits, seccomp, report_fd), report, report_fd)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the zygote imports this module: it must not load pydantic and the verdict models
-    from judge.verdict import Isolation
+    from judge.isolation_record import Isolation
 
 # -- constants every backend shares (defined here once) ----------------------
 #: The uid (and gid) learner code runs as in the full, rootless and container modes.
@@ -150,6 +150,14 @@ class RunReport:
         for key, value in RunReport.from_wire(data).__dict__.items():
             if key in data:
                 setattr(self, key, value)
+
+    def set_wait_status(self, status: int) -> None:
+        """``exit_code`` or ``signal`` from a wait(2) status (the other one None): one decoding
+        for the supervisor's and the container backend's view of the learner's end."""
+        if os.WIFSIGNALED(status):
+            self.signal, self.exit_code = os.WTERMSIG(status), None
+        else:
+            self.signal, self.exit_code = None, os.WEXITSTATUS(status)
 
     @property
     def cpu_seconds(self) -> float:

@@ -1,7 +1,7 @@
 """The steps that turn a freshly forked child into a sandbox, in the order they must run.
 
 Called in the sandbox's init, which then forks the learner's process.  One
-function per isolation mode (full, rootless, reduced, none).  Order matters:
+function per isolation mode (full, rootless, reduced, container, none).  Order matters:
 mounts need privilege; then rlimits; then the uid drop (which clears
 capabilities); then no_new_privs and the seccomp filter, last, because it
 forbids ``mount`` and ``unshare``.
@@ -80,6 +80,12 @@ def _raise_oom_score() -> None:
         f.write("1000")
 
 
+def _clean_environment(**extra: str) -> None:
+    """Nothing of the judge's environment reaches learner code: CHILD_ENV (and ``extra``) only."""
+    os.environ.clear()
+    os.environ.update(CHILD_ENV, **extra)
+
+
 def _lock_down(seccomp: DenyListFilter) -> None:
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
@@ -91,8 +97,7 @@ def become_sandboxed(plan: RootPlan, limits: ChildLimits, seccomp: DenyListFilte
     _raise_oom_score()
     close_other_fds(keep=(0, 1, 2, 3))  # 3: the setup-status pipe, closed once setup is done
     enter_new_root(plan)
-    os.environ.clear()
-    os.environ.update(CHILD_ENV)
+    _clean_environment()
     apply_rlimits(limits)
     drop_privileges()
     _lock_down(seccomp)
@@ -108,8 +113,7 @@ def become_rootless(plan: RootPlan, limits: ChildLimits, seccomp: DenyListFilter
     os.close(proc_self)
     close_other_fds(keep=(0, 1, 2, 3, 4))
     enter_new_root(plan)
-    os.environ.clear()
-    os.environ.update(CHILD_ENV)
+    _clean_environment()
     apply_rlimits(limits)
     linux.unshare(linux.CLONE_NEWUSER)
     try:
@@ -126,9 +130,7 @@ def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyLis
     every process the learner starts stays below it where the supervisor's memory watch finds it."""
     _raise_oom_score()
     close_other_fds(keep=(0, 1, 2, 3))
-    os.environ.clear()
-    os.environ.update(CHILD_ENV)
-    os.environ.update(HOME=workdir, TMPDIR=workdir)
+    _clean_environment(HOME=workdir, TMPDIR=workdir)
     os.chdir(workdir)
     apply_rlimits(limits)
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
@@ -136,10 +138,21 @@ def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyLis
     _lock_down(seccomp)
 
 
+def become_contained(limits: ChildLimits, seccomp: DenyListFilter, report_fd: int) -> None:
+    """Mode container, in the container's init: the engine already gave the namespaces, uid 65534,
+    no capabilities and a read-only root; add what the other modes' runs get: only the init's
+    report descriptor kept, a clean environment, rlimits, no_new_privs, the judge's seccomp filter
+    (stacked on the engine's profile)."""
+    close_other_fds(keep=(0, 1, 2, report_fd))
+    _clean_environment()
+    os.chdir("/tmp")
+    apply_rlimits(limits)
+    _lock_down(seccomp)
+
+
 def become_unsandboxed(limits: ChildLimits) -> None:
     """The --unsafe-no-sandbox path: a separate process with rlimits, nothing more."""
     close_other_fds(keep=(0, 1, 2, 3))
-    os.environ.clear()
-    os.environ.update(CHILD_ENV)
+    _clean_environment()
     apply_rlimits(limits)
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)

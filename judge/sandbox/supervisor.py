@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import resource
 import select
 import signal
 import time
@@ -39,7 +40,7 @@ SETUP_DONE = b"\0setup-done"
 class Policy:
     """How the zygote's runs are isolated; fixed when the zygote starts."""
 
-    mode: str  #: full, rootless, reduced or none
+    mode: str  #: full, rootless, reduced or none (container: the container's init, for child_limits)
     plan: RootPlan | None = None  #: the new root (full, rootless)
     seccomp: DenyListFilter | None = None  #: every mode but none
     uid: int | None = None  #: reduced: the uid of this zygote's runs
@@ -74,6 +75,15 @@ class MemoryBudget:
 def _vm_size() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[0]) * mmap.PAGESIZE
+
+
+USAGE_FIELDS = ("user_ns", "sys_ns", "maxrss_kib")
+
+
+def usage_fields(usage: resource.struct_rusage) -> dict[str, int]:
+    """The RunReport fields (USAGE_FIELDS) wait4's rusage gives: user and system CPU, the largest
+    resident set; the supervisor's wait for the init and the init's report of the learner say them alike."""
+    return dict(zip(USAGE_FIELDS, (int(usage.ru_utime * 1e9), int(usage.ru_stime * 1e9), int(usage.ru_maxrss))))
 
 
 def child_limits(request: RunRequest, policy: Policy, budget: MemoryBudget | None) -> ChildLimits:
@@ -132,8 +142,7 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
         pid, status, usage = os.wait4(-1, 0)
         if pid == learner:
             break
-    report({"wait_status": status, "user_ns": int(usage.ru_utime * 1e9), "sys_ns": int(usage.ru_stime * 1e9),
-            "maxrss_kib": int(usage.ru_maxrss)})
+    report({"wait_status": status, **usage_fields(usage)})
     os._exit(0)
 
 
@@ -185,13 +194,8 @@ def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunRepo
         os.close(pidfd)
     _, status, usage = os.wait4(pid, 0)
     report.wall_ns = time.monotonic_ns() - start
-    report.user_ns = int(usage.ru_utime * 1e9)
-    report.sys_ns = int(usage.ru_stime * 1e9)
-    report.maxrss_kib = int(usage.ru_maxrss)
-    if os.WIFSIGNALED(status):
-        report.signal = os.WTERMSIG(status)
-    else:
-        report.exit_code = os.WEXITSTATUS(status)
+    report.update(usage_fields(usage))
+    report.set_wait_status(status)
     report.last_case = progress.read()[0]
 
 
@@ -223,9 +227,7 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
             report.setup_error = status.decode(errors="replace") or "the sandbox died during setup"
         elif status != SETUP_DONE and report.timed_out is None and not report.memory_killed:
             # The learner's own wait status, as its init reaped it; the init's is only its messenger.
-            learner = json.loads(status[len(SETUP_DONE):])["wait_status"]
-            report.signal = os.WTERMSIG(learner) if os.WIFSIGNALED(learner) else None
-            report.exit_code = None if os.WIFSIGNALED(learner) else os.WEXITSTATUS(learner)
+            report.set_wait_status(json.loads(status[len(SETUP_DONE):])["wait_status"])
     except BaseException:  # noqa: BLE001
         report.setup_error = traceback.format_exc()[-2000:]
     os.write(report_w, json.dumps(report.to_wire()).encode())

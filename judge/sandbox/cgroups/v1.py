@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from judge.sandbox.cgroups.base import _Base
-from judge.sandbox.cgroups.files import mkdir, read_int, read_key, rmdir, validate_name, write
+from judge.sandbox.cgroups.counters import read_v1
+from judge.sandbox.cgroups.files import mkdir, read_int, rmdir, validate_name, write
 from judge.sandbox.cgroups.interface import JUDGE_DIR, CgroupError, CgroupSnapshot
 from judge.sandbox.cgroups.mounts import _Mount
 
@@ -96,15 +97,7 @@ class CgroupV1(_Base):
         write(os.path.join(self._pids, "pids.max"), max_pids)
 
     def snapshot(self) -> CgroupSnapshot:
-        """oom_kill from memory.oom_control (failcnt stays 0 on OOM kills)."""
-        cpu = read_int(os.path.join(self._cpuacct, "cpuacct.usage")) if self._cpuacct else 0
-        return CgroupSnapshot(
-            oom_kills=read_key(os.path.join(self._mem, "memory.oom_control"), "oom_kill"),
-            pids_refused=read_key(os.path.join(self._pids, "pids.events"), "max"),
-            cpu_ns=cpu,
-            memory_peak=read_int(os.path.join(self._mem, "memory.max_usage_in_bytes")),
-            memory_current=read_int(os.path.join(self._mem, "memory.usage_in_bytes")),
-        )
+        return read_v1(self._mem, self._pids, self._cpuacct)
 
     def reset_peak(self) -> None:
         """Writing 0 to max_usage_in_bytes restarts the watermark at current usage."""

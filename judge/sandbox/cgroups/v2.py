@@ -28,7 +28,8 @@ import os
 from typing import Iterable
 
 from judge.sandbox.cgroups.base import _Base
-from judge.sandbox.cgroups.files import mkdir, read, read_int, read_key, read_pids, rmdir, validate_name, write
+from judge.sandbox.cgroups.counters import read_v2
+from judge.sandbox.cgroups.files import mkdir, read, read_key, read_pids, rmdir, validate_name, write
 from judge.sandbox.cgroups.interface import JUDGE_DIR, CgroupError, CgroupSnapshot, CgroupUnavailable
 from judge.sandbox.cgroups.mounts import _Mount
 
@@ -158,21 +159,8 @@ class CgroupV2(_Base):
         write(os.path.join(self._leaf, "pids.max"), max_pids)
 
     def snapshot(self) -> CgroupSnapshot:
-        """The current leaf's oom_kill (memory.events), max (pids.events), usage_usec (cpu.stat), memory.peak.
-
-        cpu.stat exists in every non-root v2 group even without the cpu
-        controller, so CPU time is always available; memory.peak needs kernel
-        5.19 (None before).
-        """
-        d = self._leaf
-        peak = os.path.join(d, "memory.peak")
-        return CgroupSnapshot(
-            oom_kills=read_key(os.path.join(d, "memory.events"), "oom_kill"),
-            pids_refused=read_key(os.path.join(d, "pids.events"), "max"),
-            cpu_ns=read_key(os.path.join(d, "cpu.stat"), "usage_usec") * 1000,
-            memory_peak=read_int(peak) if os.path.exists(peak) else None,
-            memory_current=read_int(os.path.join(d, "memory.current")),
-        )
+        """The current leaf's counters (a verdict compares two snapshots of one leaf)."""
+        return read_v2(self._leaf)
 
     def reset_peak(self) -> None:
         """Move the group's processes into a fresh leaf and remove the old one.

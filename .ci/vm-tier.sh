@@ -2,7 +2,9 @@
 # What CI runs INSIDE the cgroup-v2-only VM (.ci/cgroup2-vm bash .ci/vm-tier.sh), in one boot:
 # the kernel, `judge doctor`, then the cgroup tests, the v2-only tier (marker vm), the peak of
 # every run and example submissions (accepted, memory hog, fork bomb, sleep: one warm judge; the
-# limit and attack modules are left out, each would start its own zygote: minutes under emulation).  Time limits are scaled by
+# limit and attack modules are left out, each would start its own zygote: minutes under emulation), and
+# mode rootless in a cgroup delegated to the rootless tier's user (tests/test_rootless_delegation.py: that
+# user and its venv come from .ci/isolation-tiers.sh rootless, which .ci/run runs first).  Time limits are scaled by
 # JUDGE_TIME_SCALE (set by .ci/cgroup2-vm).  Exit status = pytest's, so a failure fails CI.
 set -euo pipefail
 echo "== VM kernel $(uname -r), cgroup mounts: $(awk '$3 ~ /cgroup/ {print $3" "$2}' /proc/mounts | tr '\n' ' ')"
@@ -11,4 +13,4 @@ python3 -m judge.cli doctor
 echo "== tests"
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1   # no hypothesis/anyio/schemathesis start-up: minutes under emulation
 exec python3 -m pytest -p no:cacheprovider -m "" -v --durations=0 \
-  tests/test_cgroups.py tests/test_cgroup_v2.py
+  tests/test_cgroups.py tests/test_cgroup_v2.py tests/test_rootless_delegation.py

@@ -9,6 +9,7 @@ wait4), so a hog that catches MemoryError is still memory_limit_exceeded.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -50,7 +51,14 @@ def test_accepted_says_which_mode_and_what_limits(mj):
     iso = v.isolation
     assert iso.mode == mj.mode
     assert iso.not_enforced == guarantees.not_enforced(mj.mode)
-    assert iso.limits_by == ("cgroup" if mj.mode == "full" else "rlimits")
+    if mj.mode == "rootless":  # kernel limits only from a cgroup v2 group delegated to the user
+        assert iso.limits_by in ("cgroup", "rlimits"), iso
+        if iso.limits_by == "cgroup":
+            assert iso.cgroup.startswith("v2 delegated "), iso
+        else:
+            assert iso.cgroup is None and "limits by rlimits: cgroup v2 delegation: " in iso.note, iso
+    else:
+        assert iso.limits_by == ("cgroup" if mj.mode == "full" else "rlimits")
     assert iso.seccomp is (mj.mode != "none")
     assert v.resources.memory_peak_bytes and v.resources.memory_peak_bytes < 512 << 20
 
@@ -157,3 +165,24 @@ def test_doctor_prints_the_ladder():
     for mode in ("full", "rootless", "reduced", "container", "none"):
         assert any(line[5:].startswith(mode) for line in r.stdout.splitlines()), mode
     assert "\nisolation: " in r.stdout
+
+
+def test_rootless_on_cgroup_v1_reports_rlimits_with_the_reason():
+    """Where cgroup v1 holds memory and pids (this host), no v2 group can be delegated: the verdict
+    and doctor say rlimits and why (the cgroup-v2 VM tier tests a delegated group:
+    tests/test_rootless_delegation.py)."""
+    from judge.sandbox import cgroups
+
+    require_mode("rootless")
+    if cgroups.detect().version != 1:
+        pytest.skip("this machine does not use cgroup v1; tests/test_rootless_delegation.py covers v2")
+    path = str(SUBMISSIONS / "accepted" / "vectorised.py")
+    r = _cli("grade", "--isolation", "rootless", "--format", "json", path)
+    assert r.returncode == 0, r.stderr
+    iso = json.loads(r.stdout)["isolation"]
+    assert iso["mode"] == "rootless" and iso["limits_by"] == "rlimits" and iso["cgroup"] is None, iso
+    reason = "cgroup v2 delegation: no — the cgroup2 mount at "
+    assert f"limits by rlimits: {reason}" in iso["note"] and "(cgroup v1 holds them)" in iso["note"], iso
+    r = _cli("doctor")
+    assert f"NO   cgroup deleg {reason}" in r.stdout, r.stdout
+    assert "ok   rootless   unprivileged user namespace" in r.stdout and f"limits: rlimits ({reason}" in r.stdout

@@ -85,6 +85,11 @@ def probe() -> list[Capability]:
     caps.append(Capability("cgroups", support.version is not None and support.writable,
                            f"v{support.version} {', '.join(support.controllers)}: {support.reason}"
                            if support.version else support.reason))
+    if os.geteuid() != 0:  # mode rootless: kernel limits only in a cgroup v2 group delegated to this user
+        from judge.sandbox.cgroups.delegation import find
+
+        found = find()
+        caps.append(Capability("cgroup deleg", found.ok, found.describe()))
     ok, why = _probe_in_child(_seccomp)
     caps.append(Capability("seccomp", ok, "libseccomp deny-list loads" if ok else why))
     ok, why = _probe_in_child(_uid_drop)

@@ -51,6 +51,10 @@ class ZygoteClient:
         self.note = note
         self.name = name
         self.result_buffer: ResultBuffer | None = None
+        if mode == "rootless":  # out of a delegated cgroup's root first, so its zygotes can have groups there
+            from judge.sandbox.cgroups.delegation import claim
+
+            claim()  # never raises; the zygote finds the outcome and says it in every verdict
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = dict(_BASE_ENV)
         env.update({k: os.environ[k] for k in _PASS_THROUGH if k in os.environ})
@@ -133,3 +137,10 @@ class ZygoteClient:
                 from judge.sandbox.cgroups import remove_worker_cgroup
 
                 remove_worker_cgroup(self.name)
+            elif self.mode == "rootless" and (self._info or {}).get("limits_by") == "cgroup":
+                from judge.sandbox.cgroups import remove_worker_cgroup
+                from judge.sandbox.cgroups.delegation import find
+
+                found = find()
+                if found.ok:
+                    remove_worker_cgroup(self.name, found.mount)

@@ -61,9 +61,12 @@ TABLE: dict[str, dict[str, Cell]] = {
         "network": _yes("network namespace (only a down loopback) + seccomp denies socket()"),
         "other_processes": _yes("pid namespace, own session, nested user namespace as uid 65534"),
         "environment_secrets": _yes("zygote started with a scrubbed environment; learner sees 4 variables"),
-        "memory": _yes("a delegated cgroup v2 subtree where the user has one, else " + _RLIMIT_MEMORY),
-        "cpu": _yes("RLIMIT_CPU (SIGXCPU/SIGKILL); per process, the wall clock bounds the total"),
-        "process_count": _yes("delegated cgroup pids.max, else RLIMIT_NPROC in the run's own user namespace"),
+        "memory": _yes("memory.max of a cgroup v2 subtree delegated to the user, where it has one (OOM kill "
+                       "counted by the kernel; `limits_by: cgroup`), else " + _RLIMIT_MEMORY),
+        "cpu": _yes("RLIMIT_CPU (SIGXCPU/SIGKILL) + the delegated cgroup's CPU accounting; without one, "
+                    "per process, the wall clock bounds the total"),
+        "process_count": _yes("the delegated cgroup's pids.max (refusals counted by the kernel), else RLIMIT_NPROC "
+                              "in the run's own user namespace"),
         "wall_time": _yes("supervisor's clock, per case and in total"),
         "verdict_forging": _yes(_VERDICT),
     },

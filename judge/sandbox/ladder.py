@@ -3,7 +3,8 @@
 =========  ==========================================================================
 full       root on the host: namespaces, tmpfs root, seccomp, uid 65534, cgroup limits
 rootless   a normal user: the same namespaces inside an unprivileged user namespace,
-           seccomp, no_new_privs; rlimits + the supervisor's memory watch
+           seccomp, no_new_privs; cgroup v2 limits in a delegated subtree where the user has
+           one (cgroups.delegation), else rlimits + the supervisor's memory watch
 reduced    root in a container that refuses namespaces and cgroup writes: a uid of its
            own, no_new_privs, seccomp, rlimits, the supervisor's clock and memory watch
 container  one Docker container per submission (only when demanded)
@@ -97,8 +98,13 @@ def check(mode: str) -> Rung:
         import judge.sandbox.rootless  # noqa: F401
 
         ok, why = _in_child(_rootless_probe)
-        return Rung(mode, ok, "unprivileged user namespace + pid/mount/network/ipc/uts namespaces" if ok
-                    else f"user namespaces refused: {why}")
+        if not ok:
+            return Rung(mode, False, f"user namespaces refused: {why}")
+        from judge.sandbox.cgroups.delegation import find
+
+        found = find()
+        limits = f"limits: cgroup v2 delegated ({found.hier})" if found.ok else f"limits: rlimits ({found.describe()})"
+        return Rung(mode, True, f"unprivileged user namespace + pid/mount/network/ipc/uts namespaces; {limits}")
     if mode == "reduced":
         if os.geteuid() != 0:
             return Rung(mode, False, "needs root (in a container) to change to the sandbox uid")

@@ -68,9 +68,11 @@ class Zygote:
             except OSError:
                 self.notes.append("could not lower the zygote's oom_score_adj (no CAP_SYS_RESOURCE)")
         elif mode == "rootless":
+            self._join_delegated_cgroup(name)  # before the user namespace: no capability is needed for it
             enter_own_user_namespace()
             self.policy.plan = RootPlan.for_this_interpreter()
-            self.policy.memory_watch = self.policy.own_uid_count = True
+            # With a delegated cgroup the limits are the kernel's, as in mode full; else rlimits + the watch.
+            self.policy.memory_watch = self.policy.own_uid_count = self.cgroup is None
         elif mode == "reduced":
             self.policy.uid, self.uid_lock = claim_unused_uid()
             self.policy.memory_watch = self.policy.own_uid_count = True
@@ -81,6 +83,35 @@ class Zygote:
         gc.freeze()  # keep the warm heap shared with children instead of copied by the collector
         self.baseline_rss = _rss_bytes()
         self.baseline_vm = _vm_size()
+
+    def _join_delegated_cgroup(self, name: str) -> None:
+        """Mode rootless: a worker group in the delegated cgroup v2 group the judge claimed, if any.
+
+        The zygote stays in the host's mount namespace (only the supervisor leaves it),
+        so it reaches /sys/fs/cgroup by path for every later move between leaves, from
+        inside its user namespace too: the kernel checks write access to the common
+        ancestor's cgroup.procs, which this uid owns.  Otherwise: rlimits, and a note
+        saying why (the same line as ``judge doctor``).
+        """
+        from judge.sandbox.cgroups import CgroupError, create_worker_cgroup, prune_stale_worker_cgroups
+        from judge.sandbox.cgroups.delegation import find
+
+        found = find()
+        if not found.ok:
+            self.notes.append(f"limits by rlimits: {found.describe()}")
+            return
+        group = None
+        try:
+            prune_stale_worker_cgroups(under=found.mount)
+            group = create_worker_cgroup(name, under=found.mount)
+            group.add_process(os.getpid())
+            group.reset_peak()
+        except CgroupError as exc:
+            if group is not None and os.getpid() not in group._members():
+                group.remove()
+            self.notes.append(f"limits by rlimits: cgroup v2 delegation: {found.hier} could not be used ({exc})")
+            return
+        self.cgroup = group
 
     def describe(self) -> dict:
         return {

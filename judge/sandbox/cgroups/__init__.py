@@ -46,7 +46,7 @@ from judge.sandbox.cgroups.interface import (
     WorkerCgroup,
 )
 from judge.sandbox.cgroups.files import validate_name
-from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts, detect
+from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _Mount, _v1_controller_mounts, detect
 from judge.sandbox.cgroups.v1 import CgroupV1
 from judge.sandbox.cgroups.v2 import CgroupV2
 
@@ -66,29 +66,34 @@ __all__ = [
 ]
 
 
-def create_worker_cgroup(name: str) -> WorkerCgroup:
+def create_worker_cgroup(name: str, under: _Mount | None = None) -> WorkerCgroup:
     """Create (or take over) the worker group ``judge/<name>``.
 
+    ``under``: a delegated cgroup v2 group (:meth:`delegation.Delegation.mount`)
+    to make it in instead of the hierarchy's root (mode rootless).
     A group left by a crashed run is reused after killing whatever is still in
     it (never the caller), so restarting the judge needs no manual cleanup;
     the zygote resets its peak after joining.  Raises :class:`CgroupUnavailable` when memory
     and pids cannot both be limited.
     """
     validate_name(name)
-    support = detect()
-    if support.version is None:
-        raise CgroupUnavailable(support.reason)
-    if not support.writable:
-        raise CgroupUnavailable(support.reason)
-    mounts = _cgroup_mounts()
     group: CgroupV1 | CgroupV2
-    try:
+    if under is not None:
+        group = CgroupV2(name, under, delegated=True)
+    else:
+        support = detect()
+        if support.version is None:
+            raise CgroupUnavailable(support.reason)
+        if not support.writable:
+            raise CgroupUnavailable(support.reason)
+        mounts = _cgroup_mounts()
         if support.version == 1:
             group = CgroupV1(name, _v1_controller_mounts(mounts))
         else:
             m2, _ = _best_v2_mount(mounts)
             assert m2 is not None
             group = CgroupV2(name, m2)
+    try:
         fresh = group._create()
     except CgroupUnavailable:
         raise
@@ -99,10 +104,10 @@ def create_worker_cgroup(name: str) -> WorkerCgroup:
     return group
 
 
-def remove_worker_cgroup(name: str) -> None:
+def remove_worker_cgroup(name: str, under: _Mount | None = None) -> None:
     """Remove ``judge/<name>`` from outside, once its zygote has exited; quiet when already gone."""
     try:
-        create_worker_cgroup(name).remove()
+        create_worker_cgroup(name, under).remove()
     except CgroupError:
         pass
 
@@ -110,18 +115,20 @@ def remove_worker_cgroup(name: str) -> None:
 STALE_AFTER_SECONDS = 60.0
 
 
-def prune_stale_worker_cgroups(min_age: float = STALE_AFTER_SECONDS) -> int:
+def prune_stale_worker_cgroups(min_age: float = STALE_AFTER_SECONDS, under: _Mount | None = None) -> int:
     """Remove empty worker groups left by judges that died without cleaning up (SIGKILL, OOM).
 
     A group is removed only when it holds no process and is older than
     ``min_age`` seconds, so a group another judge has just created, before its
     zygote moved in, is never touched.  Returns how many groups were removed.
     """
-    support = detect()
-    if support.version is None or not support.writable:
-        return 0
     mounts = _cgroup_mounts()
-    if support.version == 1:
+    support = detect() if under is None else None
+    if under is not None:
+        roots = {under.mount_point}
+    elif support.version is None or not support.writable:
+        return 0
+    elif support.version == 1:
         roots = {m.mount_point for m in _v1_controller_mounts(mounts).values()}
     else:
         m2, _ = _best_v2_mount(mounts)

@@ -43,14 +43,16 @@ class CgroupV2(_Base):
 
     version = 2
 
-    def __init__(self, name: str, mount: _Mount) -> None:
+    def __init__(self, name: str, mount: _Mount, delegated: bool = False) -> None:
+        """``mount``: the hierarchy's root, or (``delegated``) a group delegated to this user
+        that stands in for it (:mod:`judge.sandbox.cgroups.delegation`)."""
         validate_name(name)
         self.name = name
         self._root = mount.mount_point
         self._parent = os.path.join(mount.mount_point, JUDGE_DIR)
         self._dir = os.path.join(self._parent, name)
         self._hier_path = f"{mount.root.rstrip('/')}/{JUDGE_DIR}/{name}"
-        self.path_description = f"v2 {self._hier_path}"
+        self.path_description = f"v2{' delegated' if delegated else ''} {self._hier_path}"
         self._serial = 0
         self._leaf = os.path.join(self._dir, f"{_LEAF_PREFIX}0")
 

@@ -66,8 +66,10 @@ def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | N
 
     thread = threading.Thread(target=run, name="judge-first-run", daemon=True)
     thread.start()
-    _load_grading_side()
-    thread.join()
+    try:
+        _load_grading_side()
+    finally:
+        thread.join()  # the backend is ours until its run is over, whatever the imports did
     if "error" in outcome:
         raise outcome["error"]
     return outcome["report"]

@@ -186,3 +186,19 @@ def test_rootless_on_cgroup_v1_reports_rlimits_with_the_reason():
     r = _cli("doctor")
     assert f"NO   cgroup deleg {reason}" in r.stdout, r.stdout
     assert "ok   rootless   unprivileged user namespace" in r.stdout and f"limits: rlimits ({reason}" in r.stdout
+
+
+def test_every_refused_rung_gives_its_reason_from_a_fresh_interpreter():
+    """The ladder is asked first thing by `judge grade`/`judge doctor`, before anything imported sysconfig's
+    platform module: a probe that needed it after dropping its uid used to say only ModuleNotFoundError."""
+    code = ("from judge.sandbox.ladder import check\n"
+            "for m in ('full', 'rootless', 'reduced'):\n"
+            "    r = check(m)\n"
+            "    print(m, r.ok, r.why)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "ModuleNotFoundError" not in out.stdout, out.stdout
+    for line in out.stdout.splitlines():
+        mode, ok, why = line.split(" ", 2)
+        assert ok == "True" or why.strip(), line

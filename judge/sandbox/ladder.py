@@ -67,11 +67,14 @@ def _reduced_probe() -> None:
     from judge.sandbox.seccomp import DenyListFilter
 
     numpy_dir = os.path.dirname(importlib.util.find_spec("numpy").origin)  # found, not imported: ~0.2 s saved
+    # Asked before the uid drop: sysconfig imports its platform module lazily, and an unreadable installation
+    # would then fail with that ModuleNotFoundError instead of the reason below.
+    stdlib_dir = sysconfig.get_paths()["stdlib"]
     f = DenyListFilter()
     drop_privileges()
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
     f.load()
-    for folder in (sysconfig.get_paths()["stdlib"], numpy_dir):
+    for folder in (stdlib_dir, numpy_dir):
         try:  # no new root in this mode: learner code imports from the judge's own Python installation
             os.listdir(folder)
         except OSError as exc:

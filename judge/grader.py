@@ -167,12 +167,19 @@ class Judge:
             self._release(z)
 
     # -- grading ------------------------------------------------------------
-    def _verdict(self, bundle: Bundle, status: Status | str, **fields) -> Verdict:
-        from judge.verdict import Verdict  # status: a Status or its value
+    def _verdict(self, bundle: Bundle, status: Status, **fields) -> Verdict:
+        from judge.verdict import Verdict
 
         return Verdict(status=status, problem=bundle.id, problem_digest=bundle.digest,
                        judge_version=__version__, numpy_version=np.__version__,
                        python_version=platform.python_version(), score=fields.pop("score", 0.0), **fields)
+
+    def _internal_error(self, bundle: Bundle, message: str) -> Verdict:
+        """The judge or its sandbox failed before a run could be judged (the verdict models may not be
+        imported yet: a cold run imports them while the learner's code runs)."""
+        from judge.verdict import Status
+
+        return self._verdict(bundle, Status.INTERNAL_ERROR, message=message)
 
     def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
               pictures_dir: str | Path | None = None) -> Verdict:
@@ -194,12 +201,11 @@ class Judge:
         try:
             verdict = self._run(prepared, text, pictures_dir)
         except (BackendError, OSError) as exc:
-            verdict = self._verdict(bundle, "internal_error", message=f"the sandbox failed: {exc}")
+            verdict = self._internal_error(bundle, f"the sandbox failed: {exc}")
         except JudgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - a judge bug is the judge's verdict, never the caller's crash
-            verdict = self._verdict(bundle, "internal_error",
-                                    message=f"internal error in the judge: {type(exc).__name__}: {exc}")
+            verdict = self._internal_error(bundle, f"internal error in the judge: {type(exc).__name__}: {exc}")
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
 

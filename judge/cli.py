@@ -72,26 +72,13 @@ def main() -> None:
 def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
           image: str | None, pictures: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
-    import os
-
     from judge.errors import JudgeError
-    from judge.sandbox.factory import prestarted_factory_for
+    from judge.oneshot import grade_once
 
-    # pydantic looks for plugins in every installed distribution's entry points (~20 ms of a cold start);
-    # the judge uses none.  An explicit setting is kept.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     source = _read_submission(file)
     try:
-        # The zygote boots first, light imports only: its start-up overlaps this process's imports of numpy,
-        # pydantic and the grading code, and the bundle's loading.
-        with prestarted_factory_for("container" if backend == "container" else isolation, unsafe_no_sandbox,
-                                    image=image) as factory:
-            from judge.grader import Judge
-
-            with Judge(backend_factory=factory) as judge:
-                judge.start()
-                verdict = judge.grade(source, problem, pictures_dir=pictures)
-                bundle = judge.problem(problem).bundle
+        verdict, bundle = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
+                                     backend=backend, image=image, pictures_dir=pictures)
     except JudgeError as exc:
         raise _fail(str(exc))
     if fmt == "json":

@@ -21,11 +21,12 @@ from judge._version import __version__
 from judge.errors import JudgeError
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
 from judge.problem.loader import Bundle, load_problem, resolve
-from judge.sandbox.contract import (BackendError, BackendFactory, RunLimits, RunReport, RunRequest,
+from judge.sandbox.contract import (BackendError, BackendFactory, RunReport, RunRequest,
                                      SandboxBackend)
 from judge.static_check import check_source, decode_source
 
 if TYPE_CHECKING:
+    from judge.run_plan import EarlyRun
     from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
@@ -182,11 +183,13 @@ class Judge:
         return self._verdict(bundle, Status.INTERNAL_ERROR, message=message)
 
     def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
-              pictures_dir: str | Path | None = None) -> Verdict:
+              pictures_dir: str | Path | None = None, early: EarlyRun | None = None) -> Verdict:
         """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
 
-        ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files)."""
-        started = time.perf_counter()
+        ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files).
+        ``early``: this submission's run, already begun from the bundle's run plan (:mod:`judge.run_plan`);
+        its report is used only if it is exactly the run this judge would make now."""
+        started = early.started if early is not None else time.perf_counter()
         prepared = self.problem(problem)
         bundle = prepared.bundle
         spec = bundle.spec
@@ -199,7 +202,7 @@ class Judge:
             return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
                                  judged_in_ms=(time.perf_counter() - started) * 1e3)
         try:
-            verdict = self._run(prepared, text, pictures_dir)
+            verdict = self._run(prepared, text, pictures_dir, early)
         except (BackendError, OSError) as exc:
             verdict = self._internal_error(bundle, f"the sandbox failed: {exc}")
         except JudgeError:
@@ -209,23 +212,23 @@ class Judge:
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
         return verdict
 
-    def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None) -> Verdict:
+    def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None,
+             early: EarlyRun | None = None) -> Verdict:
         bundle = prepared.bundle
-        limits = bundle.spec.limits
-        request = RunRequest(
-            source=source, calls=prepared.call_specs, input_size=prepared.inputs.size,
-            result_size=prepared.result_size,
-            limits=RunLimits(cpu_seconds=limits.cpu_seconds, wall_seconds=limits.wall_seconds,
-                             memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
-                             output_bytes=limits.output_kib << 10))
+        request = prepared.run_request(source)
         backend = self._acquire()
         try:
+            report = None
+            if early is not None:
+                _load_grading_side()  # while the early run goes on
+                report = early.adopt(backend, prepared, request)
             buffer = backend.result_buffer_for(prepared.result_size)
-            buffer.start_run(prepared.slot_offsets)
-            before = backend.isolation
-            if before.mode == "reduced":
-                self._hide_bundle(bundle, before.uid)
-            report = _run_beside(backend, request, prepared.inputs.fd)
+            if report is None:
+                buffer.start_run(prepared.slot_offsets)
+                before = backend.isolation
+                if before.mode == "reduced":
+                    self._hide_bundle(bundle, before.uid)
+                report = _run_beside(backend, request, prepared.inputs.fd)
             from judge.capture import attach_output  # loaded during the run (_run_beside), or long before
             from judge.outcome import judge_cases
             from judge.verdict import Status

@@ -17,7 +17,9 @@ from judge.problem.expected import expected_outputs
 from judge.problem.inputs import InputFile, build_input_file
 from judge.problem.loader import Bundle
 from judge.problem.models import CaseSpec, Tolerance
+from judge.run_plan import write_plan
 from judge.sandbox import wire
+from judge.sandbox.contract import RunLimits, RunRequest
 
 
 @dataclass
@@ -50,6 +52,15 @@ class PreparedProblem:
                  "slot_offset": c.slot_offset, "slot_capacity": c.slot_capacity, "wall_seconds": c.wall_seconds}
                 for i, c in enumerate(self.cases)]
 
+    def run_request(self, source: str) -> RunRequest:
+        """The sandbox's request for one run of ``source`` (decoded and statically checked) on every case."""
+        limits = self.bundle.spec.limits
+        return RunRequest(
+            source=source, calls=self.call_specs, input_size=self.inputs.size, result_size=self.result_size,
+            limits=RunLimits(cpu_seconds=limits.cpu_seconds, wall_seconds=limits.wall_seconds,
+                             memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
+                             output_bytes=limits.output_kib << 10))
+
     def close(self) -> None:
         self.inputs.close()
 
@@ -59,7 +70,10 @@ def bundle_mtimes(root: Path) -> tuple[float, ...]:
 
 
 def prepare(bundle: Bundle) -> PreparedProblem:
-    inputs = build_input_file(bundle.cases.cases, bundle_cache_dir(bundle.id, bundle.digest))
+    """Inputs laid out, expected outputs computed (or read from the disk cache), slots planned; and the run
+    written down for the next cold start (:mod:`judge.run_plan`)."""
+    cache_dir = bundle_cache_dir(bundle.id, bundle.digest)
+    inputs = build_input_file(bundle.cases.cases, cache_dir)
     expected = expected_outputs(bundle, inputs)
     cases: list[PreparedCase] = []
     offset = 0
@@ -72,4 +86,7 @@ def prepare(bundle: Bundle) -> PreparedProblem:
             wall_seconds=spec.case_wall_seconds or bundle.spec.limits.case_wall_seconds,
             slot_offset=offset, slot_capacity=capacity))
         offset += wire.slot_size(capacity)
-    return PreparedProblem(bundle, inputs, cases, offset, bundle_mtimes(bundle.root))
+    prepared = PreparedProblem(bundle, inputs, cases, offset, bundle_mtimes(bundle.root))
+    cached_inputs = cache_dir / "inputs.bin" if cache_dir is not None else None
+    write_plan(prepared, cached_inputs if cached_inputs is not None and cached_inputs.is_file() else None)
+    return prepared

@@ -29,8 +29,10 @@ def modules_after(code: str) -> set[str]:
 
 @pytest.mark.unit
 def test_cli_and_the_prestart_path_import_nothing_heavy():
-    # What runs before the zygote is launched: the CLI module, the ladder, the factory and the client.
-    loaded = modules_after("import judge.cli, judge.sandbox.ladder, judge.sandbox.factory, judge.sandbox.client")
+    # What runs before the zygote is launched and the early run is sent: the CLI module, the ladder, the factory,
+    # the client, the one-shot path and the run plan (judge.run_plan).
+    loaded = modules_after("import judge.cli, judge.sandbox.ladder, judge.sandbox.factory, judge.sandbox.client, "
+                           "judge.oneshot, judge.run_plan, judge.problem.locate, judge.static_check")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 

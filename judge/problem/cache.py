@@ -11,8 +11,6 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
 CACHE_SCHEMA = "2"
 
 
@@ -24,6 +22,8 @@ def cache_root() -> Path:
 
 def bundle_cache_dir(bundle_id: str, digest: str) -> Path | None:
     """The bundle's cache folder, created; None when the disk cache cannot be used."""
+    import numpy as np  # here, not at import: a cold start finds its run plan (cache_root) before numpy
+
     folder = cache_root() / f"{bundle_id}-{digest}-np{np.__version__}-v{CACHE_SCHEMA}"
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ submission sees; the judge keeps the file sealed and read-only.
 
 from __future__ import annotations
 
-import fcntl
 import mmap
 import os
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from judge import memfd
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
 from judge.sandbox.wire import align
@@ -41,6 +41,15 @@ class InputFile:
     size: int
     cases: list[CaseInputs] = field(default_factory=list)
     _map: mmap.mmap | None = None
+
+    def same_bytes(self, fd: int | None) -> bool:
+        """Whether the file behind ``fd`` holds exactly this input file's bytes (None: no array inputs)."""
+        if fd is None or self._map is None:
+            return fd is None and self._map is None
+        if os.fstat(fd).st_size != self.size:
+            return False
+        with mmap.mmap(fd, self.size, access=mmap.ACCESS_READ) as other:
+            return bool(np.array_equal(np.frombuffer(other, np.uint8), np.frombuffer(self._map, np.uint8)))
 
     def close(self) -> None:
         if self._map is not None:
@@ -134,12 +143,10 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
         planned.append(args)
     if size == 0:
         return InputFile(None, 0, [CaseInputs(dict(args), [(n, {"scalar": v}) for n, v in args]) for args in planned])
-    fd = os.memfd_create("judge-inputs", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
-    os.ftruncate(fd, size)
+    fd = memfd.create("judge-inputs", size)
     cached = cache_dir / "inputs.bin" if cache_dir is not None else None
     if cached is not None and cached.is_file() and cached.stat().st_size == size:
-        with open(cached, "rb") as src:
-            os.sendfile(fd, src.fileno(), 0, size)
+        memfd.fill_from(fd, cached, size)
     else:
         with mmap.mmap(fd, size, access=mmap.ACCESS_WRITE) as writable:
             for args in planned:
@@ -151,8 +158,7 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
                 write_atomic(cached, lambda f: os.sendfile(f.fileno(), fd, 0, size))
             except OSError:
                 pass
-    fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
-                fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+    memfd.seal_read_only(fd)
     readable = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     result = InputFile(fd, size, _map=readable)
     for args in planned:

@@ -8,18 +8,15 @@ Kattis' verifyproblem does for its own files but without a traceback.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import BundleError
+from judge.problem.locate import PROBLEMS_DIR, available, resolve  # noqa: F401 - re-exported
 from judge.problem.mistakes import Bank, load_bank
 from judge.problem.models import CasesFile, ProblemSpec
 from judge.timescale import scale_times
 from judge.problem.yamlfile import MAX_BUNDLE_FILE, _load_yaml, _read_text, _validate  # noqa: F401 - used by others
-
-# JUDGE_PROBLEMS_DIR overrides the problems folder beside the package (e.g. /opt/judge/problems in the image).
-PROBLEMS_DIR = Path(os.environ.get("JUDGE_PROBLEMS_DIR") or Path(__file__).resolve().parents[2] / "problems")
 
 
 @dataclass(frozen=True)
@@ -40,24 +37,6 @@ class Bundle:
     @property
     def reference_path(self) -> Path:
         return self.root / self.spec.reference
-
-
-def resolve(problem: str | Path) -> Path:
-    """A problem id in the problems folder, or a path to a bundle folder."""
-    candidate = Path(problem)
-    if candidate.is_dir() and (candidate / "problem.yaml").is_file():
-        return candidate.resolve()
-    by_id = PROBLEMS_DIR / str(problem)
-    if "/" not in str(problem) and (by_id / "problem.yaml").is_file():
-        return by_id
-    known = ", ".join(available()) or "none"
-    raise BundleError(str(problem), None, f"unknown problem (known: {known})")
-
-
-def available() -> list[str]:
-    if not PROBLEMS_DIR.is_dir():
-        return []
-    return sorted(p.name for p in PROBLEMS_DIR.iterdir() if (p / "problem.yaml").is_file())
 
 
 def load_problem(problem: str | Path) -> Bundle:

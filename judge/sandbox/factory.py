@@ -57,6 +57,11 @@ class PrestartedFactory:
         self._factory = factory
         self._first: SandboxBackend | None = factory(0) if factory.mode != "container" else None
 
+    @property
+    def launched(self) -> SandboxBackend | None:
+        """The backend launched ahead, while no judge has taken it (a cold start's early run uses it)."""
+        return self._first
+
     def __call__(self, slot: int) -> SandboxBackend:
         first, self._first = self._first, None
         return first if first is not None else self._factory(slot)

@@ -1,0 +1,193 @@
+"""A prepared bundle's run, written down, so that a cold start can begin the learner's run first.
+
+A one-shot ``judge grade``, and every packaged platform run (each submission a
+cold start), spends ~0.3 s importing numpy, pydantic and the grading code and
+loading the bundle before it can say what to run.  Yet the run's request
+depends only on the prepared bundle: which functions, where each argument lies
+in the input file, the result slots, the limits.  So whenever the judge
+prepares a bundle it also writes that request, without a source, into the disk
+cache (:func:`write_plan`).  A cold start reads it back with light imports only
+(:func:`read_plan`), checks the learner's file statically, and sends the run to
+the zygote as soon as the zygote is ready (:class:`EarlyRun`); its own imports
+and the bundle's loading then happen while the learner's code runs.
+
+A plan is a guess, never trusted: once the bundle is loaded the regular way,
+the judge rebuilds the request and the input file, and uses the early run only
+when both are identical to what ran (:meth:`EarlyRun.adopt`); otherwise it
+waits for the early run to end and runs the submission again.  A stale, damaged
+or missing plan costs time, never a wrong verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judge import memfd
+from judge._version import __version__
+from judge.problem.cache import cache_root, write_atomic
+from judge.sandbox.contract import RunReport, RunRequest
+from judge.timescale import ENV as TIME_SCALE_ENV
+
+if TYPE_CHECKING:
+    from judge.prepared import PreparedProblem
+    from judge.sandbox.contract import SandboxBackend
+
+PLAN_SCHEMA = 1
+
+
+def _fingerprint(root: Path) -> list[list]:
+    """Name, size and modification time of every file of the bundle folder (what a plan was made from)."""
+    return [[p.name, st.st_size, st.st_mtime_ns] for p in sorted(root.iterdir())
+            if p.is_file() and (st := p.stat())]
+
+
+def plan_path(root: Path) -> Path:
+    """Where the plan of the bundle at ``root`` lives: one file per bundle folder, in the judge's cache."""
+    return cache_root() / "plans" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:20]}.json"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What :func:`read_plan` found: the request's fields, the static check's rules, the input file."""
+
+    root: Path
+    request: dict  #: RunRequest.to_wire() without its source
+    functions: list[str]
+    allowed_imports: list[str]
+    source_bytes: int
+    inputs: Path | None  #: the cached input bytes the prepared bundle was copied from
+
+    def request_for(self, source: str) -> RunRequest:
+        return RunRequest.from_wire({**self.request, "source": source})
+
+
+def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
+    """Record ``prepared``'s run (``inputs``: the cache file its input bytes came from); best effort:
+    a plan that cannot be written only makes the next cold start take the regular path."""
+    bundle = prepared.bundle
+    spec = bundle.spec
+    request = prepared.run_request("").to_wire()
+    del request["source"]
+    text = json.dumps({
+        "schema": PLAN_SCHEMA, "judge": __version__, "time_scale": os.environ.get(TIME_SCALE_ENV, ""),
+        "root": str(bundle.root), "files": _fingerprint(bundle.root), "request": request,
+        "functions": [f.name for f in spec.functions], "allowed_imports": list(spec.imports.allowed),
+        "source_bytes": spec.limits.source_kib * 1024, "inputs": str(inputs) if inputs is not None else None,
+    }, sort_keys=True)
+    path = plan_path(bundle.root)
+    try:
+        if path.is_file() and path.read_text() == text:
+            return  # e.g. a read-only image whose plan was written when it was built
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, lambda f: f.write(text.encode()))
+    except OSError:
+        pass
+
+
+def read_plan(root: Path) -> RunPlan | None:
+    """The plan of the bundle at ``root`` if it was made from the bundle's current files by this judge
+    version, with the same time scale; else None."""
+    try:
+        data = json.loads(plan_path(root).read_text())
+        if (data.get("schema") != PLAN_SCHEMA or data["judge"] != __version__ or data["root"] != str(root)
+                or data["time_scale"] != os.environ.get(TIME_SCALE_ENV, "") or data["files"] != _fingerprint(root)):
+            return None
+        inputs = Path(data["inputs"]) if data["inputs"] is not None else None
+        return RunPlan(root=root, request=data["request"], functions=list(data["functions"]),
+                       allowed_imports=list(data["allowed_imports"]), source_bytes=int(data["source_bytes"]),
+                       inputs=inputs)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+class EarlyRun:
+    """The first run of a cold start, begun from a plan on the backend the start-up launched.
+
+    The run goes in a thread, which waits for the zygote's hello, readies the result buffer
+    and sends the request; the caller goes on with its imports.  :meth:`adopt` hands the
+    report to the judge when the run is the one it would have made; :meth:`close` waits for
+    the run in any case (the backend is the early run's until the run is over)."""
+
+    def __init__(self, plan: RunPlan, backend: SandboxBackend, request: RunRequest, inputs_fd: int | None) -> None:
+        self.plan = plan
+        self.backend = backend
+        self.request = request
+        self.inputs_fd = inputs_fd
+        self.started = time.perf_counter()
+        self.adopted: bool | None = None  #: set by adopt(): whether the judge used this run
+        self._report: RunReport | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="judge-early-run", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def start(cls, backend: SandboxBackend | None, source: str | bytes, problem: str | Path) -> EarlyRun | None:
+        """Begin ``source``'s run on ``backend`` if the bundle has a current plan and the file passes its
+        static check; else None (the judge then takes the regular path, which reports any problem)."""
+        from judge.sandbox.client import ZygoteClient
+        from judge.static_check import check_source, decode_source
+
+        if not isinstance(backend, ZygoteClient):
+            return None  # the container backend starts per run: there is nothing to begin early
+        try:
+            from judge.problem.locate import resolve
+
+            plan = read_plan(resolve(problem))
+        except Exception:  # noqa: BLE001 - the regular path says what is wrong with the problem
+            return None
+        if plan is None:
+            return None
+        text, issue = decode_source(source, plan.source_bytes)
+        if text is None or issue is not None or check_source(text, plan.functions, plan.allowed_imports):
+            return None
+        request = plan.request_for(text)
+        inputs_fd = None
+        if request.input_size:
+            if plan.inputs is None:
+                return None
+            try:
+                inputs_fd = memfd.sealed_copy("judge-inputs", plan.inputs, request.input_size)
+            except OSError:
+                return None
+        return cls(plan, backend, request, inputs_fd)
+
+    def _run(self) -> None:
+        try:
+            buffer = self.backend.result_buffer_for(self.request.result_size)
+            buffer.start_run([call["slot_offset"] for call in self.request.calls])
+            info = self.backend.info  # the zygote's hello: blocks until it is ready
+            if info.get("isolation") == "reduced":  # no mount namespace: hide the bundle and cache from its uid
+                from judge.sandbox.reduced import hide_judge_files
+
+                hide_judge_files(self.plan.root, info["uid"])
+            self._report = self.backend.run(self.request, self.inputs_fd)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the judge's thread if adopted
+            self._error = exc
+
+    def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest) -> RunReport | None:
+        """The early run's report if it ran ``request`` on ``backend`` with ``prepared``'s exact inputs;
+        else None, once the run is over (the judge then runs the submission the regular way)."""
+        self._thread.join()
+        same = (backend is self.backend
+                and json.dumps(request.to_wire(), sort_keys=True) == json.dumps(self.request.to_wire(), sort_keys=True)
+                and prepared.inputs.same_bytes(self.inputs_fd))
+        self.adopted = same
+        if not same:
+            return None
+        if self._error is not None:
+            raise self._error
+        return self._report
+
+    def close(self) -> None:
+        """Wait for the run to end, then release the input file."""
+        self._thread.join()
+        if self.inputs_fd is not None:
+            os.close(self.inputs_fd)
+            self.inputs_fd = None

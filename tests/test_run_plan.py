@@ -1,0 +1,164 @@
+"""The run plan (judge.run_plan): a cold start begins the learner's run before its heavy imports.
+
+The plan is a guess: these tests check that a current plan's early run is the one the judge
+uses, and that a plan which differs in any way from the prepared bundle (its request, its
+input bytes, the bundle's files, the time scale) is never used for a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROBLEM_DIR, SUBMISSIONS, require_sandbox
+from tests.test_cold_path import _comparable  # noqa: F401 - and the judge fixture (conftest)
+
+
+@pytest.fixture
+def bundle_copy(tmp_path):
+    """The sinusoidal-pe bundle in a folder of its own (so its own plan; the disk cache is shared by digest)."""
+    from judge.run_plan import plan_path
+
+    root = tmp_path / "sinusoidal-pe"
+    shutil.copytree(PROBLEM_DIR, root)
+    yield root
+    plan_path(root).unlink(missing_ok=True)
+
+
+def _prepare(root: Path):
+    from judge.prepared import prepare
+    from judge.problem.loader import load_problem
+
+    return prepare(load_problem(root))
+
+
+def _roundtrip(wire: dict) -> str:
+    return json.dumps(json.loads(json.dumps(wire)), sort_keys=True)
+
+
+@pytest.mark.unit
+def test_preparing_a_bundle_writes_its_plan_and_any_change_makes_it_stale(bundle_copy, monkeypatch):
+    from judge.run_plan import plan_path, read_plan
+
+    monkeypatch.delenv("JUDGE_TIME_SCALE", raising=False)
+    prepared = _prepare(bundle_copy)
+    try:
+        plan = read_plan(bundle_copy)
+        assert plan is not None
+        assert _roundtrip(plan.request_for("x = 1").to_wire()) == _roundtrip(prepared.run_request("x = 1").to_wire())
+        assert plan.functions == [f.name for f in prepared.bundle.spec.functions]
+        assert plan.inputs is not None and plan.inputs.stat().st_size == prepared.inputs.size
+        assert prepared.inputs.same_bytes(os.open(plan.inputs, os.O_RDONLY))
+    finally:
+        prepared.close()
+    monkeypatch.setenv("JUDGE_TIME_SCALE", "3")  # other limits: the plan is not this judge's
+    assert read_plan(bundle_copy) is None
+    monkeypatch.delenv("JUDGE_TIME_SCALE")
+    assert read_plan(bundle_copy) is not None
+    statement = bundle_copy / "statement.md"
+    stat = statement.stat()
+    os.utime(statement, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1000))
+    assert read_plan(bundle_copy) is None, "a bundle file changed after the plan was made"
+    plan_path(bundle_copy).write_text("{not json")
+    assert read_plan(bundle_copy) is None
+
+
+def _grade_early(root: Path, source: bytes, problem=None):
+    """One cold-start grading as judge.oneshot does it, returning the early run for inspection."""
+    from judge.grader import Judge
+    from judge.run_plan import EarlyRun
+    from judge.sandbox.factory import prestarted_factory_for
+
+    with prestarted_factory_for() as factory:
+        early = EarlyRun.start(factory.launched, source, root)
+        with Judge(backend_factory=factory) as judge:
+            try:
+                verdict = judge.grade(source, root, early=early)
+            finally:
+                if early is not None:
+                    early.close()
+    return verdict, early
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("example", ["accepted/vectorised.py", "wrong_answer/sin_cos_swapped.py"])
+def test_a_current_plan_starts_the_run_early_and_the_verdict_is_the_warm_judges(example, bundle_copy, judge):
+    require_sandbox()
+    _prepare(bundle_copy).close()
+    source = (SUBMISSIONS / example).read_bytes()
+    verdict, early = _grade_early(bundle_copy, source)
+    assert early is not None and early.adopted is True
+    warm = judge.grade(source, bundle_copy)
+    assert _comparable(json.loads(verdict.model_dump_json())) == _comparable(json.loads(warm.model_dump_json()))
+    assert verdict.status.value == example.split("/")[0]
+
+
+def _edit_plan(root: Path, edit) -> None:
+    from judge.run_plan import plan_path
+
+    path = plan_path(root)
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data, sort_keys=True))
+
+
+@pytest.mark.sandbox
+def test_an_early_run_on_other_input_bytes_is_never_used(bundle_copy, tmp_path):
+    # The plan points at input bytes of the right size with the first array value changed: what ran is not
+    # what the bundle asks.  The judge must notice, run again on the real inputs, and accept.
+    require_sandbox()
+    _prepare(bundle_copy).close()
+    from judge.run_plan import read_plan
+
+    forged = tmp_path / "inputs.bin"
+    data = bytearray(read_plan(bundle_copy).inputs.read_bytes())
+    data[:8] = struct.pack("<d", 12345.0)
+    forged.write_bytes(bytes(data))
+    _edit_plan(bundle_copy, lambda plan: plan.update(inputs=str(forged)))
+    verdict, early = _grade_early(bundle_copy, (SUBMISSIONS / "accepted" / "vectorised.py").read_bytes())
+    assert early is not None and early.adopted is False
+    assert verdict.accepted, verdict.message
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("field", ["limits", "calls"])
+def test_an_early_run_of_another_request_is_never_used(field, bundle_copy):
+    # A plan whose limits or calls differ from the bundle's (e.g. a bundle edited within the same second):
+    # here a memory limit far above the bundle's, or a case missing, either of which would change the verdict.
+    require_sandbox()
+    _prepare(bundle_copy).close()
+
+    def edit(plan: dict) -> None:
+        if field == "limits":
+            plan["request"]["limits"]["memory_bytes"] *= 8
+        else:
+            plan["request"]["calls"] = plan["request"]["calls"][:-1]
+
+    _edit_plan(bundle_copy, edit)
+    verdict, early = _grade_early(bundle_copy, (SUBMISSIONS / "memory_limit_exceeded" / "memory_hog.py").read_bytes())
+    assert early is not None and early.adopted is False
+    assert verdict.status.value == "memory_limit_exceeded", verdict.message
+
+
+@pytest.mark.sandbox
+def test_no_plan_or_a_file_failing_the_static_check_starts_no_early_run(bundle_copy):
+    require_sandbox()
+    verdict, early = _grade_early(bundle_copy, (SUBMISSIONS / "accepted" / "vectorised.py").read_bytes())
+    assert early is None and verdict.accepted, "no plan yet: the regular path"
+    verdict, early = _grade_early(bundle_copy, (SUBMISSIONS / "compile_error" / "import_os.py").read_bytes())
+    assert early is None
+    assert verdict.status.value == "compile_error"
+
+
+@pytest.mark.unit
+def test_only_a_prestarted_zygote_gets_an_early_run(bundle_copy):
+    from judge.run_plan import EarlyRun
+
+    _prepare(bundle_copy).close()
+    assert EarlyRun.start(None, b"x = 1", bundle_copy) is None  # the container backend: nothing launched ahead
+    assert EarlyRun.start(object(), b"x = 1", bundle_copy) is None

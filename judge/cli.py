@@ -77,7 +77,7 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
 
     source = _read_submission(file)
     try:
-        verdict, bundle = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
+        verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures)
     except JudgeError as exc:
         raise _fail(str(exc))

@@ -15,17 +15,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from judge.problem.loader import Bundle
     from judge.verdict import Verdict
 
 
+class OneShot(NamedTuple):
+    verdict: Verdict
+    bundle: Bundle
+    mode: str  #: the isolation mode the judge chose (also in ``verdict.isolation`` when code ran)
+
+
 def grade_once(source: str | bytes, problem: str | Path, isolation: str | None = None,
                unsafe_no_sandbox: bool = False, backend: str = "process", image: str | None = None,
-               pictures_dir: str | Path | None = None) -> tuple[Verdict, Bundle]:
-    """(verdict, bundle) for one submission, with a judge made and closed for it.  Raises what
+               pictures_dir: str | Path | None = None) -> OneShot:
+    """The verdict of one submission, with a judge made and closed for it.  Raises what
     :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine)."""
     from judge.run_plan import EarlyRun
     from judge.sandbox.factory import prestarted_factory_for
@@ -46,4 +52,4 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
             finally:
                 if early is not None:  # before the judge closes the backend the early run may still use
                     early.close()
-    return verdict, bundle
+    return OneShot(verdict, bundle, factory.mode)

@@ -42,22 +42,39 @@ if TYPE_CHECKING:
 PLAN_SCHEMA = 1
 
 
-def _fingerprint(root: Path) -> list[list]:
-    """Name, size and modification time of every file of the bundle folder (what a plan was made from)."""
-    return [[p.name, st.st_size, st.st_mtime_ns] for p in sorted(root.iterdir())
-            if p.is_file() and (st := p.stat())]
+MAX_FINGERPRINTED = 8 << 20  # a bundle folder holding a larger file gets no plan (its hashing would cost more)
 
 
-def plan_path(root: Path) -> Path:
-    """Where the plan of the bundle at ``root`` lives: one file per bundle folder, in the judge's cache."""
-    return cache_root() / "plans" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:20]}.json"
+def fingerprint(root: Path) -> str | None:
+    """A hash of the names and bytes of every file of the bundle folder: what a plan was made from.
+
+    By content, not path or time: PrairieLearn mounts the bundle afresh for every job
+    (``/grade/tests``), where the plan made while its image was built must still apply."""
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(root.iterdir()):
+            if not path.is_file():
+                continue
+            data = path.read_bytes() if path.stat().st_size <= MAX_FINGERPRINTED else None
+            if data is None:
+                return None
+            digest.update(f"{path.name}\0{len(data)}\0".encode())
+            digest.update(hashlib.sha256(data).digest())
+    except OSError:
+        return None
+    return digest.hexdigest()[:32]
+
+
+def plan_path(key: str) -> Path:
+    """Where the plan of bundle files with fingerprint ``key`` lives, in the judge's cache."""
+    return cache_root() / "plans" / f"{key}.json"
 
 
 @dataclass(frozen=True)
 class RunPlan:
     """What :func:`read_plan` found: the request's fields, the static check's rules, the input file."""
 
-    root: Path
+    root: Path  #: the bundle folder it was read for (hidden from the sandbox uid in mode reduced)
     request: dict  #: RunRequest.to_wire() without its source
     functions: list[str]
     allowed_imports: list[str]
@@ -73,15 +90,18 @@ def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
     a plan that cannot be written only makes the next cold start take the regular path."""
     bundle = prepared.bundle
     spec = bundle.spec
+    key = fingerprint(bundle.root)
+    if key is None:
+        return
     request = prepared.run_request("").to_wire()
     del request["source"]
     text = json.dumps({
         "schema": PLAN_SCHEMA, "judge": __version__, "time_scale": os.environ.get(TIME_SCALE_ENV, ""),
-        "root": str(bundle.root), "files": _fingerprint(bundle.root), "request": request,
-        "functions": [f.name for f in spec.functions], "allowed_imports": list(spec.imports.allowed),
-        "source_bytes": spec.limits.source_kib * 1024, "inputs": str(inputs) if inputs is not None else None,
+        "request": request, "functions": [f.name for f in spec.functions],
+        "allowed_imports": list(spec.imports.allowed), "source_bytes": spec.limits.source_kib * 1024,
+        "inputs": str(inputs) if inputs is not None else None,
     }, sort_keys=True)
-    path = plan_path(bundle.root)
+    path = plan_path(key)
     try:
         if path.is_file() and path.read_text() == text:
             return  # e.g. a read-only image whose plan was written when it was built
@@ -92,12 +112,15 @@ def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
 
 
 def read_plan(root: Path) -> RunPlan | None:
-    """The plan of the bundle at ``root`` if it was made from the bundle's current files by this judge
-    version, with the same time scale; else None."""
+    """The plan for the bundle at ``root`` if one was made from files with the same names and bytes, by this
+    judge version, with the same time scale; else None."""
+    key = fingerprint(root)
+    if key is None:
+        return None
     try:
-        data = json.loads(plan_path(root).read_text())
-        if (data.get("schema") != PLAN_SCHEMA or data["judge"] != __version__ or data["root"] != str(root)
-                or data["time_scale"] != os.environ.get(TIME_SCALE_ENV, "") or data["files"] != _fingerprint(root)):
+        data = json.loads(plan_path(key).read_text())
+        if (data.get("schema") != PLAN_SCHEMA or data["judge"] != __version__
+                or data["time_scale"] != os.environ.get(TIME_SCALE_ENV, "")):
             return None
         inputs = Path(data["inputs"]) if data["inputs"] is not None else None
         return RunPlan(root=root, request=data["request"], functions=list(data["functions"]),

@@ -22,12 +22,17 @@ from tests.test_cold_path import _comparable  # noqa: F401 - and the judge fixtu
 @pytest.fixture
 def bundle_copy(tmp_path):
     """The sinusoidal-pe bundle in a folder of its own (so its own plan; the disk cache is shared by digest)."""
-    from judge.run_plan import plan_path
-
     root = tmp_path / "sinusoidal-pe"
     shutil.copytree(PROBLEM_DIR, root)
+    (root / "notes.txt").write_text(f"a file of this copy's own, so that its plan is its own: {tmp_path}\n")
     yield root
-    plan_path(root).unlink(missing_ok=True)
+    _plan_file(root).unlink(missing_ok=True)
+
+
+def _plan_file(root: Path) -> Path:
+    from judge.run_plan import fingerprint, plan_path
+
+    return plan_path(fingerprint(root))
 
 
 def _prepare(root: Path):
@@ -43,7 +48,7 @@ def _roundtrip(wire: dict) -> str:
 
 @pytest.mark.unit
 def test_preparing_a_bundle_writes_its_plan_and_any_change_makes_it_stale(bundle_copy, monkeypatch):
-    from judge.run_plan import plan_path, read_plan
+    from judge.run_plan import read_plan
 
     monkeypatch.delenv("JUDGE_TIME_SCALE", raising=False)
     prepared = _prepare(bundle_copy)
@@ -60,12 +65,20 @@ def test_preparing_a_bundle_writes_its_plan_and_any_change_makes_it_stale(bundle
     assert read_plan(bundle_copy) is None
     monkeypatch.delenv("JUDGE_TIME_SCALE")
     assert read_plan(bundle_copy) is not None
-    statement = bundle_copy / "statement.md"
-    stat = statement.stat()
-    os.utime(statement, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1000))
-    assert read_plan(bundle_copy) is None, "a bundle file changed after the plan was made"
-    plan_path(bundle_copy).write_text("{not json")
+    plan_file = _plan_file(bundle_copy)
+    good = plan_file.read_text()
+    plan_file.write_text("{not json")
     assert read_plan(bundle_copy) is None
+    plan_file.write_text(good)
+    moved = bundle_copy.rename(bundle_copy.parent / "elsewhere")  # as PrairieLearn mounts it per job
+    assert read_plan(moved) is not None, "the plan goes with the files' content, not their folder or times"
+    os.utime(moved / "statement.md")
+    assert read_plan(moved) is not None
+    with open(moved / "statement.md", "a") as f:
+        f.write("\n")
+    assert read_plan(moved) is None, "a bundle file changed after the plan was made"
+    moved.rename(bundle_copy)
+    plan_file.unlink()  # the fixture removes the plan of the files as they are now (none)
 
 
 def _grade_early(root: Path, source: bytes, problem=None):
@@ -99,9 +112,7 @@ def test_a_current_plan_starts_the_run_early_and_the_verdict_is_the_warm_judges(
 
 
 def _edit_plan(root: Path, edit) -> None:
-    from judge.run_plan import plan_path
-
-    path = plan_path(root)
+    path = _plan_file(root)
     data = json.loads(path.read_text())
     edit(data)
     path.write_text(json.dumps(data, sort_keys=True))

@@ -84,41 +84,58 @@ def _bare_verdict(status, message: str, bundle=None):
                    python_version=platform.python_version())
 
 
+def _load(problem: Path):
+    """(bundle, None), or (None, what is wrong with it)."""
+    from judge.errors import JudgeError
+    from judge.problem.loader import load_problem
+
+    try:
+        return load_problem(problem), None
+    except JudgeError as exc:
+        return None, str(exc)
+
+
+def _bundle_or_none(problem: Path):
+    return _load(problem)[0]
+
+
 def grade_submission(problem: Path, submission: Submission, pictures_dir: Path | None = None):
     """(verdict, bundle or None, the isolation line) for one packaged run; never raises.  With
-    ``pictures_dir``, failing public cases are drawn there (``verdict.pictures``)."""
-    from judge.errors import JudgeError, SandboxUnavailable
+    ``pictures_dir``, failing public cases are drawn there (``verdict.pictures``).  The run takes the
+    cold path of ``judge grade`` (:func:`judge.oneshot.grade_once`): every packaged run is a cold start."""
+    from judge.errors import BundleError, JudgeError, SandboxUnavailable
     from judge.verdict import Status
 
     started = time.perf_counter()
-    bundle = None
-    try:
-        from judge.problem.loader import load_problem
-
-        bundle = load_problem(problem)
-    except JudgeError as exc:
-        return _bare_verdict(Status.INTERNAL_ERROR, f"the problem bundle cannot be used: {exc}"), None, \
-            "isolation not reached: the problem bundle cannot be used"
     if submission.source is None:
+        bundle, error = _load(problem)
+        if bundle is None:
+            return _bare_verdict(Status.INTERNAL_ERROR, f"the problem bundle cannot be used: {error}"), None, \
+                "isolation not reached: the problem bundle cannot be used"
         return _bare_verdict(Status.COMPILE_ERROR, submission.problem, bundle), bundle, \
             "isolation not reached: nothing to grade"
+    bundle = None
     try:
-        from judge.grader import Judge
+        from judge.oneshot import grade_once
 
-        with Judge() as judge:
-            judge.start()
-            verdict = judge.grade(submission.source, problem, pictures_dir=pictures_dir)
-            mode = verdict.isolation.mode if verdict.isolation is not None else getattr(judge, "isolation_mode", "?")
-            note = verdict.isolation.note if verdict.isolation is not None else ""
-            line = f"isolation {mode}" + (f" ({note})" if note else "")
+        verdict, bundle, mode = grade_once(submission.source, problem, pictures_dir=pictures_dir)
+        mode = verdict.isolation.mode if verdict.isolation is not None else mode
+        note = verdict.isolation.note if verdict.isolation is not None else ""
+        line = f"isolation {mode}" + (f" ({note})" if note else "")
+    except BundleError as exc:
+        return _bare_verdict(Status.INTERNAL_ERROR, f"the problem bundle cannot be used: {exc}"), None, \
+            "isolation not reached: the problem bundle cannot be used"
     except SandboxUnavailable as exc:
+        bundle = _bundle_or_none(problem)
         verdict = _bare_verdict(Status.INTERNAL_ERROR, "your code was not run: this grader's machine cannot isolate "
                                 "it at the level the course requires; please tell your instructor", bundle)
         line = f"isolation unavailable, code not run: {exc}"
     except JudgeError as exc:
+        bundle = _bundle_or_none(problem)
         verdict = _bare_verdict(Status.INTERNAL_ERROR, str(exc), bundle)
         line = f"isolation not reached: {exc}"
     except Exception as exc:  # noqa: BLE001 - a judge bug is still the platform's result, never a crash
+        bundle = _bundle_or_none(problem)
         verdict = _bare_verdict(Status.INTERNAL_ERROR, f"internal error in the judge: {type(exc).__name__}: {exc}",
                                 bundle)
         line = f"isolation not reached: internal error {type(exc).__name__}"

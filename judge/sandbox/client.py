@@ -11,6 +11,7 @@ outputs) can reach a learner's child by inheritance.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -35,8 +36,18 @@ _PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 START_ENV = {"LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
              "PYTHONDONTWRITEBYTECODE": "1"}
 _BASE_ENV = {"PATH": "/usr/bin:/bin", **START_ENV}
-_BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+#: The zygote starts with -S: no ``site`` (its .pth files, e.g. an editable install's finder or a CA bundle's
+#: hook, cost ~40 ms of every cold start here), so it gets this judge's module path instead, and from
+#: ``site`` only the builtins learner code may call (exit, quit, help, copyright, credits, license).
+_BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv.pop(1)); "
+         "import site; site.setquit(); site.setcopyright(); site.sethelper(); "
          "from judge.sandbox.zygote import main; main()")
+
+
+def _module_path() -> str:
+    """The zygote's sys.path (JSON): this package's root, then the judge's own path without its first entry
+    (the script's folder or the working directory, nothing the zygote should import from)."""
+    return json.dumps([_PACKAGE_ROOT] + [p for p in sys.path[1:] if p and os.path.isdir(p)])
 
 
 class ZygoteError(BackendError):
@@ -60,7 +71,7 @@ class ZygoteClient:
         env.update({k: os.environ[k] for k in _PASS_THROUGH if k in os.environ})
         self._lock = threading.Lock()
         self._proc = subprocess.Popen(
-            [sys.executable, "-E", "-s", "-c", _BOOT, _PACKAGE_ROOT, mode, name, str(child.fileno())],
+            [sys.executable, "-E", "-s", "-S", "-c", _BOOT, _module_path(), mode, name, str(child.fileno())],
             env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),), close_fds=True,
         )

@@ -138,15 +138,16 @@ class EarlyRun:
     report to the judge when the run is the one it would have made; :meth:`close` waits for
     the run in any case (the backend is the early run's until the run is over)."""
 
-    def __init__(self, plan: RunPlan, backend: SandboxBackend, request: RunRequest, inputs_fd: int | None) -> None:
+    def __init__(self, plan: RunPlan, backend: SandboxBackend, request: RunRequest) -> None:
         self.plan = plan
         self.backend = backend
         self.request = request
-        self.inputs_fd = inputs_fd
+        self.inputs_fd: int | None = None  #: the sealed input file, made in the thread (off the start-up's path)
         self.started = time.perf_counter()
         self.adopted: bool | None = None  #: set by adopt(): whether the judge used this run
         self._report: RunReport | None = None
         self._error: BaseException | None = None
+        self._inputs_ready = threading.Event()  #: set once inputs_fd is made (or could not be)
         self._thread = threading.Thread(target=self._run, name="judge-early-run", daemon=True)
         self._thread.start()
 
@@ -170,19 +171,17 @@ class EarlyRun:
         text, issue = decode_source(source, plan.source_bytes)
         if text is None or issue is not None or check_source(text, plan.functions, plan.allowed_imports):
             return None
-        request = plan.request_for(text)
-        inputs_fd = None
-        if request.input_size:
-            if plan.inputs is None:
-                return None
-            try:
-                inputs_fd = memfd.sealed_copy("judge-inputs", plan.inputs, request.input_size)
-            except OSError:
-                return None
-        return cls(plan, backend, request, inputs_fd)
+        if plan.request.get("input_size") and plan.inputs is None:
+            return None
+        return cls(plan, backend, plan.request_for(text))
 
     def _run(self) -> None:
         try:
+            try:
+                if self.request.input_size:
+                    self.inputs_fd = memfd.sealed_copy("judge-inputs", self.plan.inputs, self.request.input_size)
+            finally:
+                self._inputs_ready.set()
             buffer = self.backend.result_buffer_for(self.request.result_size)
             buffer.start_run([call["slot_offset"] for call in self.request.calls])
             info = self.backend.info  # the zygote's hello: blocks until it is ready
@@ -196,11 +195,14 @@ class EarlyRun:
 
     def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest) -> RunReport | None:
         """The early run's report if it ran ``request`` on ``backend`` with ``prepared``'s exact inputs;
-        else None, once the run is over (the judge then runs the submission the regular way)."""
-        self._thread.join()
+        else None, once the run is over (the judge then runs the submission the regular way).  The request
+        is compared while the run goes on, the input bytes as soon as the thread has made its copy."""
         same = (backend is self.backend
-                and json.dumps(request.to_wire(), sort_keys=True) == json.dumps(self.request.to_wire(), sort_keys=True)
-                and prepared.inputs.same_bytes(self.inputs_fd))
+                and json.dumps(request.to_wire(), sort_keys=True) == json.dumps(self.request.to_wire(), sort_keys=True))
+        if same and request.input_size:
+            self._inputs_ready.wait()
+            same = self.inputs_fd is not None and prepared.inputs.same_bytes(self.inputs_fd)
+        self._thread.join()
         self.adopted = same
         if not same:
             return None

@@ -41,7 +41,7 @@ _BASE_ENV = {"PATH": "/usr/bin:/bin", **START_ENV}
 #: ``site`` only the builtins learner code may call (exit, quit, help, copyright, credits, license).
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv.pop(1)); "
          "import site; site.setquit(); site.setcopyright(); site.sethelper(); "
-         "from judge.sandbox.zygote import main; main()")
+         "from judge.sandbox.zygote_boot import boot; boot()")
 
 
 def _module_path() -> str:

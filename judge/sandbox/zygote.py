@@ -34,6 +34,7 @@ from judge.sandbox.reduced import claim_unused_uid, kill_descendants, kill_uid, 
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.rootless import enter_own_user_namespace
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
+from judge.sandbox.zygote_boot import CgroupJoin
 
 
 def _rss_bytes() -> int:
@@ -42,7 +43,7 @@ def _rss_bytes() -> int:
 
 
 class Zygote:
-    def __init__(self, sock: socket.socket, mode: str, name: str) -> None:
+    def __init__(self, sock: socket.socket, mode: str, name: str, joining: CgroupJoin | None = None) -> None:
         self.sock = sock
         self.mode = mode
         self.cgroup = None
@@ -55,13 +56,8 @@ class Zygote:
 
             self.policy.seccomp = DenyListFilter()
         if mode == "full":
-            from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
-
             self.policy.plan = RootPlan.for_this_interpreter()
-            prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
-            self.cgroup = create_worker_cgroup(name)
-            self.cgroup.add_process(os.getpid())
-            self.cgroup.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
+            self.cgroup = (joining or CgroupJoin(name)).result()  # begun before numpy was imported
             try:  # needs CAP_SYS_RESOURCE; children raise theirs to 1000 regardless (isolation.py)
                 with open("/proc/self/oom_score_adj", "w") as f:
                     f.write("-1000")
@@ -231,13 +227,14 @@ class Zygote:
             self.cgroup.kill_all(keep={os.getpid()})
 
 
-def main() -> None:
-    """Entry point: ``python -E -s -c ... main() MODE NAME FD``, FD the socket to the judge."""
+def main(joining: CgroupJoin | None = None) -> None:
+    """Entry point, from :func:`judge.sandbox.zygote_boot.boot`: argv MODE NAME FD, FD the socket to the judge;
+    ``joining``: the worker cgroup join begun before the imports (mode full)."""
     mode = sys.argv[1]
     name = sys.argv[2]
     sock = socket.socket(fileno=int(sys.argv[3]))
     try:
-        zygote = Zygote(sock, mode, name)
+        zygote = Zygote(sock, mode, name, joining)
     except Exception as exc:  # noqa: BLE001
         send_message(sock, {"error": f"{type(exc).__name__}: {exc}"})
         raise SystemExit(1)

@@ -7,6 +7,7 @@ clear line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -53,6 +54,39 @@ def main() -> None:
     """Auto-grading judge for numpy exercises."""
 
 
+_one_shot = False  #: set by a command after which nothing of the process is needed (see run)
+
+
+def _ends_the_process() -> None:
+    global _one_shot
+    _one_shot = True
+
+
+def run() -> None:
+    """The ``judge`` command (console script and ``python -m judge.cli``).
+
+    After a one-shot grading command (grade and the platforms' entry points), the process
+    ends at once, once its output is flushed and its sandbox closed: tearing down the
+    interpreter (numpy, pydantic, the verdict models) costs ~0.1 s that every cold start,
+    i.e. every platform submission, would otherwise pay for nothing.  The zygote ends the
+    same way.  Tests call :func:`main` (click's group), which never does this."""
+    try:
+        main()
+    except SystemExit as exc:
+        if not _one_shot:
+            raise
+        code = exc.code
+        if isinstance(code, str):
+            print(code, file=sys.stderr)
+        status = code if isinstance(code, int) else (0 if code is None else 1)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                status = status or 1  # e.g. stdout closed: what the regular exit would report as an error
+        os._exit(status)
+
+
 @main.command()
 @click.argument("file")
 @click.option("--problem", "-p", default="sinusoidal-pe", show_default=True, help="problem id or bundle folder")
@@ -75,6 +109,7 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
     from judge.errors import JudgeError
     from judge.oneshot import grade_once
 
+    _ends_the_process()
     source = _read_submission(file)
     try:
         verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
@@ -383,6 +418,7 @@ def gradescope_grade(root: str, problem: str, hidden_visibility: str) -> None:
     """Inside Gradescope: grade ROOT/submission, write ROOT/results/results.json, exit 0."""
     from judge.platforms import gradescope
 
+    _ends_the_process()
     raise click.exceptions.Exit(gradescope.run(Path(root), Path(problem), hidden_visibility))
 
 
@@ -394,6 +430,7 @@ def pl_grade(grade_dir: str, problem: str | None) -> None:
     """Inside PrairieLearn's grader: grade /grade/student, write /grade/results/results.json, exit 0."""
     from judge.platforms import prairielearn
 
+    _ends_the_process()
     raise click.exceptions.Exit(prairielearn.run(Path(grade_dir), Path(problem) if problem else None))
 
 
@@ -406,8 +443,9 @@ def exercism_grade(slug: str, input_dir: str, output_dir: str, problems: str) ->
     """Inside Exercism's test runner: grade INPUT_DIR's solution, write OUTPUT_DIR/results.json, exit 0."""
     from judge.platforms import exercism
 
+    _ends_the_process()
     raise click.exceptions.Exit(exercism.run(slug, Path(input_dir), Path(output_dir), Path(problems)))
 
 
 if __name__ == "__main__":
-    main()
+    run()

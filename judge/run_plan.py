@@ -208,6 +208,9 @@ class EarlyRun:
             return None
         if self._error is not None:
             raise self._error
+        retire = getattr(self.backend, "retire", None)
+        if retire is not None:  # a one-shot start makes no second run: the zygote may exit while the judge compares
+            retire()
         return self._report
 
     def close(self) -> None:

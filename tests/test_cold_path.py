@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import subprocess
 import sys
 
@@ -146,3 +147,50 @@ def test_result_buffer_is_prefaulted_from_its_second_run_and_slot_headers_are_er
         assert buffer.populated and buffer.runs == 2
     finally:
         buffer.close()
+
+
+def _children() -> list[int]:
+    """This process's live children (from /proc)."""
+    found = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            found.append(int(stat.split("/")[2]))
+    return found
+
+
+@pytest.mark.sandbox
+def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
+    require_sandbox()
+    from judge.sandbox.factory import prestarted_factory_for
+    from judge.sandbox.ladder import choose, likely_full
+
+    if not likely_full() or choose()[0] != "full":
+        pytest.skip("mode full is not this machine's best mode")
+    with prestarted_factory_for() as factory:
+        launched = factory.launched
+        assert factory.mode == "full" and launched.name.endswith("-ahead")
+        assert factory(0) is launched and launched.isolation.mode == "full"
+        launched.close()
+
+
+@pytest.mark.sandbox
+def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
+    require_sandbox()
+    from judge.errors import SandboxUnavailable
+    from judge.sandbox.factory import prestarted_factory_for
+    from judge.sandbox.ladder import likely_full
+
+    if not likely_full():
+        pytest.skip("no zygote is launched ahead here (mode full is not likely)")
+    before = _children()
+    monkeypatch.setenv("JUDGE_MIN_ISOLATION", "no-such-mode")  # choose() refuses after the launch
+    with pytest.raises(SandboxUnavailable):
+        prestarted_factory_for()
+    assert _children() == before
+    left = glob.glob(f"/sys/fs/cgroup/*/judge/w{os.getpid()}-0-ahead") + \
+        glob.glob(f"/sys/fs/cgroup/judge/w{os.getpid()}-0-ahead")
+    assert not left, left

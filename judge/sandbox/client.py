@@ -132,6 +132,21 @@ class ZygoteClient:
     def alive(self) -> bool:
         return self._proc.poll() is None
 
+    def retire(self) -> None:
+        """No more runs on this backend: the zygote is told now (end of its socket), so it ends its processes
+        and exits while the judge still reads the result buffer; :meth:`close` then finds it gone, and
+        removes its cgroup.  A one-shot grading (:mod:`judge.oneshot`) retires its only zygote as soon as its
+        run is over, which takes the zygote's exit off the verdict's path."""
+        try:
+            self._sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def abandon(self) -> None:
+        """Stop a zygote nobody will use, at once (it may still be booting): killed, waited for, its group removed."""
+        self._proc.kill()
+        self.close()
+
     def close(self) -> None:
         if self.result_buffer is not None:
             self.result_buffer.close()

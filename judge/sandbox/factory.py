@@ -52,10 +52,12 @@ class PrestartedFactory:
     The container mode launches nothing ahead (its backend starts per run).
     """
 
-    def __init__(self, factory: ModeFactory) -> None:
+    def __init__(self, factory: ModeFactory, launched: SandboxBackend | None = None) -> None:
         self.mode = factory.mode
         self._factory = factory
-        self._first: SandboxBackend | None = factory(0) if factory.mode != "container" else None
+        if launched is None and factory.mode != "container":
+            launched = factory(0)
+        self._first: SandboxBackend | None = launched
 
     @property
     def launched(self) -> SandboxBackend | None:
@@ -80,5 +82,25 @@ class PrestartedFactory:
 
 def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
                            image: str | None = None) -> PrestartedFactory:
-    """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`)."""
-    return PrestartedFactory(backend_factory_for(mode, unsafe_no_sandbox, image))
+    """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`).
+
+    Where mode full is the likely outcome (:func:`judge.sandbox.ladder.likely_full`), its zygote is
+    launched before the ladder's namespace probe runs rather than after: a cold start gains the probe's
+    ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused."""
+    from judge.sandbox.ladder import likely_full
+
+    ahead = None
+    if mode in (None, "auto", "full") and likely_full(mode):
+        from judge.sandbox.client import ZygoteClient
+
+        ahead = ZygoteClient("full", f"w{os.getpid()}-0-ahead")  # full's note is always empty: nothing above it
+    try:
+        factory = backend_factory_for(mode, unsafe_no_sandbox, image)
+    except BaseException:
+        if ahead is not None:
+            ahead.abandon()
+        raise
+    if ahead is not None and factory.mode != "full":
+        ahead.abandon()
+        ahead = None
+    return PrestartedFactory(factory, ahead)

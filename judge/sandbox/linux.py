@@ -8,7 +8,6 @@ child never has to ``dlopen`` anything after its root has been replaced.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 
 CLONE_NEWNS = 0x00020000
@@ -49,7 +48,19 @@ def namespace_flags(names) -> int:
 SYS_pivot_root = 155  # x86_64
 SYS_pidfd_open = 434
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+def _load_libc() -> ctypes.CDLL:
+    """glibc by its usual name; else whatever ctypes finds (musl, ...).  ctypes.util is imported only then:
+    it brings subprocess and shutil, ~5 ms of every zygote's start."""
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        from ctypes.util import find_library
+
+        return ctypes.CDLL(find_library("c"), use_errno=True)
+
+
+_libc = _load_libc()
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]

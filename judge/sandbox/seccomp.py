@@ -9,7 +9,6 @@ allowed so numpy and the standard library run unchanged.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 
 SCMP_ACT_ALLOW = 0x7FFF0000
@@ -58,11 +57,15 @@ class DenyListFilter:
     """
 
     def __init__(self) -> None:
-        path = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
-        try:
-            lib = ctypes.CDLL(path, use_errno=True)
-        except OSError as exc:
-            raise SeccompUnavailable(f"libseccomp not found ({exc})") from exc
+        try:  # by its usual soname first: ctypes.util (subprocess, shutil) costs every zygote's start ~5 ms
+            lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
+        except OSError:
+            from ctypes.util import find_library
+
+            try:
+                lib = ctypes.CDLL(find_library("seccomp") or "libseccomp.so.2", use_errno=True)
+            except OSError as exc:
+                raise SeccompUnavailable(f"libseccomp not found ({exc})") from exc
         lib.seccomp_init.restype = ctypes.c_void_p
         lib.seccomp_init.argtypes = [ctypes.c_uint32]
         lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]

@@ -96,7 +96,7 @@ def cold_cli(submission: Path, runs: int, cpu: list[float] | None = None) -> flo
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(submission), "--format", "json"],
+        p = subprocess.run([sys.executable, "-m", "judge", "grade", str(submission), "--format", "json"],
                            capture_output=True, cwd=REPO)   # this checkout's judge, not an installed one
         samples.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -79,6 +79,9 @@ def run() -> None:
         if isinstance(code, str):
             print(code, file=sys.stderr)
         status = code if isinstance(code, int) else (0 if code is None else 1)
+        from judge.oneshot import abandon_ahead
+
+        abandon_ahead()  # a zygote launched by judge.entry that the command never took (e.g. no such file)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -22,6 +22,36 @@ if TYPE_CHECKING:
     from judge.verdict import Verdict
 
 
+_ahead = None  #: full's zygote, launched by judge.entry before the command line was imported (or None)
+
+
+def launch_ahead() -> None:
+    """Launch full's zygote now if full is the likely mode (see :mod:`judge.entry`); never raises."""
+    global _ahead
+    try:
+        from judge.sandbox.ladder import likely_full
+
+        if _ahead is None and likely_full():
+            from judge.sandbox.client import ZygoteClient
+
+            _ahead = ZygoteClient("full", f"w{os.getpid()}-0-ahead")
+    except Exception:  # noqa: BLE001 - the regular path launches the zygote and reports any problem
+        _ahead = None
+
+
+def abandon_ahead() -> None:
+    """Stop the zygote launched ahead if no grading took it."""
+    ahead = _take_ahead()
+    if ahead is not None:
+        ahead.abandon()
+
+
+def _take_ahead():
+    global _ahead
+    ahead, _ahead = _ahead, None
+    return ahead
+
+
 class OneShot(NamedTuple):
     verdict: Verdict
     bundle: Bundle
@@ -40,7 +70,7 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
     # the judge uses none.  An explicit setting is kept.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     with prestarted_factory_for("container" if backend == "container" else isolation, unsafe_no_sandbox,
-                                image=image) as factory:
+                                image=image, ahead=_take_ahead()) as factory:
         early = EarlyRun.start(factory.launched, source, problem)
         from judge.grader import Judge
 

@@ -32,8 +32,8 @@ def modules_after(code: str) -> set[str]:
 def test_cli_and_the_prestart_path_import_nothing_heavy():
     # What runs before the zygote is launched and the early run is sent: the CLI module, the ladder, the factory,
     # the client, the one-shot path and the run plan (judge.run_plan).
-    loaded = modules_after("import judge.cli, judge.sandbox.ladder, judge.sandbox.factory, judge.sandbox.client, "
-                           "judge.oneshot, judge.run_plan, judge.problem.locate, judge.static_check")
+    loaded = modules_after("import judge.cli, judge.entry, judge.sandbox.ladder, judge.sandbox.factory, "
+                           "judge.sandbox.client, judge.oneshot, judge.run_plan, judge.problem.locate, judge.static_check")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
@@ -96,15 +96,38 @@ def test_an_unused_prestarted_zygote_is_stopped():
 
 
 @pytest.mark.sandbox
-def test_cli_with_a_bad_problem_leaves_no_zygote_cgroup_behind():
+@pytest.mark.parametrize("module", ["judge.cli", "judge"])  # `python -m judge` is the console script's path
+@pytest.mark.parametrize("args", [["--problem", "no-such-problem"], ["no-such-file.py"], []],
+                         ids=["bad-problem", "no-such-file", "usage-error"])
+def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
     require_sandbox()
-    p = subprocess.Popen([sys.executable, "-m", "judge.cli", "grade", str(SUBMISSIONS / "accepted" / "vectorised.py"),
-                          "--problem", "no-such-problem"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv = args if args[:1] == ["no-such-file.py"] or not args else [str(SUBMISSIONS / "accepted" / "vectorised.py"), *args]
+    p = subprocess.Popen([sys.executable, "-m", module, "grade", *argv], cwd=REPO, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 2 and b"Traceback" not in err, err.decode()[-1000:]
-    # full mode names the zygote's worker cgroup after the judge's pid (judge.sandbox.factory.ModeFactory)
+    # full mode names the zygote's worker cgroup after the judge's pid (judge.sandbox.factory, judge.oneshot)
     left = glob.glob(f"/sys/fs/cgroup/*/judge/w{p.pid}-*") + glob.glob(f"/sys/fs/cgroup/judge/w{p.pid}-*")
     assert not left, left
+    zygotes = [line for line in subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
+               .splitlines() if "zygote_boot" in line and line.split()[0] == str(p.pid)]
+    assert not zygotes, zygotes
+
+
+@pytest.mark.sandbox
+def test_the_judge_command_grades_with_the_zygote_it_launched_first():
+    # `python -m judge grade FILE` (judge.entry) launches full's zygote before importing the command line.
+    require_sandbox()
+    from judge.sandbox.ladder import choose, likely_full
+
+    if not likely_full() or choose()[0] != "full":
+        pytest.skip("mode full is not this machine's best mode: nothing is launched ahead")
+    p = subprocess.run([sys.executable, "-m", "judge", "grade", str(SUBMISSIONS / "accepted" / "vectorised.py"),
+                        "--format", "json"], cwd=REPO, capture_output=True, timeout=300)
+    assert p.returncode == 0, p.stderr.decode()[-1000:]
+    verdict = json.loads(p.stdout)
+    assert verdict["status"] == "accepted" and verdict["isolation"]["mode"] == "full"
+    assert verdict["isolation"]["cgroup"].endswith("-0-ahead"), verdict["isolation"]["cgroup"]
 
 
 def _comparable(verdict: dict) -> dict:

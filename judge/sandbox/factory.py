@@ -81,16 +81,19 @@ class PrestartedFactory:
 
 
 def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
-                           image: str | None = None) -> PrestartedFactory:
+                           image: str | None = None, ahead: SandboxBackend | None = None) -> PrestartedFactory:
     """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`).
 
     Where mode full is the likely outcome (:func:`judge.sandbox.ladder.likely_full`), its zygote is
     launched before the ladder's namespace probe runs rather than after: a cold start gains the probe's
-    ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused."""
+    ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused.
+    ``ahead``: full's zygote, launched even earlier by the caller (:mod:`judge.entry`)."""
     from judge.sandbox.ladder import likely_full
 
-    ahead = None
-    if mode in (None, "auto", "full") and likely_full(mode):
+    if ahead is not None and mode not in (None, "auto", "full"):
+        ahead.abandon()
+        ahead = None
+    if ahead is None and mode in (None, "auto", "full") and likely_full(mode):
         from judge.sandbox.client import ZygoteClient
 
         ahead = ZygoteClient("full", f"w{os.getpid()}-0-ahead")  # full's note is always empty: nothing above it

@@ -116,8 +116,18 @@ base_image() {
     rm -rf "$dir"
     return 1
   fi
+  if [ "$suite" = jammy ]; then
+    # As the official ubuntu:22.04 image: its apt sources, and the updates since the release (22.04.x, not 22.04;
+    # debootstrap --extra-suites fails on jammy's mix of versions).
+    ubuntu_sources "$mirror" >"$dir/etc/apt/sources.list"
+    log "apt-get dist-upgrade in the $suite rootfs (jammy-updates, jammy-security)"
+    if ! chroot "$dir" sh -c 'apt-get update && apt-get -y dist-upgrade' >>"$STATE/debootstrap-$suite.log" 2>&1; then
+      tail -20 "$STATE/debootstrap-$suite.log" >&2
+      rm -rf "$dir"
+      return 1
+    fi
+  fi
   rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
-  [ "$suite" != jammy ] || ubuntu_sources "$mirror" >"$dir/etc/apt/sources.list"
   log "docker import -> $image"
   tar -C "$dir" -c . | "$DOCKER" import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'CMD ["/bin/bash"]' - "$image" >/dev/null

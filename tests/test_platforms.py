@@ -185,7 +185,7 @@ def test_gradescope_package(engine, host, tmp_path, base, example):
         # Gradescope's 768 MB container holds less than the bundle's 512 MiB learner limit plus the judge, and in
         # mode reduced no cgroup of the judge's own records the kill: the container's OOM killer ends the learner's
         # process first, and the verdict can only say what the kernel told it (README, "Gradescope").
-        assert data["extra_data"]["status"] in ("memory_limit_exceeded", "runtime_error")
+        assert data["extra_data"]["status"] in ("memory_limit_exceeded", "runtime_error"), data["output"]
         assert data["extra_data"]["status"] == "memory_limit_exceeded" or "SIGKILL" in data["output"], data["output"]
         return
     assert data["extra_data"]["status"] == verdict.status.value == example.split("/")[0]

@@ -227,7 +227,6 @@ gradescope_jammy() {
     start
     dir="$STATE/jammy/gradescope"
     rm -rf "$STATE/jammy" && mkdir -p "$dir/source"
-    : >"$STATE/platforms.log"
     python3 -m judge.cli package gradescope sinusoidal-pe -o "$STATE/jammy/autograder.zip" >>"$STATE/platforms.log"
     python3 -m zipfile -e "$STATE/jammy/autograder.zip" "$dir/source"
     cp .ci/platforms/gradescope.Dockerfile "$dir/Dockerfile"

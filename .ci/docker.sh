@@ -7,14 +7,18 @@
 #                         numpy-judge:sandbox (--target sandbox) and numpy-judge:local on it
 #   .ci/docker.sh platforms  start, base image, then the course platforms' grader images from `judge package`:
 #                         numpy-judge-gradescope:ci (the zip built as Gradescope does), numpy-judge-prairielearn:ci,
-#                         numpy-judge-exercism:ci, on judge-platform-base:bookworm (python3 + venv + pip)
+#                         numpy-judge-exercism:ci, on judge-platform-base:bookworm (python3 + venv + pip); then
+#                         numpy-judge-gradescope:jammy, the same zip on judge-platform-base:jammy (Ubuntu 22.04 from
+#                         debootstrap, python3 3.10: Gradescope's default base)
+#   .ci/docker.sh gradescope-jammy  start, then only numpy-judge-gradescope:jammy, from a zip packaged anew
 #   .ci/docker.sh stop    stop the dockerd this script started (by pid), remove the nft tables and
 #                         the docker0 link it left behind; never touches an engine it did not start
 #   .ci/docker.sh status  say whether an engine answers and which images exist
 #
 # For CI: `.ci/docker.sh build` before the tests, `.ci/docker.sh stop` after them (in a trap).
 # Environment: JUDGE_DOCKER_BASE (default judge-base:bookworm; set python:3.11-slim where a registry
-# is reachable), DEBIAN_MIRROR (default: the first Debian archive this machine's apt sources use), JUDGE_DOCKER_STATE
+# is reachable), DEBIAN_MIRROR (default: the first Debian archive this machine's apt sources use), UBUNTU_MIRROR
+# (default Ubuntu's own archive, as the ubuntu:22.04 image names it), JUDGE_DOCKER_STATE
 # (default /run/numpy-judge-docker: pidfile, log, nft snapshot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +34,8 @@ apt_mirror() {
     grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1 || true
 }
 MIRROR="${DEBIAN_MIRROR:-$(apt_mirror)}"
+UBUNTU_MIRROR="${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}"
+JAMMY_BASE=judge-base:jammy
 SANDBOX_IMAGE="${JUDGE_CONTAINER_IMAGE:-numpy-judge:sandbox}"
 JUDGE_IMAGE="${JUDGE_IMAGE:-numpy-judge:local}"
 DOCKER=/usr/bin/docker  # the client of the same package as the dockerd we start
@@ -89,28 +95,77 @@ start() {
   return 1
 }
 
+# The image's rootfs from debootstrap: base_image [IMAGE SUITE MIRROR [debootstrap options...]], by default
+# $BASE_IMAGE from Debian bookworm (or pulled, where JUDGE_DOCKER_BASE names a registry's image).
 base_image() {
-  if "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
-    log "base image $BASE_IMAGE exists"
+  local image="${1:-$BASE_IMAGE}" suite="${2:-bookworm}" mirror="${3:-$MIRROR}"
+  shift 3 2>/dev/null || shift $#
+  if "$DOCKER" image inspect "$image" >/dev/null 2>&1; then
+    log "base image $image exists"
     return 0
   fi
-  case "$BASE_IMAGE" in
+  case "$image" in
     judge-base:*) ;;
-    *) log "pulling $BASE_IMAGE"; "$DOCKER" pull "$BASE_IMAGE"; return 0 ;;
+    *) log "pulling $image"; "$DOCKER" pull "$image"; return 0 ;;
   esac
   local dir
   dir="$(mktemp -d /var/tmp/judge-rootfs.XXXXXX)"
-  log "debootstrap --variant=minbase bookworm into $dir (~40 s)"
-  if ! debootstrap --variant=minbase bookworm "$dir" "$MIRROR" >"$STATE/debootstrap.log" 2>&1; then
-    tail -20 "$STATE/debootstrap.log" >&2
+  log "debootstrap --variant=minbase $suite into $dir (~40 s)"
+  if ! debootstrap --variant=minbase "$@" "$suite" "$dir" "$mirror" >"$STATE/debootstrap-$suite.log" 2>&1; then
+    tail -20 "$STATE/debootstrap-$suite.log" >&2
     rm -rf "$dir"
     return 1
   fi
+  if [ "$suite" = jammy ]; then
+    # As the official ubuntu:22.04 image: its apt sources, and the updates since the release (22.04.x, not 22.04;
+    # debootstrap --extra-suites fails on jammy's mix of versions).
+    ubuntu_sources "$mirror" >"$dir/etc/apt/sources.list"
+    log "apt-get dist-upgrade in the $suite rootfs (jammy-updates, jammy-security)"
+    if ! chroot "$dir" sh -c 'apt-get update && apt-get -y dist-upgrade' >>"$STATE/debootstrap-$suite.log" 2>&1; then
+      tail -20 "$STATE/debootstrap-$suite.log" >&2
+      rm -rf "$dir"
+      return 1
+    fi
+  fi
   rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
-  log "docker import -> $BASE_IMAGE"
+  log "docker import -> $image"
   tar -C "$dir" -c . | "$DOCKER" import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
+    --change 'CMD ["/bin/bash"]' - "$image" >/dev/null
   rm -rf "$dir"
+}
+
+# The official ubuntu:22.04 image's apt sources (it names security.ubuntu.com for jammy-security; the archive
+# carries the same suite, so one host serves all four here).
+ubuntu_sources() {
+  local suite
+  for suite in jammy jammy-updates jammy-backports jammy-security; do
+    printf 'deb %s %s main restricted universe multiverse\n' "$1" "$suite"
+  done
+}
+
+# Debian has no package with Ubuntu's archive key, so jammy's ubuntu-keyring .deb comes from Ubuntu's archive,
+# checked against this sha256 before use (it holds the 2018 archive key F6ECB3762474EDA9D21B7022871920D1991BC93C
+# that signs jammy's Release). Into a temporary folder under $STATE; the keyring path on stdout.
+UBUNTU_KEYRING_DEB=pool/main/u/ubuntu-keyring/ubuntu-keyring_2021.03.26_all.deb
+UBUNTU_KEYRING_SHA256=0d0e7ed6b112f5d03eabf3c7eb01ebdacf9c57714b279e90495cfc58c8c4520f
+ubuntu_keyring() {
+  local dir="$STATE/ubuntu-keyring"
+  rm -rf "$dir" && mkdir -p "$dir"
+  wget -q -O "$dir/keyring.deb" "$UBUNTU_MIRROR/$UBUNTU_KEYRING_DEB" \
+    || { log "cannot download $UBUNTU_MIRROR/$UBUNTU_KEYRING_DEB"; return 1; }
+  echo "$UBUNTU_KEYRING_SHA256  $dir/keyring.deb" | sha256sum -c --quiet - >&2 \
+    || { log "ubuntu-keyring .deb does not match its pinned sha256"; return 1; }
+  dpkg-deb -x "$dir/keyring.deb" "$dir/x"
+  echo "$dir/x/usr/share/keyrings/ubuntu-archive-keyring.gpg"
+}
+
+# Ubuntu 22.04, Gradescope's default base image, as judge-base:jammy.
+jammy_base() {
+  "$DOCKER" image inspect "$JAMMY_BASE" >/dev/null 2>&1 && { log "base image $JAMMY_BASE exists"; return 0; }
+  local keyring
+  keyring="$(ubuntu_keyring)"
+  base_image "$JAMMY_BASE" jammy "$UBUNTU_MIRROR" --keyring="$keyring"
+  rm -rf "$STATE/ubuntu-keyring"
 }
 
 build() {
@@ -139,10 +194,8 @@ platforms() {
   local out="$STATE/platforms" base=judge-platform-base:bookworm
   local judge=(python3 -m judge.cli)
   rm -rf "$out" && mkdir -p "$out"
-  log "docker build $base (python3, venv, pip on $BASE_IMAGE)"
-  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$BASE_IMAGE" -t "$base" \
-    -f .ci/platforms/base.Dockerfile .ci/platforms >"$STATE/platforms.log" 2>&1 \
-    || { tail -30 "$STATE/platforms.log" >&2; return 1; }
+  : >"$STATE/platforms.log"
+  platform_base "$BASE_IMAGE" "$base"
   log "judge package gradescope / prairielearn / exercism (wheels downloaded once, cached)"
   "${judge[@]}" package gradescope sinusoidal-pe -o "$out/autograder.zip" >>"$STATE/platforms.log"
   "${judge[@]}" package prairielearn sinusoidal-pe -o "$out/prairielearn" --image numpy-judge-prairielearn:ci \
@@ -159,11 +212,44 @@ platforms() {
       prairielearn) dir="$out/prairielearn/grader-image" ;;
       exercism) dir="$out/exercism" ;;
     esac
-    log "docker build numpy-judge-$name:ci"
-    DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$base" -t "numpy-judge-$name:ci" "$dir" \
-      >>"$STATE/platforms.log" 2>&1 || { tail -30 "$STATE/platforms.log" >&2; return 1; }
+    platform_image "$base" "numpy-judge-$name:ci" "$dir"
   done
+  gradescope_jammy "$out/gradescope"
   "$DOCKER" image prune -f >/dev/null 2>&1 || true
+}
+
+# numpy-judge-gradescope:jammy: the Gradescope folder $1 (Dockerfile, source/ = the unpacked zip) built on
+# Gradescope's default base, Ubuntu 22.04, whose python3 is 3.10 (so setup.sh installs python3.11 with apt).
+# Without $1 (`.ci/docker.sh gradescope-jammy`): packaged anew into $STATE/jammy, the other images untouched.
+gradescope_jammy() {
+  local dir="${1:-}" started=$SECONDS
+  if [ -z "$dir" ]; then
+    start
+    dir="$STATE/jammy/gradescope"
+    rm -rf "$STATE/jammy" && mkdir -p "$dir/source"
+    python3 -m judge.cli package gradescope sinusoidal-pe -o "$STATE/jammy/autograder.zip" >>"$STATE/platforms.log"
+    python3 -m zipfile -e "$STATE/jammy/autograder.zip" "$dir/source"
+    cp .ci/platforms/gradescope.Dockerfile "$dir/Dockerfile"
+  fi
+  jammy_base
+  platform_base "$JAMMY_BASE" judge-platform-base:jammy
+  platform_image judge-platform-base:jammy numpy-judge-gradescope:jammy "$dir"
+  log "Ubuntu 22.04 stand-in and its Gradescope image: $((SECONDS - started)) s"
+}
+
+# A platform's base: .ci/platforms/base.Dockerfile (python3, venv, pip) on the rootfs image $1, tagged $2.
+platform_base() {
+  log "docker build $2 (python3, venv, pip on $1)"
+  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$1" -t "$2" \
+    -f .ci/platforms/base.Dockerfile .ci/platforms >>"$STATE/platforms.log" 2>&1 \
+    || { tail -30 "$STATE/platforms.log" >&2; return 1; }
+}
+
+# A platform's grader image: the folder $3 (Dockerfile and what it adds) built on base $1, tagged $2.
+platform_image() {
+  log "docker build $2 (on $1)"
+  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$1" -t "$2" "$3" \
+    >>"$STATE/platforms.log" 2>&1 || { tail -30 "$STATE/platforms.log" >&2; return 1; }
 }
 
 stop() {
@@ -218,7 +304,8 @@ case "${1:-}" in
   start) start ;;
   build) build ;;
   platforms) platforms ;;
+  gradescope-jammy) gradescope_jammy ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|build|platforms|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|build|platforms|gradescope-jammy|stop|status" >&2; exit 2 ;;
 esac

@@ -10,8 +10,9 @@ per submission, as root, with cwd ``/autograder``, the learner's files in
 The zip holds ``setup.sh``, ``run_autograder``, the bundle under ``problem/``
 and wheels of the judge and its dependencies under ``wheels/``.  ``setup.sh``
 needs one of the Python versions the zip holds wheels for (``--python``,
-default 3.11; it installs ``python3.11`` with apt where the base image lacks
-it, as Gradescope's default Ubuntu 22.04 does, whose Python is 3.10), makes a
+default 3.11; where the base image has none, it installs the first that apt
+offers: on Gradescope's default Ubuntu 22.04, whose Python is 3.10, that is
+``python3.11`` 3.11.0~rc1 from universe in jammy-updates), makes a
 virtual environment in ``/opt/numpy-judge/venv`` from the wheels (no network),
 copies the bundle to ``/opt/numpy-judge/problems`` and pre-computes its
 expected outputs in ``/opt/numpy-judge/cache``; both, and
@@ -54,10 +55,22 @@ for v in $VERSIONS; do
   if command -v "python$v" >/dev/null 2>&1; then PY="$(command -v "python$v")"; break; fi
 done
 if [ -z "$PY" ]; then
-  first="${VERSIONS%% *}"
-  echo "setup.sh: no python$first here (Ubuntu 22.04 has 3.10); installing it with apt" >&2
-  apt_install "python$first" "python$first-venv"
-  PY="$(command -v "python$first")"
+  # Ubuntu 22.04 (Gradescope's default) has python3 3.10; its universe has python3.11 (3.11.0~rc1 in jammy-updates).
+  apt-get update -qq
+  for v in $VERSIONS; do
+    candidate="$(apt-cache policy "python$v-venv" 2>/dev/null | awk '/Candidate:/ {print $2}')"
+    if [ -n "$candidate" ] && [ "$candidate" != "(none)" ]; then
+      echo "setup.sh: no python$v here; installing python$v $candidate with apt" >&2
+      apt-get install -y -qq "python$v" "python$v-venv" >/dev/null
+      PY="$(command -v "python$v")"
+      break
+    fi
+  done
+  if [ -z "$PY" ]; then
+    echo "setup.sh: this image has no Python $VERSIONS (the versions this zip holds wheels for) and apt offers none;" \
+      "package again with judge package gradescope --python set to this image's Python" >&2
+    exit 1
+  fi
 fi
 if ! "$PY" -c 'import ensurepip' 2>/dev/null; then   # Debian and Ubuntu ship venv's pip separately
   apt_install "python$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"

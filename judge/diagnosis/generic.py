@@ -10,7 +10,7 @@ import numpy as np
 
 from judge.diagnosis.base import Context, close, recogniser
 
-FLOAT32_ERROR = 1e-3        # errors up to this size, with no NaN, look like float32 arithmetic
+FLOAT32_ERROR = 1e-3        # errors up to this size per unit of output, with no NaN, look like float32 arithmetic
 
 _FORGED = re.compile(r'(^\s*(accepted|ac|all tests passed)\s*$)|("?\b(status|verdict|result)\b"?\s*[:=]\s*"?accepted)',
                      re.IGNORECASE | re.MULTILINE)
@@ -72,7 +72,15 @@ def float32_precision(ctx: Context, i: int) -> bool:
     wrong_dtype = c.got_dtype == "float32" and "float32" not in (c.expected_dtypes or [])
     if wrong_dtype and not f.mismatched:
         return True
-    return bool(f.mismatched) and f.max_abs_error is not None and f.max_abs_error <= FLOAT32_ERROR
+    if not f.mismatched or f.max_abs_error is None:
+        return False
+    if f.max_abs_error <= FLOAT32_ERROR:
+        return True
+    # Relative to the output's size: a rotation of values ~4 computed in float32 at angles ~8000 errs by
+    # ~1e-3 x 4 (numpy 2.4's float32 sin/cos put RoPE's largest case just past a bound of 1e-3).
+    expected = ctx.expected(i)
+    scale = float(np.max(np.abs(expected))) if expected is not None and expected.size else 0.0
+    return f.max_abs_error <= FLOAT32_ERROR * max(1.0, scale)
 
 
 @recogniser("constant_output", "Your output is a single constant value (e.g. all zeros): it was never really "

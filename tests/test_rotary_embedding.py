@@ -103,7 +103,9 @@ def test_raises_cases_accept_valueerror_and_subclasses_only(judge):
 @pytest.mark.parametrize("name, mistake", [("odd_d_not_rejected", "odd_d_not_rejected"),
                                            ("half_split_convention", "half_split_convention"),
                                            ("positions_ignored", "positions_ignored"),
-                                           ("wrong_sequence_axis", "wrong_sequence_axis")])
+                                           ("wrong_sequence_axis", "wrong_sequence_axis"),
+                                           # generic recogniser; float32 errors scale with the output's size
+                                           ("angles_in_float32", "float32_precision")])
 def test_banked_mistakes_are_named(judge, name, mistake):
     verdict = judge.grade((EXAMPLES / "wrong_answer" / f"{name}.py").read_bytes(), "rotary-embedding")
     assert verdict.status is Status.WRONG_ANSWER

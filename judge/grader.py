@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge._version import __version__
+from judge.background import InBackground
 from judge.errors import JudgeError
 from judge.prepared import PreparedProblem, bundle_mtimes, prepare
 from judge.problem.loader import Bundle, load_problem, resolve
@@ -57,23 +58,12 @@ def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | N
     Once it is loaded, a plain call."""
     if "judge.outcome" in sys.modules:
         return backend.run(request, inputs_fd)
-    outcome: dict = {}
-
-    def run() -> None:
-        try:
-            outcome["report"] = backend.run(request, inputs_fd)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, name="judge-first-run", daemon=True)
-    thread.start()
+    running = InBackground(lambda: backend.run(request, inputs_fd), "judge-first-run")
     try:
         _load_grading_side()
     finally:
-        thread.join()  # the backend is ours until its run is over, whatever the imports did
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["report"]
+        running.join()  # the backend is ours until its run is over, whatever the imports did
+    return running.result()
 
 
 class Judge:

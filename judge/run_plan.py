@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from judge import memfd
 from judge._version import __version__
+from judge.background import InBackground
 from judge.problem.cache import cache_root, write_atomic
 from judge.sandbox.contract import RunReport, RunRequest
 from judge.timescale import ENV as TIME_SCALE_ENV
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
     from judge.sandbox.contract import SandboxBackend
 
 PLAN_SCHEMA = 1
-
-
 MAX_FINGERPRINTED = 8 << 20  # a bundle folder holding a larger file gets no plan (its hashing would cost more)
 
 
@@ -145,11 +144,8 @@ class EarlyRun:
         self.inputs_fd: int | None = None  #: the sealed input file, made in the thread (off the start-up's path)
         self.started = time.perf_counter()
         self.adopted: bool | None = None  #: set by adopt(): whether the judge used this run
-        self._report: RunReport | None = None
-        self._error: BaseException | None = None
         self._inputs_ready = threading.Event()  #: set once inputs_fd is made (or could not be)
-        self._thread = threading.Thread(target=self._run, name="judge-early-run", daemon=True)
-        self._thread.start()
+        self._running = InBackground(self._run, "judge-early-run")
 
     @classmethod
     def start(cls, backend: SandboxBackend | None, source: str | bytes, problem: str | Path) -> EarlyRun | None:
@@ -175,23 +171,20 @@ class EarlyRun:
             return None
         return cls(plan, backend, plan.request_for(text))
 
-    def _run(self) -> None:
+    def _run(self) -> RunReport:
         try:
-            try:
-                if self.request.input_size:
-                    self.inputs_fd = memfd.sealed_copy("judge-inputs", self.plan.inputs, self.request.input_size)
-            finally:
-                self._inputs_ready.set()
-            buffer = self.backend.result_buffer_for(self.request.result_size)
-            buffer.start_run([call["slot_offset"] for call in self.request.calls])
-            info = self.backend.info  # the zygote's hello: blocks until it is ready
-            if info.get("isolation") == "reduced":  # no mount namespace: hide the bundle and cache from its uid
-                from judge.sandbox.reduced import hide_judge_files
+            if self.request.input_size:
+                self.inputs_fd = memfd.sealed_copy("judge-inputs", self.plan.inputs, self.request.input_size)
+        finally:
+            self._inputs_ready.set()
+        buffer = self.backend.result_buffer_for(self.request.result_size)
+        buffer.start_run([call["slot_offset"] for call in self.request.calls])
+        info = self.backend.info  # the zygote's hello: blocks until it is ready
+        if info.get("isolation") == "reduced":  # no mount namespace: hide the bundle and cache from its uid
+            from judge.sandbox.reduced import hide_judge_files
 
-                hide_judge_files(self.plan.root, info["uid"])
-            self._report = self.backend.run(self.request, self.inputs_fd)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the judge's thread if adopted
-            self._error = exc
+            hide_judge_files(self.plan.root, info["uid"])
+        return self.backend.run(self.request, self.inputs_fd)
 
     def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest) -> RunReport | None:
         """The early run's report if it ran ``request`` on ``backend`` with ``prepared``'s exact inputs;
@@ -202,20 +195,19 @@ class EarlyRun:
         if same and request.input_size:
             self._inputs_ready.wait()
             same = self.inputs_fd is not None and prepared.inputs.same_bytes(self.inputs_fd)
-        self._thread.join()
+        self._running.join()
         self.adopted = same
         if not same:
             return None
-        if self._error is not None:
-            raise self._error
+        report = self._running.result()  # what the run raised is raised here, in the judge's thread
         retire = getattr(self.backend, "retire", None)
         if retire is not None:  # a one-shot start makes no second run: the zygote may exit while the judge compares
             retire()
-        return self._report
+        return report
 
     def close(self) -> None:
         """Wait for the run to end, then release the input file."""
-        self._thread.join()
+        self._running.join()
         if self.inputs_fd is not None:
             os.close(self.inputs_fd)
             self.inputs_fd = None

@@ -34,7 +34,8 @@ from judge.sandbox.reduced import claim_unused_uid, kill_descendants, kill_uid, 
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.rootless import enter_own_user_namespace
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
-from judge.sandbox.zygote_boot import CgroupJoin
+from judge.background import InBackground
+from judge.sandbox.zygote_boot import join_worker_cgroup
 
 
 def _rss_bytes() -> int:
@@ -43,7 +44,7 @@ def _rss_bytes() -> int:
 
 
 class Zygote:
-    def __init__(self, sock: socket.socket, mode: str, name: str, joining: CgroupJoin | None = None) -> None:
+    def __init__(self, sock: socket.socket, mode: str, name: str, joining: InBackground | None = None) -> None:
         self.sock = sock
         self.mode = mode
         self.cgroup = None
@@ -57,7 +58,7 @@ class Zygote:
             self.policy.seccomp = DenyListFilter()
         if mode == "full":
             self.policy.plan = RootPlan.for_this_interpreter()
-            self.cgroup = (joining or CgroupJoin(name)).result()  # begun before numpy was imported
+            self.cgroup = joining.result() if joining else join_worker_cgroup(name)  # begun before numpy's import
             try:  # needs CAP_SYS_RESOURCE; children raise theirs to 1000 regardless (isolation.py)
                 with open("/proc/self/oom_score_adj", "w") as f:
                     f.write("-1000")
@@ -227,7 +228,7 @@ class Zygote:
             self.cgroup.kill_all(keep={os.getpid()})
 
 
-def main(joining: CgroupJoin | None = None) -> None:
+def main(joining: InBackground | None = None) -> None:
     """Entry point, from :func:`judge.sandbox.zygote_boot.boot`: argv MODE NAME FD, FD the socket to the judge;
     ``joining``: the worker cgroup join begun before the imports (mode full)."""
     mode = sys.argv[1]

@@ -12,41 +12,26 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
+
+from judge.background import InBackground
 
 
-class CgroupJoin:
-    """Creates the worker group ``name``, moves this process into it and restarts its peak, in a thread."""
+def join_worker_cgroup(name: str):
+    """Create the worker group ``name``, move this process into it, restart its peak; the group (a
+    :class:`judge.sandbox.cgroups.interface.Cgroup`)."""
+    from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
 
-    def __init__(self, name: str) -> None:
-        self._group = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._join, args=(name,), name="zygote-cgroup-join", daemon=True)
-        self._thread.start()
-
-    def _join(self, name: str) -> None:
-        try:
-            from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
-
-            prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
-            group = create_worker_cgroup(name)
-            group.add_process(os.getpid())  # cgroup.procs: the whole process, every thread of it
-            group.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
-            self._group = group
-        except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the zygote's start-up
-            self._error = exc
-
-    def result(self):
-        """The joined group (a :class:`judge.sandbox.cgroups.interface.Cgroup`); raises what the join raised."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._group
+    prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
+    group = create_worker_cgroup(name)
+    group.add_process(os.getpid())  # cgroup.procs: the whole process, every thread of it
+    group.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
+    return group
 
 
 def boot() -> None:
     """``python -E -s -S -c BOOT PATH MODE NAME FD`` (see :mod:`judge.sandbox.client`)."""
-    joining = CgroupJoin(sys.argv[2]) if sys.argv[1] == "full" else None
+    mode, name = sys.argv[1], sys.argv[2]
+    joining = InBackground(lambda: join_worker_cgroup(name), "zygote-cgroup-join") if mode == "full" else None
     from judge.sandbox.zygote import main
 
     main(joining)

@@ -1,0 +1,43 @@
+"""One call in a daemon thread, its result or exception handed back to whoever waits for it.
+
+The cold path overlaps waiting with work in three places: the first run beside the
+grading side's imports (:func:`judge.grader._run_beside`), a cold start's early run
+beside the judge's start-up (:class:`judge.run_plan.EarlyRun`) and the zygote's cgroup
+join beside its numpy import (:mod:`judge.sandbox.zygote_boot`).  This module imports
+only ``threading``, so the zygote can use it before anything heavy.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class InBackground(Generic[T]):
+    """``call()`` started at once in a daemon thread named ``name``."""
+
+    def __init__(self, call: Callable[[], T], name: str) -> None:
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._call = call
+        self._thread = threading.Thread(target=self._body, name=name, daemon=True)
+        self._thread.start()
+
+    def _body(self) -> None:
+        try:
+            self._value = self._call()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread by result()
+            self._error = exc
+
+    def join(self) -> None:
+        """Wait for the call to end, whatever it did."""
+        self._thread.join()
+
+    def result(self) -> T:
+        """Wait for the call; its value, or raise what it raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]

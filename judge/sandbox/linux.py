@@ -49,18 +49,19 @@ SYS_pivot_root = 155  # x86_64
 SYS_pidfd_open = 434
 
 
-def _load_libc() -> ctypes.CDLL:
-    """glibc by its usual name; else whatever ctypes finds (musl, ...).  ctypes.util is imported only then:
-    it brings subprocess and shutil, ~5 ms of every zygote's start."""
+def load_library(soname: str, name: str) -> ctypes.CDLL:
+    """A C library by its usual soname (e.g. glibc's libc.so.6); else whatever ``ctypes.util.find_library(name)``
+    finds (musl, other layouts).  ctypes.util is imported only then: it brings subprocess and shutil, ~5 ms of
+    every zygote's start.  Raises OSError when neither loads."""
     try:
-        return ctypes.CDLL("libc.so.6", use_errno=True)
+        return ctypes.CDLL(soname, use_errno=True)
     except OSError:
         from ctypes.util import find_library
 
-        return ctypes.CDLL(find_library("c"), use_errno=True)
+        return ctypes.CDLL(find_library(name) or soname, use_errno=True)
 
 
-_libc = _load_libc()
+_libc = load_library("libc.so.6", "c")
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]

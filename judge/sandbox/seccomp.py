@@ -11,6 +11,8 @@ from __future__ import annotations
 import ctypes
 import errno
 
+from judge.sandbox.linux import load_library
+
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_CMP_MASKED_EQ = 7
 
@@ -57,15 +59,10 @@ class DenyListFilter:
     """
 
     def __init__(self) -> None:
-        try:  # by its usual soname first: ctypes.util (subprocess, shutil) costs every zygote's start ~5 ms
-            lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
-        except OSError:
-            from ctypes.util import find_library
-
-            try:
-                lib = ctypes.CDLL(find_library("seccomp") or "libseccomp.so.2", use_errno=True)
-            except OSError as exc:
-                raise SeccompUnavailable(f"libseccomp not found ({exc})") from exc
+        try:
+            lib = load_library("libseccomp.so.2", "seccomp")
+        except OSError as exc:
+            raise SeccompUnavailable(f"libseccomp not found ({exc})") from exc
         lib.seccomp_init.restype = ctypes.c_void_p
         lib.seccomp_init.argtypes = [ctypes.c_uint32]
         lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]

@@ -29,12 +29,10 @@ def launch_ahead() -> None:
     """Launch full's zygote now if full is the likely mode (see :mod:`judge.entry`); never raises."""
     global _ahead
     try:
-        from judge.sandbox.ladder import likely_full
+        from judge.sandbox.factory import full_zygote_ahead
 
-        if _ahead is None and likely_full():
-            from judge.sandbox.client import ZygoteClient
-
-            _ahead = ZygoteClient("full", f"w{os.getpid()}-0-ahead")
+        if _ahead is None:
+            _ahead = full_zygote_ahead()
     except Exception:  # noqa: BLE001 - the regular path launches the zygote and reports any problem
         _ahead = None
 

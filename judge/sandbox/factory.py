@@ -80,6 +80,18 @@ class PrestartedFactory:
         self.close()
 
 
+def full_zygote_ahead(mode: str | None = None) -> SandboxBackend | None:
+    """Full's zygote, launched now, if mode full is the likely outcome for ``mode`` (None/auto/full; see
+    :func:`judge.sandbox.ladder.likely_full`); else None.  Its caller stops it if the ladder disagrees."""
+    from judge.sandbox.ladder import likely_full
+
+    if not likely_full(mode):
+        return None
+    from judge.sandbox.client import ZygoteClient
+
+    return ZygoteClient("full", f"w{os.getpid()}-0-ahead")  # full's note is always empty: nothing above it
+
+
 def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
                            image: str | None = None, ahead: SandboxBackend | None = None) -> PrestartedFactory:
     """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`).
@@ -88,15 +100,11 @@ def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = Fa
     launched before the ladder's namespace probe runs rather than after: a cold start gains the probe's
     ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused.
     ``ahead``: full's zygote, launched even earlier by the caller (:mod:`judge.entry`)."""
-    from judge.sandbox.ladder import likely_full
-
     if ahead is not None and mode not in (None, "auto", "full"):
         ahead.abandon()
         ahead = None
-    if ahead is None and mode in (None, "auto", "full") and likely_full(mode):
-        from judge.sandbox.client import ZygoteClient
-
-        ahead = ZygoteClient("full", f"w{os.getpid()}-0-ahead")  # full's note is always empty: nothing above it
+    if ahead is None and mode in (None, "auto", "full"):
+        ahead = full_zygote_ahead(mode)
     try:
         factory = backend_factory_for(mode, unsafe_no_sandbox, image)
     except BaseException:

@@ -1,9 +1,10 @@
 """One call in a daemon thread, its result or exception handed back to whoever waits for it.
 
-The cold path overlaps waiting with work in three places: the first run beside the
-grading side's imports (:func:`judge.grader._run_beside`), a cold start's early run
-beside the judge's start-up (:class:`judge.run_plan.EarlyRun`) and the zygote's cgroup
-join beside its numpy import (:mod:`judge.sandbox.zygote_boot`).  This module imports
+The judge overlaps waiting with work in three places: every run beside the judging
+of the slots it has finished, and in a fresh process beside the grading side's imports
+(:func:`judge.grader._run_beside`), a cold start's early run beside the judge's start-up
+(:class:`judge.run_plan.EarlyRun`) and the zygote's cgroup join beside its numpy import
+(:mod:`judge.sandbox.zygote_boot`).  This module imports
 only ``threading``, so the zygote can use it before anything heavy.
 """
 
@@ -34,6 +35,11 @@ class InBackground(Generic[T]):
     def join(self) -> None:
         """Wait for the call to end, whatever it did."""
         self._thread.join()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds for the call to end; whether it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
 
     def result(self) -> T:
         """Wait for the call; its value, or raise what it raised."""

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -52,15 +52,15 @@ def _captured(capture) -> CapturedOutput:
     return CapturedOutput(text=text, bytes=size, truncated=size > len(text.encode()))
 
 
-def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | None) -> RunReport:
-    """``backend.run``; in a fresh process, the import of the grading side (:func:`_load_grading_side`)
-    overlaps the first run: a cold ``judge grade`` does it while the learner's code runs, not before.
-    Once it is loaded, a plain call."""
-    if "judge.outcome" in sys.modules:
-        return backend.run(request, inputs_fd)
-    running = InBackground(lambda: backend.run(request, inputs_fd), "judge-first-run")
+def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | None,
+                meanwhile: Callable[[InBackground], None]) -> RunReport:
+    """``backend.run`` in a thread, while this one calls ``meanwhile(run)`` (which judges the slots the run
+    finishes).  In a fresh process the grading side is imported first (:func:`_load_grading_side`): a cold
+    ``judge grade`` does that while the learner's code runs, not before."""
+    running = InBackground(lambda: backend.run(request, inputs_fd), "judge-run")
     try:
         _load_grading_side()
+        meanwhile(running)
     finally:
         running.join()  # the backend is ours until its run is over, whatever the imports did
     return running.result()
@@ -207,20 +207,32 @@ class Judge:
         bundle = prepared.bundle
         request = prepared.run_request(source)
         backend = self._acquire()
+        observed: dict = {}
+        spans: dict = {}
+        judging = None
+
+        def judge_meanwhile(run: InBackground) -> None:
+            """While ``run`` (this submission's) goes on: judge the slots it has finished."""
+            nonlocal judging
+            from judge.outcome import CaseJudging
+
+            judging = CaseJudging(prepared, backend.result_buffer_for(prepared.result_size).map, observed, spans)
+            judging.judge_until_over(run)
+
         try:
             report = None
             if early is not None:
                 _load_grading_side()  # while the early run goes on
-                report = early.adopt(backend, prepared, request)
+                report = early.adopt(backend, prepared, request, judge_meanwhile)
             buffer = backend.result_buffer_for(prepared.result_size)
             if report is None:
                 buffer.start_run(prepared.slot_offsets)
                 before = backend.isolation
                 if before.mode == "reduced":
                     self._hide_bundle(bundle, before.uid)
-                report = _run_beside(backend, request, prepared.inputs.fd)
+                report = _run_beside(backend, request, prepared.inputs.fd, judge_meanwhile)
             from judge.capture import attach_output  # loaded during the run (_run_beside), or long before
-            from judge.outcome import judge_cases
+            from judge.outcome import CaseJudging
             from judge.verdict import Status
 
             isolation = backend.isolation  # as the run had it (a replayed run brings its own)
@@ -232,10 +244,9 @@ class Judge:
                                      message="the sandbox could not be set up: "
                                              f"{report.setup_error.strip().splitlines()[-1]}")
             # The backend stays ours until its results are judged: the next run reuses the buffer.
-            observed: dict = {}
-            spans: dict = {}
-            cases, killed_for = judge_cases(prepared, report, buffer.map, observed, spans,
-                                            rlimit_memory=isolation.limits_by == "rlimits")
+            if judging is None:
+                judging = CaseJudging(prepared, buffer.map, observed, spans)
+            cases, killed_for = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
         finally:
             self._release(backend)
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)

@@ -9,8 +9,9 @@ learner's own output, which is then compared byte for byte.
 from __future__ import annotations
 
 import math
-import re
 import mmap
+import platform
+import re
 import signal
 from dataclasses import dataclass
 from typing import Literal
@@ -18,6 +19,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
+from judge.background import InBackground
 from judge.compare import compare_arrays, tolerance_ratio
 from judge.prepared import PreparedCase, PreparedProblem
 from judge.sandbox import wire
@@ -246,51 +248,139 @@ def _address_space_refusal(header: SlotHeader) -> bool:
     return header.outcome == "raised" and _MEMORY_ERROR.match(header.message) is not None
 
 
+def _named_refusal(result: CaseResult, header: SlotHeader, rlimit_memory: bool) -> CaseResult:
+    """``result``, as a memory limit exceeded when RLIMIT_AS refused the call an allocation."""
+    if rlimit_memory and _address_space_refusal(header):
+        result.status = Status.MEMORY_LIMIT_EXCEEDED
+        result.message = "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an allocation; " \
+                         + result.message
+    return result
+
+
+#: Judging a slot while the run goes on (:meth:`CaseJudging.judge_written`) relies on the harness's stores
+#: becoming visible to the judge in the order it made them: a slot's array bytes, then its header.  x86's
+#: total store order guarantees that; weaker orders (ARM, POWER) do not, so there every slot is judged after
+#: the run, when the process's exit has made all of its stores visible.
+POLL_SECONDS = 0.002  #: how often the judge looks for slots the run has finished while it goes on
+STORES_IN_ORDER = platform.machine().lower() in ("x86_64", "amd64", "i386", "i486", "i586", "i686")
+
+
+@dataclass
+class _Judged:
+    """A slot judged while the run went on, with the exact header bytes it was judged from."""
+
+    head: bytes
+    header: SlotHeader
+    result: CaseResult
+    observed: Observed | None
+
+
+class CaseJudging:
+    """Per-case results of one run, judged in case order, as early as each slot is final.
+
+    A slot is final once its header is written: the harness writes the array bytes first, the header last,
+    and never touches a slot again.  So while the learner's later calls still run, :meth:`judge_written`
+    can compare the outputs already returned (on a second core, the comparison of a large suite then costs
+    the verdict almost nothing), and :meth:`finish`, after the run, judges the rest.  It reuses an early
+    result only if the slot's header bytes are still exactly those it was judged from; code that rewrote a
+    slot (only code that reaches the harness's mapping can) has it judged again from what the slot holds at
+    the end, as when nothing was judged early.
+
+    ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that did not pass:
+    copies of small outputs, so diagnosis can run after ``results`` is reused.  ``spans``, if given,
+    receives case index -> the header's output offsets (None: no header)."""
+
+    def __init__(self, prepared: PreparedProblem, results: mmap.mmap, observed: dict | None = None,
+                 spans: dict | None = None) -> None:
+        self.prepared = prepared
+        self.results = results
+        self.observed = observed
+        self.spans = spans
+        self._early: list[_Judged] = []  #: the first len(_early) cases, judged while the run went on
+
+    def _head(self, case: PreparedCase) -> bytes:
+        return self.results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE]
+
+    def _judge(self, case: PreparedCase, header: SlotHeader, index: int, observed: dict | None) -> CaseResult:
+        function = self.prepared.bundle.spec.function(case.spec.function)  # the loader checked it exists
+        return judge_slot(case, header, self.results, Terms(function, case.expected.shape), observed, index,
+                          self.prepared.measure_errors)
+
+    def judge_written(self) -> int:
+        """While the run goes on: judge each next case whose slot header is written and valid; how many cases
+        are judged so far.  Stops at the first slot that is not (yet) readable: a header still being written
+        reads as malformed, and :meth:`finish` judges whatever that slot holds after the run."""
+        cases = self.prepared.cases
+        while STORES_IN_ORDER and len(self._early) < len(cases):
+            index = len(self._early)
+            case = cases[index]
+            head = self._head(case)
+            try:
+                raw = wire.read_header(memoryview(head))
+                header = SlotHeader.model_validate(raw) if raw is not None else None
+            except (wire.MalformedSlot, ValidationError):
+                header = None
+            if header is None:
+                break
+            kept: dict = {}
+            result = self._judge(case, header, index, kept)
+            self._early.append(_Judged(head, header, result, kept.get(index)))
+        return len(self._early)
+
+    def judge_until_over(self, run: InBackground) -> None:
+        """Judge each slot as the run finishes it, until ``run`` (the thread the run goes on in) has ended."""
+        while not run.wait(POLL_SECONDS):
+            self.judge_written()
+
+    def finish(self, report: RunReport, rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
+        """After the run: per-case results in case order, and what the process was killed for (if it was).
+        ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
+        refusing an allocation (see :func:`_address_space_refusal`)."""
+        prepared = self.prepared
+        death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
+        out: list[CaseResult] = []
+        ended = False
+        for index, case in enumerate(prepared.cases):
+            spec = case.spec
+            base = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
+                              status=Status.SKIPPED, weight=spec.weight, expected_shape=list(case.expected.shape))
+            if ended:
+                base.message = "not run: an earlier case ended the process"
+                out.append(base)
+                continue
+            head = self._head(case)
+            early = self._early[index] if index < len(self._early) else None
+            if early is not None and early.head == head:
+                if self.spans is not None:
+                    self.spans[index] = early.header.spans
+                if self.observed is not None and early.observed is not None:
+                    self.observed[index] = early.observed
+                out.append(_named_refusal(early.result, early.header, rlimit_memory))
+                continue
+            try:
+                raw = wire.read_header(memoryview(head))
+                header = SlotHeader.model_validate(raw) if raw is not None else None
+            except (wire.MalformedSlot, ValidationError) as exc:
+                base.status = Status.WRONG_ANSWER
+                base.message = f"the result could not be read: {str(exc).splitlines()[0]}"
+                out.append(base)
+                continue
+            if self.spans is not None:
+                self.spans[index] = header.spans if header is not None else None
+            if header is None:
+                ended = True
+                base.status = death or Status.RUNTIME_ERROR
+                base.message = death_message if death else "the process ended before this call returned (exit code 0)"
+                out.append(base)
+                continue
+            out.append(_named_refusal(self._judge(case, header, index, self.observed), header, rlimit_memory))
+        self._early.clear()
+        return out, (death_message or None)
+
+
 def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap,
                 observed: dict | None = None, spans: dict | None = None,
                 rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
-    """Per-case results in case order, and what the process was killed for (if it was).
-
-    ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that
-    did not pass: copies of small outputs, so diagnosis can run after ``results`` is reused.
-    ``spans``, if given, receives case index -> the header's output offsets (None: no header).
-    ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
-    refusing an allocation (see :func:`_address_space_refusal`)."""
-    death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
-    out: list[CaseResult] = []
-    ended = False
-    view = memoryview(results)
-    for case in prepared.cases:
-        spec = case.spec
-        base = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
-                          status=Status.SKIPPED, weight=spec.weight, expected_shape=list(case.expected.shape))
-        if ended:
-            base.message = "not run: an earlier case ended the process"
-            out.append(base)
-            continue
-        try:
-            raw = wire.read_header(view[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE])
-            header = SlotHeader.model_validate(raw) if raw is not None else None
-        except (wire.MalformedSlot, ValidationError) as exc:
-            base.status = Status.WRONG_ANSWER
-            base.message = f"the result could not be read: {str(exc).splitlines()[0]}"
-            out.append(base)
-            continue
-        if spans is not None:
-            spans[len(out)] = header.spans if header is not None else None
-        if header is None:
-            ended = True
-            base.status = death or Status.RUNTIME_ERROR
-            base.message = death_message if death else "the process ended before this call returned (exit code 0)"
-            out.append(base)
-            continue
-        function = prepared.bundle.spec.function(spec.function)  # the loader checked it exists
-        result = judge_slot(case, header, results, Terms(function, case.expected.shape), observed, len(out),
-                            prepared.measure_errors)
-        if rlimit_memory and _address_space_refusal(header):
-            result.status = Status.MEMORY_LIMIT_EXCEEDED
-            result.message = "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an allocation; " \
-                             + result.message
-        out.append(result)
-    view.release()
-    return out, (death_message or None)
+    """Per-case results in case order, and what the process was killed for (if it was): every slot judged
+    after the run (see :class:`CaseJudging` for the arguments)."""
+    return CaseJudging(prepared, results, observed, spans).finish(report, rlimit_memory)

@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from judge import memfd
 from judge._version import __version__
@@ -186,16 +186,23 @@ class EarlyRun:
             hide_judge_files(self.plan.root, info["uid"])
         return self.backend.run(self.request, self.inputs_fd)
 
-    def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest) -> RunReport | None:
+    def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest,
+              meanwhile: Callable[[InBackground], None] | None = None) -> RunReport | None:
         """The early run's report if it ran ``request`` on ``backend`` with ``prepared``'s exact inputs;
         else None, once the run is over (the judge then runs the submission the regular way).  The request
-        is compared while the run goes on, the input bytes as soon as the thread has made its copy."""
+        is compared while the run goes on, the input bytes as soon as the thread has made its copy; once the
+        run is known to be the right one, ``meanwhile(run)`` is called while it goes on (the judge judges the
+        slots it finishes)."""
         same = (backend is self.backend
                 and json.dumps(request.to_wire(), sort_keys=True) == json.dumps(self.request.to_wire(), sort_keys=True))
         if same and request.input_size:
             self._inputs_ready.wait()
             same = self.inputs_fd is not None and prepared.inputs.same_bytes(self.inputs_fd)
-        self._running.join()
+        try:
+            if same and meanwhile is not None:
+                meanwhile(self._running)
+        finally:
+            self._running.join()
         self.adopted = same
         if not same:
             return None

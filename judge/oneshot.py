@@ -22,32 +22,15 @@ if TYPE_CHECKING:
     from judge.verdict import Verdict
 
 
-_ahead = None  #: full's zygote, launched by judge.entry before the command line was imported (or None)
-
-
-def launch_ahead() -> None:
-    """Launch full's zygote now if full is the likely mode (see :mod:`judge.entry`); never raises."""
-    global _ahead
-    try:
-        from judge.sandbox.factory import full_zygote_ahead
-
-        if _ahead is None:
-            _ahead = full_zygote_ahead()
-    except Exception:  # noqa: BLE001 - the regular path launches the zygote and reports any problem
-        _ahead = None
-
-
 def abandon_ahead() -> None:
-    """Stop the zygote launched ahead if no grading took it."""
-    ahead = _take_ahead()
+    """Stop the zygote :mod:`judge.entry` launched ahead if no grading took it."""
+    from judge.sandbox.launch import take_ahead
+
+    ahead = take_ahead()
     if ahead is not None:
-        ahead.abandon()
+        from judge.sandbox.client import ZygoteClient
 
-
-def _take_ahead():
-    global _ahead
-    ahead, _ahead = _ahead, None
-    return ahead
+        ZygoteClient.take_over(ahead).abandon()
 
 
 class OneShot(NamedTuple):
@@ -63,12 +46,13 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
     :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine)."""
     from judge.run_plan import EarlyRun
     from judge.sandbox.factory import prestarted_factory_for
+    from judge.sandbox.launch import take_ahead
 
     # pydantic looks for plugins in every installed distribution's entry points (~20 ms of a cold start);
     # the judge uses none.  An explicit setting is kept.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     with prestarted_factory_for("container" if backend == "container" else isolation, unsafe_no_sandbox,
-                                image=image, ahead=_take_ahead()) as factory:
+                                image=image, ahead=take_ahead()) as factory:
         early = EarlyRun.start(factory.launched, source, problem)
         from judge.grader import Judge
 

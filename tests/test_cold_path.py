@@ -118,9 +118,10 @@ def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
 def test_the_judge_command_grades_with_the_zygote_it_launched_first():
     # `python -m judge grade FILE` (judge.entry) launches full's zygote before importing the command line.
     require_sandbox()
-    from judge.sandbox.ladder import choose, likely_full
+    from judge.sandbox.launch import full_likely
+    from judge.sandbox.ladder import choose
 
-    if not likely_full() or choose()[0] != "full":
+    if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode: nothing is launched ahead")
     p = subprocess.run([sys.executable, "-m", "judge", "grade", str(SUBMISSIONS / "accepted" / "vectorised.py"),
                         "--format", "json"], cwd=REPO, capture_output=True, timeout=300)
@@ -189,9 +190,10 @@ def _children() -> list[int]:
 def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
     require_sandbox()
     from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.ladder import choose, likely_full
+    from judge.sandbox.launch import full_likely
+    from judge.sandbox.ladder import choose
 
-    if not likely_full() or choose()[0] != "full":
+    if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode")
     with prestarted_factory_for() as factory:
         launched = factory.launched
@@ -205,9 +207,9 @@ def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
     require_sandbox()
     from judge.errors import SandboxUnavailable
     from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.ladder import likely_full
+    from judge.sandbox.launch import full_likely
 
-    if not likely_full():
+    if not full_likely():
         pytest.skip("no zygote is launched ahead here (mode full is not likely)")
     before = _children()
     monkeypatch.setenv("JUDGE_MIN_ISOLATION", "no-such-mode")  # choose() refuses after the launch

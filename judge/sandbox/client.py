@@ -3,51 +3,26 @@
 :class:`ZygoteClient` implements :class:`judge.sandbox.contract.SandboxBackend`
 for the modes full, rootless, reduced and none.
 
-The zygote is a fresh interpreter started with ``-E -s`` and an environment
-reduced to a few harmless variables, so no secret of the judge's process (API
-tokens, database URLs) and none of its memory (reference solutions, expected
-outputs) can reach a learner's child by inheritance.
+The zygote is started by :mod:`judge.sandbox.launch` (a fresh interpreter, a
+scrubbed environment); a client either starts its own or takes over one launched
+ahead, before the judge's imports.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import socket
 import subprocess
-import sys
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import guarantees
 from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, RunReport, RunRequest
+from judge.sandbox.launch import Launched, spawn
 from judge.sandbox.messages import recv_message, send_message
 
 if TYPE_CHECKING:
     from judge.isolation_record import Isolation
-
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
-# Variables a numerical child may legitimately need; everything else is dropped.
-_PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-#: The environment a sandbox's trusted start-up process gets (the zygote here, the container's init in
-#: the container backend): nothing of the judge's, one BLAS thread (the CPU limit is per run), no .pyc.
-START_ENV = {"LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-             "PYTHONDONTWRITEBYTECODE": "1"}
-_BASE_ENV = {"PATH": "/usr/bin:/bin", **START_ENV}
-#: The zygote starts with -S: no ``site`` (its .pth files, e.g. an editable install's finder or a CA bundle's
-#: hook, cost ~40 ms of every cold start here), so it gets this judge's module path instead, and from
-#: ``site`` only the builtins learner code may call (exit, quit, help, copyright, credits, license).
-_BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv.pop(1)); "
-         "import site; site.setquit(); site.setcopyright(); site.sethelper(); "
-         "from judge.sandbox.zygote_boot import boot; boot()")
-
-
-def _module_path() -> str:
-    """The zygote's sys.path (JSON): this package's root, then the judge's own path without its first entry
-    (the script's folder or the working directory, nothing the zygote should import from)."""
-    return json.dumps([_PACKAGE_ROOT] + [p for p in sys.path[1:] if p and os.path.isdir(p)])
 
 
 class ZygoteError(BackendError):
@@ -57,27 +32,30 @@ class ZygoteError(BackendError):
 class ZygoteClient:
     """One warm zygote of one isolation mode; ``run`` is serialised (a zygote runs one child at a time)."""
 
-    def __init__(self, mode: str, name: str, note: str = "") -> None:
+    def __init__(self, mode: str, name: str, note: str = "", launched: Launched | None = None) -> None:
+        """A zygote of ``mode`` with worker cgroup ``name``: ``launched`` (already started by
+        :func:`judge.sandbox.launch.spawn`, of that mode and name), else one started now."""
         self.mode = mode
         self.note = note
         self.name = name
         self.result_buffer: ResultBuffer | None = None
-        if mode == "rootless":  # out of a delegated cgroup's root first, so its zygotes can have groups there
-            from judge.sandbox.cgroups.delegation import claim
+        if launched is None:
+            if mode == "rootless":  # out of a delegated cgroup's root first, so its zygotes can have groups there
+                from judge.sandbox.cgroups.delegation import claim
 
-            claim()  # never raises; the zygote finds the outcome and says it in every verdict
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = dict(_BASE_ENV)
-        env.update({k: os.environ[k] for k in _PASS_THROUGH if k in os.environ})
+                claim()  # never raises; the zygote finds the outcome and says it in every verdict
+            launched = spawn(mode, name)
+        elif (launched.mode, launched.name) != (mode, name):
+            raise ValueError(f"a zygote launched as {launched.mode} {launched.name} cannot serve as {mode} {name}")
         self._lock = threading.Lock()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-E", "-s", "-S", "-c", _BOOT, _module_path(), mode, name, str(child.fileno())],
-            env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),), close_fds=True,
-        )
-        child.close()
-        self._sock = parent
+        self._proc = launched.proc
+        self._sock = launched.sock
         self._info: dict | None = None
+
+    @classmethod
+    def take_over(cls, launched: Launched) -> "ZygoteClient":
+        """The client of a zygote launched ahead (:func:`judge.sandbox.launch.full_ahead`)."""
+        return cls(launched.mode, launched.name, launched=launched)
 
     def _wait_ready(self) -> dict:
         """The zygote's hello; started in __init__ without waiting so start-up overlaps other work."""

@@ -50,7 +50,7 @@ from pathlib import Path
 from judge.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import guarantees
 from judge.sandbox.cgroups.counters import EngineGroup
-from judge.sandbox.client import START_ENV
+from judge.sandbox.launch import START_ENV
 from judge.sandbox.container_entry import INPUTS, MOUNT_DIR, REPORT_MARKER, RUN_FILES
 from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, Capture, RunReport, RunRequest
 from judge.sandbox.progress import PAGE_BYTES, PHASE_SETUP, ProgressFile

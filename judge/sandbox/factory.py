@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from judge.sandbox.contract import SandboxBackend
+
+if TYPE_CHECKING:
+    from judge.sandbox.launch import Launched
 
 
 @dataclass
@@ -82,24 +86,29 @@ class PrestartedFactory:
 
 def full_zygote_ahead(mode: str | None = None) -> SandboxBackend | None:
     """Full's zygote, launched now, if mode full is the likely outcome for ``mode`` (None/auto/full; see
-    :func:`judge.sandbox.ladder.likely_full`); else None.  Its caller stops it if the ladder disagrees."""
-    from judge.sandbox.ladder import likely_full
+    :func:`judge.sandbox.launch.full_likely`); else None.  Its caller stops it if the ladder disagrees."""
+    from judge.sandbox.launch import full_ahead
 
-    if not likely_full(mode):
+    launched = full_ahead(mode)
+    if launched is None:
         return None
     from judge.sandbox.client import ZygoteClient
 
-    return ZygoteClient("full", f"w{os.getpid()}-0-ahead")  # full's note is always empty: nothing above it
+    return ZygoteClient.take_over(launched)  # full's note is always empty: nothing above it
 
 
 def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
-                           image: str | None = None, ahead: SandboxBackend | None = None) -> PrestartedFactory:
+                           image: str | None = None, ahead: Launched | None = None) -> PrestartedFactory:
     """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`).
 
-    Where mode full is the likely outcome (:func:`judge.sandbox.ladder.likely_full`), its zygote is
+    Where mode full is the likely outcome (:func:`judge.sandbox.launch.full_likely`), its zygote is
     launched before the ladder's namespace probe runs rather than after: a cold start gains the probe's
     ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused.
     ``ahead``: full's zygote, launched even earlier by the caller (:mod:`judge.entry`)."""
+    if ahead is not None:
+        from judge.sandbox.client import ZygoteClient
+
+        ahead = ZygoteClient.take_over(ahead)
     if ahead is not None and mode not in (None, "auto", "full"):
         ahead.abandon()
         ahead = None

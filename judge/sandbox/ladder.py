@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from judge.errors import SandboxUnavailable
 from judge.sandbox import guarantees
 from judge.sandbox.contract import LADDER
+from judge.sandbox.launch import ENV_MODE  # defined where a cold start's launch reads it, before this module
 
-ENV_MODE = "JUDGE_ISOLATION"
 ENV_MINIMUM = "JUDGE_MIN_ISOLATION"
 AUTO_MODES = ("full", "rootless", "reduced")
 CHOICES = ("auto", *LADDER)
@@ -126,20 +126,6 @@ def check(mode: str) -> Rung:
     if mode == "none":
         return Rung(mode, True, "always (unsafe: only for trusted code)")
     raise SandboxUnavailable(f"unknown isolation mode {mode!r} (choose {', '.join(CHOICES)})")
-
-
-def likely_full(demanded: str | None = None) -> bool:
-    """Whether mode full is what :func:`choose` will most likely give: asked for (or auto, which tries it
-    first), as root, with cgroups this process can write.  Only the namespace probe is left out (the part of
-    the check that forks): a cold start launches full's zygote on this guess and runs :func:`choose`
-    meanwhile, throwing the zygote away in the rare case the probe refuses."""
-    demanded = demanded or os.environ.get(ENV_MODE) or "auto"
-    if demanded not in ("auto", "full") or os.geteuid() != 0:
-        return False
-    from judge.sandbox.cgroups import detect
-
-    support = detect()
-    return support.version is not None and support.writable
 
 
 def ladder() -> list[Rung]:

@@ -18,18 +18,16 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import shutil
 import signal
 import stat
 import struct
-import tempfile
 import time
 
 #: First uid tried for runs in mode reduced (Debian leaves 60000-64999 to be created on demand).
 REDUCED_UID_BASE = 62000
 REDUCED_UID_COUNT = 1000
 _SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
-_LOCK_DIRS = ("/run/lock", "/run", tempfile.gettempdir())
+_LOCK_DIRS = ("/run/lock", "/run")  # then the temporary folder (tempfile.gettempdir())
 
 
 def _uids_in_use() -> set[int]:
@@ -49,7 +47,9 @@ def _uids_in_use() -> set[int]:
 
 
 def _lock_dir() -> str:
-    for folder in _LOCK_DIRS:
+    import tempfile  # here: every zygote imports this module, only mode reduced's needs tempfile and shutil
+
+    for folder in (*_LOCK_DIRS, tempfile.gettempdir()):
         if os.path.isdir(folder) and os.access(folder, os.W_OK):
             return folder
     raise OSError("no writable folder for the sandbox uid locks")
@@ -75,6 +75,8 @@ def claim_unused_uid() -> tuple[int, int]:
 
 def private_workdir(uid: int) -> str:
     """A fresh folder only ``uid`` can use: the run's HOME, TMPDIR and working directory."""
+    import tempfile
+
     path = tempfile.mkdtemp(prefix=f"numpy-judge-run-{uid}-")
     os.chown(path, uid, uid)
     os.chmod(path, 0o700)
@@ -136,6 +138,8 @@ def kill_descendants(timeout: float = 2.0) -> int:
 
 def remove_uid_files(uid: int, workdir: str | None) -> None:
     """Delete the run's folder and whatever ``uid`` created directly in the world-writable folders."""
+    import shutil
+
     if workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     for folder in _SHARED_WRITABLE:

@@ -3,21 +3,27 @@
 On course platforms every submission is a cold start, so this path orders its
 work for the shortest wall time on two cores:
 
-1. the zygote is launched first, with light imports only (:class:`PrestartedFactory`);
+1. the zygote is launched first, with light imports only (:mod:`judge.sandbox.launch`);
 2. if the bundle has a current run plan, the learner's run is sent to it as soon as
    it is ready (:class:`judge.run_plan.EarlyRun`);
 3. meanwhile this process imports numpy, pydantic and the grading code and loads the
    bundle; the judge then uses the early run only if it is exactly the run it would
-   have made, and otherwise runs the submission the regular way.
+   have made, and otherwise runs the submission the regular way;
+4. each result slot is judged as soon as the run has written it
+   (:class:`judge.outcome.CaseJudging`), so the verdict is ready ~1 ms after the run;
+5. the zygote is let go rather than waited for: it frees the run's files, removes
+   its worker group and exits after this process
+   (:meth:`judge.sandbox.client.ZygoteClient.retire`).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from judge.problem.loader import Bundle
     from judge.verdict import Verdict
 

@@ -208,7 +208,7 @@ class EarlyRun:
             return None
         report = self._running.result()  # what the run raised is raised here, in the judge's thread
         retire = getattr(self.backend, "retire", None)
-        if retire is not None:  # a one-shot start makes no second run: the zygote may exit while the judge compares
+        if retire is not None:  # a one-shot start makes no second run: the zygote may finish alone
             retire()
         return report
 

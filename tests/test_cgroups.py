@@ -8,6 +8,7 @@ itself never joins the group, so a kill_all/OOM can't take pytest down.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 import subprocess
@@ -215,6 +216,35 @@ def test_remove_and_recreate() -> None:
         assert not any(os.path.exists(d) for d in dirs)
     finally:
         g1.remove()
+
+
+def test_a_member_returns_home_and_removes_its_own_group() -> None:
+    """What a one-shot zygote does once the judge lets it go (Zygote.finish): a process that joined a worker
+    group moves back where it came from, then removes the group itself; v1 and v2 (the VM tier)."""
+    _require_cgroups()
+    name = _name()
+    code = f"""
+import json, os
+from judge.sandbox import cgroups
+home = open('/proc/self/cgroup').read()
+g = cgroups.create_worker_cgroup({name!r})
+g.add_process(os.getpid())
+g.reset_peak()  # on v2 the process is then in a second leaf
+inside = open('/proc/self/cgroup').read()
+assert inside != home and {name!r} in inside, inside
+print(json.dumps(g._dirs() if g.version == 1 else [g._dir]))
+g.return_home(home)
+g.remove()
+assert open('/proc/self/cgroup').read() == home
+print('ok')
+"""
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60 * SCALE)
+        assert p.returncode == 0 and p.stdout.split()[-1] == "ok", p.stderr[-2000:]
+        dirs = json.loads(p.stdout.splitlines()[0])
+        assert dirs and not any(os.path.exists(d) for d in dirs), dirs
+    finally:
+        cgroups.remove_worker_cgroup(name)
 
 
 def _dirs_of(g: WorkerCgroup) -> list[str]:

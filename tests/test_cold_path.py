@@ -219,3 +219,45 @@ def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
     left = glob.glob(f"/sys/fs/cgroup/*/judge/w{os.getpid()}-0-ahead") + \
         glob.glob(f"/sys/fs/cgroup/judge/w{os.getpid()}-0-ahead")
     assert not left, left
+
+
+@pytest.mark.unit
+def test_the_launch_imports_only_what_starting_a_process_needs():
+    # judge.entry launches full's zygote after this import alone: each module it drags in delays the run.
+    added = modules_after("import judge.sandbox.launch") - modules_after("pass")
+    assert {m for m in added if m.startswith("judge")} == {"judge", "judge._version", "judge.sandbox",
+                                                           "judge.sandbox.launch"}, sorted(added)
+    assert not added & {"dataclasses", "inspect", "typing", "pathlib", *HEAVY}, sorted(added)
+
+
+_ONE_SHOT_AS_SUBREAPER = r"""
+import ctypes, glob, json, os, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: the judge's orphans come to us
+p = subprocess.Popen([sys.executable, "-m", "judge", "grade", sys.argv[1], "--format", "json"], stdout=subprocess.PIPE)
+out, _ = p.communicate()
+orphans = [int(c) for task in os.listdir("/proc/self/task")
+           for c in open(f"/proc/self/task/{task}/children").read().split()]
+exits = [os.WEXITSTATUS(os.waitpid(pid, 0)[1]) for pid in orphans]
+left = glob.glob(f"/sys/fs/cgroup/*/judge/w{p.pid}-*") + glob.glob(f"/sys/fs/cgroup/judge/w{p.pid}-*")
+print(json.dumps({"code": p.returncode, "status": json.loads(out)["status"], "orphans": len(orphans),
+                  "exits": exits, "left": left}))
+"""
+
+
+@pytest.mark.sandbox
+def test_a_one_shot_zygote_finishes_alone_after_the_judge_exits():
+    # `judge grade` lets its zygote go without waiting: the zygote holds the run's files (their pages are freed
+    # by its exit, off the verdict's path), ends its processes, removes its own worker group and exits 0.
+    require_sandbox()
+    from judge.sandbox.ladder import choose
+    from judge.sandbox.launch import full_likely
+
+    if not full_likely() or choose()[0] != "full":
+        pytest.skip("mode full is not this machine's best mode: no worker group to remove")
+    p = subprocess.run([sys.executable, "-c", _ONE_SHOT_AS_SUBREAPER, str(SUBMISSIONS / "accepted" / "vectorised.py")],
+                       cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    seen = json.loads(p.stdout.splitlines()[-1])
+    assert seen["code"] == 0 and seen["status"] == "accepted", seen
+    assert seen["orphans"] == 1 and seen["exits"] == [0], seen  # the zygote, outliving the judge, exited cleanly
+    assert seen["left"] == [], seen

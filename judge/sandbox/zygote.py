@@ -7,7 +7,9 @@ The judge starts it as a fresh interpreter with a scrubbed environment, so the
 memory every child inherits holds numpy and this package's sandbox code, and
 nothing else: no reference solution, no expected output, no token.  It joins
 its worker cgroup once (joining is slow after an idle gap; children inherit
-membership at fork) and serves requests over a Unix socket, one at a time.
+membership at fork) and serves requests over a Unix socket, one at a time.  When
+the socket ends it cleans up after itself (:meth:`Zygote.finish`): a judge that is
+done with it need not wait for it.
 
 Wire protocol (both ways, :mod:`judge.sandbox.messages`): a 4-byte little-endian
 length, then JSON.  Requests carry the result memfd and, when the cases have array
@@ -48,6 +50,8 @@ class Zygote:
         self.sock = sock
         self.mode = mode
         self.cgroup = None
+        self.cgroup_home: str | None = None  #: mode full: /proc/self/cgroup before joining (see finish)
+        self.held: list[int] = []  #: the last run's result and input files (see run)
         self.peak_fresh = True  #: the cgroup's peak counts from after the last run (see reset_peak)
         self.notes: list[str] = []
         self.policy = Policy(mode=mode)
@@ -58,7 +62,8 @@ class Zygote:
             self.policy.seccomp = DenyListFilter()
         if mode == "full":
             self.policy.plan = RootPlan.for_this_interpreter()
-            self.cgroup = joining.result() if joining else join_worker_cgroup(name)  # begun before numpy's import
+            # begun before numpy's import
+            self.cgroup, self.cgroup_home = joining.result() if joining else join_worker_cgroup(name)
             try:  # needs CAP_SYS_RESOURCE; children raise theirs to 1000 regardless (isolation.py)
                 with open("/proc/self/oom_score_adj", "w") as f:
                     f.write("-1000")
@@ -121,6 +126,8 @@ class Zygote:
             "limits_by": "cgroup" if self.cgroup else "rlimits",
             "notes": self.notes,
             "pid": os.getpid(),
+            # Once let go, it ends its processes and removes its worker group by itself: nothing need wait.
+            "finishes_alone": self.cgroup is None or self.cgroup_home is not None,
         }
 
     def _budget(self, request: RunRequest) -> MemoryBudget | None:
@@ -134,6 +141,7 @@ class Zygote:
                             address_space=self.baseline_vm + 2 * shared + 2 * request.limits.memory_bytes + (64 << 20))
 
     def run(self, request: RunRequest, fds: list[int]) -> RunReport:
+        self._release_held()
         result_fd = fds[0]
         input_fd = fds[1] if len(fds) > 1 else None
         limits = request.limits
@@ -192,9 +200,38 @@ class Zygote:
             if m is not None:
                 m.close()
         progress.close()
-        for fd in [stdout_fd, stderr_fd, *fds]:
+        for fd in (stdout_fd, stderr_fd):
             os.close(fd)
+        # Held until the next run or this process's exit: once the judge has closed its own descriptors,
+        # the last holder frees the files' pages (~0.1 GB for the largest suite, ~25 ms), and that is this
+        # process as it exits after a one-shot grading, off the verdict's path (see finish).
+        self.held = list(fds)
         return report
+
+    def _release_held(self) -> None:
+        for fd in self.held:
+            os.close(fd)
+        self.held = []
+
+    def finish(self) -> int:
+        """The judge let go (end of the socket): end what is left of the runs, and in mode full leave the
+        worker group and remove it, so that the judge need not wait for this process (a one-shot grading
+        exits at once; :meth:`judge.sandbox.client.ZygoteClient.close`).  The exit status: 0 when nothing is
+        left for the judge to remove, 3 when the group is still there."""
+        if self.cgroup is None:
+            return 0
+        self.cgroup.kill_all(keep={os.getpid()})
+        if self.cgroup_home is None:
+            return 3
+        from judge.sandbox.cgroups import CgroupError
+
+        try:
+            self.cgroup.return_home(self.cgroup_home)
+            self.cgroup.remove()
+        except CgroupError as exc:
+            print(f"zygote: cannot remove its worker group: {exc}", file=sys.stderr, flush=True)
+            return 3
+        return 0
 
     def reset_peak(self) -> None:
         """Restart the peak-memory watermark for the next run.
@@ -223,11 +260,12 @@ class Zygote:
                 reply = self.run(RunRequest.from_wire(message), fds).to_wire()
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
+                for fd in fds:
+                    if fd not in self.held:
+                        os.close(fd)
             send_message(self.sock, reply)
             if self.cgroup is not None:
                 self.reset_peak()
-        if self.cgroup is not None:
-            self.cgroup.kill_all(keep={os.getpid()})
 
 
 def main(joining: InBackground | None = None) -> None:
@@ -242,4 +280,4 @@ def main(joining: InBackground | None = None) -> None:
         send_message(sock, {"error": f"{type(exc).__name__}: {exc}"})
         raise SystemExit(1)
     zygote.serve()
-    os._exit(0)  # nothing left to flush or free: skip tearing down numpy and the frozen heap (~0.1 s)
+    os._exit(zygote.finish())  # nothing left to flush: skip tearing down numpy and the frozen heap (~0.1 s)

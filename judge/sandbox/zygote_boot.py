@@ -17,15 +17,18 @@ from judge.background import InBackground
 
 
 def join_worker_cgroup(name: str):
-    """Create the worker group ``name``, move this process into it, restart its peak; the group (a
-    :class:`judge.sandbox.cgroups.interface.Cgroup`)."""
+    """Create the worker group ``name``, move this process into it, restart its peak: the group (a
+    :class:`judge.sandbox.cgroups.interface.WorkerCgroup`) and where this process was before (the text of
+    /proc/self/cgroup), for :meth:`~judge.sandbox.cgroups.interface.WorkerCgroup.return_home`."""
     from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
 
+    with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as f:
+        home = f.read()
     prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
     group = create_worker_cgroup(name)
     group.add_process(os.getpid())  # cgroup.procs: the whole process, every thread of it
     group.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
-    return group
+    return group, home
 
 
 def boot() -> None:

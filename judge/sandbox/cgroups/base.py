@@ -7,7 +7,7 @@ import signal
 import time
 from typing import Collection
 
-from judge.sandbox.cgroups.files import describe, read_pids
+from judge.sandbox.cgroups.files import describe, read_pids, write
 from judge.sandbox.cgroups.interface import KILL_TIMEOUT, CgroupError
 
 class _Base:
@@ -23,6 +23,31 @@ class _Base:
     def _membership_lines(self) -> tuple[str, ...]:
         """Substrings of /proc/<pid>/cgroup lines that prove membership."""
         raise NotImplementedError
+
+    def _home_procs(self, home: str) -> list[str]:
+        """The cgroup.procs files of the groups ``home`` (a /proc/<pid>/cgroup text) names, in this group's
+        hierarchies."""
+        raise NotImplementedError
+
+    def return_home(self, home: str) -> None:
+        """Move this process back into the groups it was in before it joined this one (``home``: the text of
+        /proc/self/cgroup read then), so that the group can be removed by its own member: a one-shot zygote
+        removes its group itself once the judge has let it go (:meth:`judge.sandbox.zygote.Zygote.finish`)."""
+        targets = self._home_procs(home)
+        if not targets:
+            raise CgroupError(f"cannot find where this process came from in {self.path_description}")
+        for procs in targets:
+            write(procs, os.getpid())
+
+    @staticmethod
+    def _home_lines(home: str) -> list[tuple[list[str], str]]:
+        """(controllers, path) per line of a /proc/<pid>/cgroup text."""
+        out = []
+        for line in home.splitlines():
+            parts = line.split(":", 2)
+            if len(parts) == 3:
+                out.append((parts[1].split(",") if parts[1] else [], parts[2]))
+        return out
 
     def _members(self) -> set[int]:
         pids: set[int] = set()

@@ -87,5 +87,8 @@ class WorkerCgroup(Protocol):
     def kill_all(self, keep: Collection[int] = (), timeout: float = KILL_TIMEOUT) -> int:
         """SIGKILL everything but ``keep``; return how many processes were killed."""
 
+    def return_home(self, home: str) -> None:
+        """Move the calling process back where it was before joining (``home``: its /proc/self/cgroup then)."""
+
     def remove(self) -> None:
-        """Kill everything and delete the group's directories."""
+        """Kill everything and delete the group's directories (the caller must not be in the group)."""

@@ -39,6 +39,8 @@ class CgroupV1(_Base):
             f"{','.join(o for o in mounts[c].super_options if o in _V1_SUBSYS)}:{self._hier[c]}" for c in self._hier
         )
         self.path_description = "v1 " + " ".join(f"{c}:{p}" for c, p in self._hier.items())
+        #: per controller: where its hierarchy is mounted, and the mount's root inside the hierarchy
+        self._mounts = {c: (mounts[c].mount_point, mounts[c].root.rstrip("/")) for c in self._hier}
         self._has_memsw = False
 
     # -- creation ----------------------------------------------------------
@@ -61,6 +63,16 @@ class CgroupV1(_Base):
 
     def _membership_lines(self) -> tuple[str, ...]:
         return self._keys
+
+    def _home_procs(self, home: str) -> list[str]:
+        targets = []
+        for controllers, path in self._home_lines(home):
+            for c in controllers:
+                if c in self._mounts:
+                    mount_point, root = self._mounts[c]
+                    if path == root or path.startswith(root + "/"):
+                        targets.append(os.path.join(mount_point, path[len(root):].lstrip("/"), "cgroup.procs"))
+        return list(dict.fromkeys(targets))
 
     # -- interface ---------------------------------------------------------
     def add_process(self, pid: int) -> None:

@@ -52,6 +52,7 @@ class CgroupV2(_Base):
         self._parent = os.path.join(mount.mount_point, JUDGE_DIR)
         self._dir = os.path.join(self._parent, name)
         self._hier_path = f"{mount.root.rstrip('/')}/{JUDGE_DIR}/{name}"
+        self._mount_root = mount.root.rstrip("/")  #: the mount's root inside the hierarchy
         self.path_description = f"v2{' delegated' if delegated else ''} {self._hier_path}"
         self._serial = 0
         self._leaf = os.path.join(self._dir, f"{_LEAF_PREFIX}0")
@@ -126,6 +127,12 @@ class CgroupV2(_Base):
 
     def _procs_files(self) -> list[str]:
         return [os.path.join(d, "cgroup.procs") for d in [self._dir, *self._leaves()]]
+
+    def _home_procs(self, home: str) -> list[str]:
+        root = self._mount_root
+        return [os.path.join(self._root, path[len(root):].lstrip("/"), "cgroup.procs")
+                for controllers, path in self._home_lines(home)
+                if not controllers and (path == root or path.startswith(root + "/"))][:1]
 
     def _membership_lines(self) -> tuple[str, ...]:
         leaves = [f":{self._hier_path}/{os.path.basename(d)}" for d in self._leaves()]

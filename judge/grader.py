@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import platform
 import queue
-import sys
 import threading
 import time
 from pathlib import Path

@@ -25,15 +25,23 @@ def create(name: str, size: int) -> int:
     return fd
 
 
-def fill_from(fd: int, path: Path, size: int) -> None:
-    """Copy the first ``size`` bytes of ``path`` into ``fd`` (in the kernel: no Python buffer)."""
+def fill_from(fd: int, path: Path | int, size: int) -> None:
+    """Copy the first ``size`` bytes of ``path`` (or of the open file ``path``) into ``fd`` (in the kernel:
+    no Python buffer)."""
+    if isinstance(path, int):
+        _copy(fd, path, size, f"file descriptor {path}")
+        return
     with open(path, "rb") as src:
-        copied = 0
-        while copied < size:
-            sent = os.sendfile(fd, src.fileno(), copied, size - copied)
-            if sent == 0:
-                raise OSError(f"{path} is shorter than {size} bytes")
-            copied += sent
+        _copy(fd, src.fileno(), size, str(path))
+
+
+def _copy(fd: int, src: int, size: int, name: str) -> None:
+    copied = 0
+    while copied < size:
+        sent = os.sendfile(fd, src, copied, size - copied)
+        if sent == 0:
+            raise OSError(f"{name} is shorter than {size} bytes")
+        copied += sent
 
 
 def seal_read_only(fd: int) -> None:
@@ -41,8 +49,9 @@ def seal_read_only(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, READ_ONLY_SEALS)
 
 
-def sealed_copy(name: str, path: Path, size: int) -> int:
-    """A sealed memfd holding ``path``'s bytes: raises OSError when the file is missing or shorter."""
+def sealed_copy(name: str, path: Path | int, size: int) -> int:
+    """A sealed memfd holding ``path``'s bytes (or the open file ``path``'s): raises OSError when the file is
+    missing or shorter."""
     fd = create(name, size)
     try:
         fill_from(fd, path, size)

@@ -111,6 +111,30 @@ def test_a_current_plan_starts_the_run_early_and_the_verdict_is_the_warm_judges(
     assert verdict.status.value == example.split("/")[0]
 
 
+@pytest.mark.unit
+def test_inputs_from_the_cache_get_their_sealed_memfd_only_when_a_run_needs_it(bundle_copy):
+    """A cold start's early run brings its own copy of the input bytes: the prepared bundle maps the cache file
+    and makes no memfd of its own unless a regular run asks for one, which is then sealed read-only."""
+    import fcntl
+    import mmap
+
+    _prepare(bundle_copy).close()  # fills the disk cache
+    prepared = _prepare(bundle_copy)
+    try:
+        inputs = prepared.inputs
+        assert inputs.size > 0 and inputs._fd is None
+        fd = inputs.fd
+        assert fd is not None and inputs.fd == fd and inputs.same_bytes(fd)
+        seals = fcntl.fcntl(fd, fcntl.F_GET_SEALS)
+        assert seals & fcntl.F_SEAL_WRITE and seals & fcntl.F_SEAL_SHRINK and seals & fcntl.F_SEAL_GROW
+        with pytest.raises(PermissionError):
+            mmap.mmap(fd, inputs.size, access=mmap.ACCESS_WRITE)
+        with pytest.raises(PermissionError):
+            os.pwrite(fd, b"x", 0)
+    finally:
+        prepared.close()
+
+
 def _edit_plan(root: Path, edit) -> None:
     path = _plan_file(root)
     data = json.loads(path.read_text())

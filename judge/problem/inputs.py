@@ -1,12 +1,12 @@
-"""Materialises the cases' arguments: seeded arrays laid out in one sealed memfd.
+"""Materialises the cases' arguments: seeded arrays laid out in one input file.
 
 Every array argument of every case gets a region of the input file holding its
 *base* buffer (for a strided layout, the wider array it is a view of).  The
 layout is planned from the case specs alone; the bytes are generated once and
-cached on disk beside the expected outputs, so a cold start copies them in
-instead of drawing ~30 MB of random numbers again.  The child maps the file
-copy-on-write, so nothing it does can change what the judge or the next
-submission sees; the judge keeps the file sealed and read-only.
+cached on disk beside the expected outputs, so a cold start maps them instead of
+drawing ~30 MB of random numbers again.  Runs get the bytes as a sealed,
+read-only memfd, which the child maps copy-on-write, so nothing it does can
+change what the judge or the next submission sees.
 """
 
 from __future__ import annotations
@@ -35,12 +35,26 @@ class CaseInputs:
 
 @dataclass
 class InputFile:
-    """All cases' array arguments in one sealed memfd, plus per-case argument sets."""
+    """All cases' array arguments in one file, plus per-case argument sets.
 
-    fd: int | None
+    Runs get a sealed memfd (:attr:`fd`).  When the bytes come from the disk cache, the judge's own view maps
+    the cache file, and the memfd is made only when a run first needs it: a cold start whose early run
+    already brought the bytes (:mod:`judge.run_plan`) then never copies ~30 MB into a memfd of its own,
+    nor frees one afterwards.  The cache file is only ever replaced, never written in place
+    (:func:`judge.problem.cache.write_atomic`), and the memfd is copied from the very file the view maps."""
+
     size: int
     cases: list[CaseInputs] = field(default_factory=list)
     _map: mmap.mmap | None = None
+    _fd: int | None = None  #: the sealed memfd, once made
+    _source: int | None = None  #: the open cache file _map maps, which the memfd is copied from
+
+    @property
+    def fd(self) -> int | None:
+        """The sealed, read-only memfd runs map (None: no array inputs)."""
+        if self._fd is None and self._source is not None:
+            self._fd = memfd.sealed_copy("judge-inputs", self._source, self.size)
+        return self._fd
 
     def same_bytes(self, fd: int | None) -> bool:
         """Whether the file behind ``fd`` holds exactly this input file's bytes (None: no array inputs)."""
@@ -57,9 +71,10 @@ class InputFile:
                 self._map.close()
             except BufferError:
                 pass  # arrays still view it; released with them
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        for fd in (self._fd, self._source):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._source = None
 
 
 @dataclass(frozen=True)
@@ -127,8 +142,20 @@ def _fill(buffer: mmap.mmap, placed: _Placed) -> None:
     view[...] = _logical(placed.arg)
 
 
+def _open_cached(path: Path, size: int) -> int | None:
+    """The cache file at ``path``, open for reading, if it holds ``size`` bytes; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if os.fstat(fd).st_size != size:
+        os.close(fd)
+        return None
+    return fd
+
+
 def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> InputFile:
-    """Lay out every case's arrays in one memfd, sealed against any further change."""
+    """Lay out every case's arrays in one file: the disk cache's, else a memfd filled now (see :class:`InputFile`)."""
     planned: list[list[tuple[str, Any]]] = []
     size = 0
     for case in cases:
@@ -142,12 +169,13 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
                 args.append((name, value))
         planned.append(args)
     if size == 0:
-        return InputFile(None, 0, [CaseInputs(dict(args), [(n, {"scalar": v}) for n, v in args]) for args in planned])
-    fd = memfd.create("judge-inputs", size)
+        return InputFile(0, [CaseInputs(dict(args), [(n, {"scalar": v}) for n, v in args]) for args in planned])
     cached = cache_dir / "inputs.bin" if cache_dir is not None else None
-    if cached is not None and cached.is_file() and cached.stat().st_size == size:
-        memfd.fill_from(fd, cached, size)
+    source = _open_cached(cached, size) if cached is not None else None
+    if source is not None:
+        result = InputFile(size, _map=mmap.mmap(source, size, access=mmap.ACCESS_READ), _source=source)
     else:
+        fd = memfd.create("judge-inputs", size)
         with mmap.mmap(fd, size, access=mmap.ACCESS_WRITE) as writable:
             for args in planned:
                 for _, placed in args:
@@ -158,9 +186,9 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
                 write_atomic(cached, lambda f: os.sendfile(f.fileno(), fd, 0, size))
             except OSError:
                 pass
-    memfd.seal_read_only(fd)
-    readable = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
-    result = InputFile(fd, size, _map=readable)
+        memfd.seal_read_only(fd)
+        result = InputFile(size, _map=mmap.mmap(fd, size, access=mmap.ACCESS_READ), _fd=fd)
+    readable = result._map
     for args in planned:
         values: dict[str, Any] = {}
         wire: list[tuple[str, dict]] = []

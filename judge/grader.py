@@ -211,12 +211,14 @@ class Judge:
         judging = None
 
         def judge_meanwhile(run: InBackground) -> None:
-            """While ``run`` (this submission's) goes on: judge the slots it has finished."""
+            """While ``run`` (this submission's) goes on: judge the slots it has finished, where the backend
+            writes them one by one, header last (``streams_slots``)."""
             nonlocal judging
             from judge.outcome import CaseJudging
 
             judging = CaseJudging(prepared, backend.result_buffer_for(prepared.result_size).map, observed, spans)
-            judging.judge_until_over(run)
+            if backend.streams_slots:
+                judging.judge_until_over(run)
 
         try:
             report = None

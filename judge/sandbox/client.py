@@ -32,6 +32,8 @@ class ZygoteError(BackendError):
 class ZygoteClient:
     """One warm zygote of one isolation mode; ``run`` is serialised (a zygote runs one child at a time)."""
 
+    streams_slots = True  #: the sandboxed harness writes each slot into the shared buffer, header last
+
     def __init__(self, mode: str, name: str, note: str = "", launched: Launched | None = None) -> None:
         """A zygote of ``mode`` with worker cgroup ``name``: ``launched`` (already started by
         :func:`judge.sandbox.launch.spawn`, of that mode and name), else one started now."""

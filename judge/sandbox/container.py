@@ -91,6 +91,8 @@ def _capture(path: Path) -> Capture:
 class ContainerClient:
     """Runs each request in a fresh container of ``image``; ``run`` is serialised per client."""
 
+    streams_slots = False  #: the results file is copied into the buffer after the run, headers before data
+
     def __init__(self, image: str | None = None, run_root: str | None = None) -> None:
         try:
             import docker

@@ -174,6 +174,12 @@ class SandboxBackend(Protocol):
     reads the same buffer.
     """
 
+    #: Whether each slot's header becomes visible only after its array bytes while the run goes on (the
+    #: harness writes them straight into the shared buffer): the judge then judges each slot as soon as it
+    #: is written (:class:`judge.outcome.CaseJudging`).  False for a backend that fills the buffer after the
+    #: run, in file order (headers before their data): its slots are judged once the run is over.
+    streams_slots: bool
+
     @property
     def isolation(self) -> Isolation:
         """How this backend isolates runs (goes into every verdict).  May wait for start-up."""

@@ -66,6 +66,8 @@ Handler = Callable[[RunRequest], StoredRun]
 class ReplayBackend:
     """A :class:`SandboxBackend` whose runs are answered by ``handler(request) -> StoredRun``."""
 
+    streams_slots = False  #: a stored run's slots are written in one piece
+
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.result_buffer: ResultBuffer | None = None
@@ -132,6 +134,10 @@ class RecordingBackend:
     def __init__(self, inner: SandboxBackend) -> None:
         self.inner = inner
         self.runs: dict[str, StoredRun] = {}
+
+    @property
+    def streams_slots(self) -> bool:
+        return self.inner.streams_slots
 
     @property
     def isolation(self) -> Isolation:

@@ -1,11 +1,11 @@
 """One call in a daemon thread, its result or exception handed back to whoever waits for it.
 
-The judge overlaps waiting with work in three places: every run beside the judging
-of the slots it has finished, and in a fresh process beside the grading side's imports
-(:func:`judge.grader._run_beside`), a cold start's early run beside the judge's start-up
-(:class:`judge.run_plan.EarlyRun`) and the zygote's cgroup join beside its numpy import
-(:mod:`judge.sandbox.zygote_boot`).  This module imports
-only ``threading``, so the zygote can use it before anything heavy.
+The judge overlaps waiting with work in three places: each run beside the judge's own
+work (judging the slots the run has finished, and in a fresh process importing the
+grading side: :func:`judge.grader._run_beside`), a cold start's early run beside the
+judge's start-up (:class:`judge.run_plan.EarlyRun`), and the zygote's cgroup join beside
+its numpy import (:mod:`judge.sandbox.zygote_boot`).  This module imports only
+``threading``, so the zygote can use it before anything heavy.
 """
 
 from __future__ import annotations

@@ -257,11 +257,11 @@ def _named_refusal(result: CaseResult, header: SlotHeader, rlimit_memory: bool) 
     return result
 
 
+POLL_SECONDS = 0.002  #: how often the judge looks for slots the run has finished while it goes on
 #: Judging a slot while the run goes on (:meth:`CaseJudging.judge_written`) relies on the harness's stores
 #: becoming visible to the judge in the order it made them: a slot's array bytes, then its header.  x86's
 #: total store order guarantees that; weaker orders (ARM, POWER) do not, so there every slot is judged after
 #: the run, when the process's exit has made all of its stores visible.
-POLL_SECONDS = 0.002  #: how often the judge looks for slots the run has finished while it goes on
 STORES_IN_ORDER = platform.machine().lower() in ("x86_64", "amd64", "i386", "i486", "i586", "i686")
 
 

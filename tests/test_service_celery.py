@@ -60,7 +60,12 @@ def test_worker_killed_mid_verdict_loses_nothing_and_doubles_nothing(tmp_path, r
             ids += _submit(client, kinds[1:], listener.url)
             victim.kill()
             survivor = next(w for w in workers.values() if w is not victim)
-            done = wait_done(client, ids, 90)
+            try:
+                done = wait_done(client, ids, 90)
+            except AssertionError as exc:  # say where each submission stands and what the survivor did
+                states = [(store.get(i) or {}).get("state") for i in ids]
+                raise AssertionError(f"{exc}; states {states}; survivor's log:\n{survivor.output()[-4000:]}"
+                                     f"\nserver's log:\n{server.output()[-2000:]}") from None
         assert [done[i]["verdict"]["status"] for i in ids] == _expected(kinds)
         first = store.get(ids[0])
         assert first["attempts"] == 2 and first["worker"] == survivor.name  # judged again, elsewhere

@@ -3,6 +3,7 @@ isolate they skip with a loud reason outside CI and fail inside CI."""
 
 from __future__ import annotations
 
+import mmap
 import os
 from pathlib import Path
 
@@ -64,3 +65,31 @@ def judge():
 
 def submission(status: str, name: str) -> bytes:
     return (SUBMISSIONS / status / name).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def prepared():
+    """The sinusoidal-pe bundle prepared in this process (inputs laid out, expected outputs loaded), for tests
+    that write result slots by hand (tests/test_fuzz.py, tests/test_case_judging.py)."""
+    from judge.prepared import prepare
+    from judge.problem.loader import load_problem
+
+    p = prepare(load_problem(PROBLEM_DIR))
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def results(prepared):
+    """A private mapping the size of ``prepared``'s result buffer, to write slots into by hand."""
+    m = mmap.mmap(-1, prepared.result_size)
+    yield m
+    m.close()
+
+
+def clear_slot_headers(prepared, results) -> None:
+    """Erase every slot header of ``results``, as the judge does before a run."""
+    from judge.sandbox import wire
+
+    for case in prepared.cases:
+        results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)

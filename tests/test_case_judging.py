@@ -10,39 +10,18 @@ slots of the cases before a slow last call are judged while that call still runs
 
 from __future__ import annotations
 
-import mmap
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.problem.loader import load_problem
 from judge.sandbox import wire
-from tests.conftest import PROBLEM_DIR
+from tests.conftest import clear_slot_headers
 
 OUTCOMES = ("correct", "wrong", "raised", "other", "float32", "wrong_shape")
 
 
-@pytest.fixture(scope="module")
-def prepared():
-    from judge.prepared import prepare
-
-    p = prepare(load_problem(PROBLEM_DIR))
-    yield p
-    p.close()
-
-
-@pytest.fixture(scope="module")
-def results(prepared):
-    m = mmap.mmap(-1, prepared.result_size)
-    yield m
-    m.close()
-
-
-def _clear(prepared, results) -> None:
-    for case in prepared.cases:
-        results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)
+# Fixtures ``prepared`` and ``results``: tests/conftest.py.
 
 
 def _slot(case, outcome: str, time_ns: int = 1000) -> tuple[np.ndarray | None, bytes]:
@@ -104,7 +83,7 @@ def test_judging_early_ends_as_judging_after_the_run(prepared, results, data):
     from judge.outcome import CaseJudging
     from judge.sandbox.contract import RunReport
 
-    _clear(prepared, results)
+    clear_slot_headers(prepared, results)
     written = data.draw(st.integers(0, len(prepared.cases)), label="cases written before the process ended")
     observed, spans = {}, {}
     judging = CaseJudging(prepared, results, observed, spans)
@@ -139,7 +118,7 @@ def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results,
     from judge.outcome import CaseJudging
     from judge.sandbox.contract import RunReport
 
-    _clear(prepared, results)
+    clear_slot_headers(prepared, results)
     judging = CaseJudging(prepared, results, {}, {})
     case = prepared.cases[0]
     _write(results, case, *_slot(case, first, time_ns=1000))
@@ -157,7 +136,7 @@ def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results
     from judge.outcome import CaseJudging
     from judge.sandbox.contract import RunReport
 
-    _clear(prepared, results)
+    clear_slot_headers(prepared, results)
     judging = CaseJudging(prepared, results, {}, {})
     _all_correct(prepared, results)
     case = prepared.cases[3]
@@ -175,7 +154,7 @@ def test_weakly_ordered_machines_judge_nothing_early(prepared, results, monkeypa
     from judge.sandbox.contract import RunReport
 
     monkeypatch.setattr(outcome, "STORES_IN_ORDER", False)
-    _clear(prepared, results)
+    clear_slot_headers(prepared, results)
     judging = outcome.CaseJudging(prepared, results, {}, {})
     _all_correct(prepared, results, judging)
     assert judging.judge_written() == 0

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import mmap
 import shutil
 import struct
 
@@ -22,7 +21,7 @@ from hypothesis import strategies as st
 
 from judge.errors import BundleError
 from judge.problem.loader import Bundle, load_problem
-from tests.conftest import PROBLEM_DIR
+from tests.conftest import PROBLEM_DIR, clear_slot_headers
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                           HealthCheck.too_slow])
@@ -98,22 +97,7 @@ def test_loader_mutated_real_files(bundle_copy, name, data):
 
 
 # --------------------------------------------------------------------------- result decoder
-
-@pytest.fixture(scope="module")
-def prepared():
-    from judge.prepared import prepare
-
-    p = prepare(load_problem(PROBLEM_DIR))
-    yield p
-    p.close()
-
-
-@pytest.fixture(scope="module")
-def results(prepared):
-    m = mmap.mmap(-1, prepared.result_size)
-    yield m
-    m.close()
-
+# (fixtures ``prepared`` and ``results``: tests/conftest.py)
 
 _PREFIX = struct.Struct("<8sI")
 headers = st.fixed_dictionaries({}, optional={
@@ -159,12 +143,10 @@ def test_result_decoder_never_raises(prepared, results, data, reply):
 def test_forged_zero_size_shapes_are_handled(prepared, results, shape):
     """Found by the fuzzer: a zero-size shape with absurd dimensions once crashed the judge in np.ndarray."""
     from judge.outcome import judge_cases
-    from judge.sandbox import wire
     from judge.verdict import Status
 
     header = json.dumps({"outcome": "array", "dtype": "<f8", "shape": shape, "nbytes": 0}).encode()
-    for case in prepared.cases:
-        results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)
+    clear_slot_headers(prepared, results)
     case = prepared.cases[0]
     results[case.slot_offset:case.slot_offset + 12 + len(header)] = _PREFIX.pack(b"JDGSLOT1", len(header)) + header
     cases, _ = judge_cases(prepared, _report({"exit_code": 0}), results, {})
@@ -176,8 +158,7 @@ def _decode(prepared, results, data, reply):
     from judge.sandbox import wire
 
     results.seek(0)
-    for case in prepared.cases:
-        results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)
+    clear_slot_headers(prepared, results)
     chosen = data.draw(st.lists(st.integers(0, len(prepared.cases) - 1), max_size=6, unique=True))
     for index in chosen:
         case = prepared.cases[index]

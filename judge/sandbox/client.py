@@ -35,8 +35,8 @@ class ZygoteClient:
     streams_slots = True  #: the sandboxed harness writes each slot into the shared buffer, header last
 
     def __init__(self, mode: str, name: str, note: str = "", launched: Launched | None = None) -> None:
-        """A zygote of ``mode`` with worker cgroup ``name``: ``launched`` (already started by
-        :func:`judge.sandbox.launch.spawn`, of that mode and name), else one started now."""
+        """A zygote of ``mode`` with worker cgroup ``name``, started now; or ``launched``, already started by
+        :func:`judge.sandbox.launch.spawn` (see :meth:`take_over`)."""
         self.mode = mode
         self.note = note
         self.name = name
@@ -47,8 +47,6 @@ class ZygoteClient:
 
                 claim()  # never raises; the zygote finds the outcome and says it in every verdict
             launched = spawn(mode, name)
-        elif (launched.mode, launched.name) != (mode, name):
-            raise ValueError(f"a zygote launched as {launched.mode} {launched.name} cannot serve as {mode} {name}")
         self._lock = threading.Lock()
         self._retired = False
         self._proc = launched.proc

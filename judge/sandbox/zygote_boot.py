@@ -32,7 +32,7 @@ def join_worker_cgroup(name: str):
 
 
 def boot() -> None:
-    """``python -E -s -S -c BOOT PATH MODE NAME FD`` (see :mod:`judge.sandbox.client`)."""
+    """``python -E -s -S -c BOOT PATH MODE NAME FD`` (see :mod:`judge.sandbox.launch`)."""
     mode, name = sys.argv[1], sys.argv[2]
     joining = InBackground(lambda: join_worker_cgroup(name), "zygote-cgroup-join") if mode == "full" else None
     from judge.sandbox.zygote import main

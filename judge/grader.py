@@ -94,7 +94,6 @@ class Judge:
         self._started = 0
         self._lock = threading.Lock()
         self._prepared: dict[Path, PreparedProblem] = {}
-        self._hidden: set[tuple[str, int]] = set()
         self._closed = False
 
     # -- problems -----------------------------------------------------------
@@ -228,9 +227,6 @@ class Judge:
             buffer = backend.result_buffer_for(prepared.result_size)
             if report is None:
                 buffer.start_run(prepared.slot_offsets)
-                before = backend.isolation
-                if before.mode == "reduced":
-                    self._hide_bundle(bundle, before.uid)
                 report = _run_beside(backend, request, prepared.inputs.fd, judge_meanwhile)
             from judge.capture import attach_output  # loaded during the run (_run_beside), or long before
             from judge.outcome import CaseJudging
@@ -248,6 +244,8 @@ class Judge:
             if judging is None:
                 judging = CaseJudging(prepared, buffer.map, observed, spans)
             cases, killed_for = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
+            if not getattr(backend, "retired", False):  # judged: zero the buffer before anyone's next run
+                buffer.scrub_in_background()
         finally:
             self._release(backend)
         verdict = self._assemble(bundle, cases, report, killed_for, isolation)
@@ -261,15 +259,6 @@ class Judge:
 
             verdict.pictures = render_pictures_safely(verdict, prepared, observed, pictures_dir)
         return verdict
-
-    def _hide_bundle(self, bundle: Bundle, uid: int | None) -> None:
-        """Mode reduced has no mount namespace: the bundle and the cache must be unreadable to the run's uid."""
-        key = (str(bundle.root), uid)
-        if uid is not None and key not in self._hidden:
-            from judge.sandbox.reduced import hide_judge_files
-
-            hide_judge_files(bundle.root, uid)
-            self._hidden.add(key)
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], report: RunReport, killed_for: str | None,
                   isolation: Isolation) -> Verdict:

@@ -49,6 +49,20 @@ def seal_read_only(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, READ_ONLY_SEALS)
 
 
+def sealed_bytes(name: str, data: bytes) -> int:
+    """A sealed memfd holding ``data`` (e.g. a learner's source on its way to the run that alone reads it)."""
+    fd = create(name, len(data))
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        seal_read_only(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
 def sealed_copy(name: str, path: Path | int, size: int) -> int:
     """A sealed memfd holding ``path``'s bytes (or the open file ``path``'s): raises OSError when the file is
     missing or shorter."""

@@ -109,15 +109,40 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept)
 
 
+def _viewable(shape: tuple[int, ...], dtype: np.dtype, capacity: int) -> bool:
+    """Whether numpy can view ``shape`` at all: every dimension within the slot and the product of the non-zero
+    ones (numpy checks it even when another dimension is 0) far from overflowing.  A learner can write any shape
+    into a header: ``(0, 2**20, 2**20, ...)`` holds no bytes, yet numpy raises "array is too big" on it."""
+    if any(n < 0 or n > capacity for n in shape):
+        return False
+    span = dtype.itemsize
+    for n in shape:
+        span *= max(n, 1)
+        if span > 1 << 62:
+            return False
+    return True
+
+
+def _slot_view(case: PreparedCase, shape: tuple[int, ...], dtype: np.dtype, results: mmap.mmap) -> np.ndarray | None:
+    """The slot's array bytes as ``shape``/``dtype``, or None where numpy cannot view them (never an exception:
+    whatever the header says is the learner's answer, never the judge's failure)."""
+    if not _viewable(shape, dtype, case.slot_capacity):
+        return None
+    try:
+        return np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
 def _returned_array(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> np.ndarray | None:
     """A view of the array the call returned, when its header is consistent with the slot; else None."""
-    if header.outcome != "array" or header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None \
-            or any(n < 0 or n > case.slot_capacity for n in header.shape):
+    if header.outcome != "array" or header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None:
         return None
     dtype = np.dtype(header.dtype)
-    if int(np.prod(header.shape, dtype=object)) * dtype.itemsize != header.nbytes or header.nbytes > case.slot_capacity:
+    if header.nbytes is None or header.nbytes > case.slot_capacity \
+            or int(np.prod(header.shape, dtype=object)) * dtype.itemsize != header.nbytes:
         return None
-    return np.ndarray(tuple(header.shape), dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
+    return _slot_view(case, tuple(header.shape), dtype, results)
 
 
 def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, result: CaseResult, changed: str,
@@ -187,17 +212,14 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         result.message = "the result's header is inconsistent with its size" + changed
         _observe(observed, index, header)
         return result
-    if shape != case.expected.shape:
+    got = _slot_view(case, shape, dtype, results)
+    if shape != case.expected.shape or got is None:
         result.message = f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}" + changed
-        # A forged zero-size shape may carry absurd dimensions ((0, 2**70)): numpy refuses to view those.
-        got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE) \
-            if all(n <= case.slot_capacity for n in shape) else None
         _observe(observed, index, header, got)
         del got
         return result
     if result.got_dtype not in case.output_dtypes:
         result.message = f"returned dtype {result.got_dtype}, expected {' or '.join(case.output_dtypes)}" + changed
-    got = np.ndarray(shape, dtype, buffer=results, offset=case.slot_offset + wire.SLOT_HEADER_SIZE)
     comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
     result.facts = comparison.facts
     if measure:

@@ -16,6 +16,7 @@ from judge.problem.cache import bundle_cache_dir
 from judge.problem.expected import expected_outputs
 from judge.problem.inputs import InputFile, build_input_file
 from judge.problem.loader import Bundle
+from judge.problem.private_paths import private_paths
 from judge.problem.models import CaseSpec, Tolerance
 from judge.run_plan import write_plan
 from judge.sandbox import wire
@@ -45,6 +46,7 @@ class PreparedProblem:
     def __post_init__(self) -> None:
         self.call_specs = self.calls()
         self.slot_offsets = [c.slot_offset for c in self.cases]
+        self.private_paths = private_paths(self.bundle.root)
 
     def calls(self) -> list[dict]:
         """What the sandboxed harness needs per case: function, arguments, slot and time limit."""
@@ -59,7 +61,8 @@ class PreparedProblem:
             source=source, calls=self.call_specs, input_size=self.inputs.size, result_size=self.result_size,
             limits=RunLimits(cpu_seconds=limits.cpu_seconds, wall_seconds=limits.wall_seconds,
                              memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
-                             output_bytes=limits.output_kib << 10))
+                             output_bytes=limits.output_kib << 10),
+            hide=self.private_paths)
 
     def close(self) -> None:
         self.inputs.close()

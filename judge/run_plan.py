@@ -81,7 +81,11 @@ class RunPlan:
     inputs: Path | None  #: the cached input bytes the prepared bundle was copied from
 
     def request_for(self, source: str) -> RunRequest:
-        return RunRequest.from_wire({**self.request, "source": source})
+        """The run of ``source``; the paths to hide are those of the bundle where it is now (PrairieLearn mounts it
+        elsewhere than where the plan was written)."""
+        from judge.problem.private_paths import private_paths
+
+        return RunRequest.from_wire({**self.request, "source": source, "hide": private_paths(self.root)})
 
 
 def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
@@ -93,7 +97,7 @@ def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
     if key is None:
         return
     request = prepared.run_request("").to_wire()
-    del request["source"]
+    del request["source"], request["hide"]
     text = json.dumps({
         "schema": PLAN_SCHEMA, "judge": __version__, "time_scale": os.environ.get(TIME_SCALE_ENV, ""),
         "request": request, "functions": [f.name for f in spec.functions],
@@ -179,11 +183,6 @@ class EarlyRun:
             self._inputs_ready.set()
         buffer = self.backend.result_buffer_for(self.request.result_size)
         buffer.start_run([call["slot_offset"] for call in self.request.calls])
-        info = self.backend.info  # the zygote's hello: blocks until it is ready
-        if info.get("isolation") == "reduced":  # no mount namespace: hide the bundle and cache from its uid
-            from judge.sandbox.reduced import hide_judge_files
-
-            hide_judge_files(self.plan.root, info["uid"])
         return self.backend.run(self.request, self.inputs_fd)
 
     def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest,

@@ -157,18 +157,28 @@ def test_cold_cli_verdict_equals_judge_grade(example, judge):
 
 
 @pytest.mark.unit
-def test_result_buffer_is_prefaulted_from_its_second_run_and_slot_headers_are_erased():
-    from judge.result_buffer import ResultBuffer
-    from judge.sandbox import wire
+def test_result_buffer_holds_only_zeros_at_every_run_start_and_a_first_run_faults_in_nothing():
+    """A run may write anywhere in its mapping: every later run must start on zeros (issue 24's first breach:
+    the previous learner's outputs were still in the slots), zeroed in the background after judging or, if
+    that did not happen, when the run starts.  A fresh buffer is the kernel's zeros: nothing is touched."""
+    import numpy as np
 
-    buffer = ResultBuffer(1 << 20)
+    from judge.result_buffer import ResultBuffer
+
+    buffer = ResultBuffer(8 << 20)
     try:
-        buffer.map[0:wire.SLOT_HEADER_SIZE] = b"\xff" * wire.SLOT_HEADER_SIZE
-        buffer.start_run([0])
-        assert not buffer.populated, "a first run faults in only what it writes"
-        assert buffer.map[0:wire.SLOT_HEADER_SIZE] == bytes(wire.SLOT_HEADER_SIZE)
-        buffer.start_run([0])
-        assert buffer.populated and buffer.runs == 2
+        buffer.start_run()
+        assert os.fstat(buffer.fd).st_blocks == 0, "a first run faults in only what it writes"
+        view = np.frombuffer(buffer.map, np.uint8)
+        view[::4093] = 0x5A  # a run scribbling everywhere, headers and data alike
+        buffer.scrub_in_background()
+        buffer.start_run()
+        assert not view.any(), "the run after a scrubbed one sees a non-zero byte"
+        view[-100:] = 0x5A  # and without the background scrub (a judge that skipped it): zeroed at the start
+        buffer.start_run()
+        assert not view.any()
+        assert buffer.runs == 3
+        del view
     finally:
         buffer.close()
 

@@ -10,6 +10,7 @@ ahead, before the judge's imports.
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import threading
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from judge.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import guarantees
-from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, RunReport, RunRequest
+from judge import memfd
+from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, Capture, RunReport, RunRequest
 from judge.sandbox.launch import Launched, spawn
 from judge.sandbox.messages import recv_message, send_message
 
@@ -94,19 +96,37 @@ class ZygoteClient:
         return self._proc.pid
 
     def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
+        """Send the run: the request without its source, and the descriptors the zygote expects
+        (:data:`judge.sandbox.zygote.REQUEST_FDS`): the result buffer, the source in a sealed memfd, two fresh
+        capture files, the inputs.  The captures are read here, after the run: the zygote never reads a byte a
+        learner wrote."""
         if self.result_buffer is None or self.result_buffer.size < request.result_size:
             raise ZygoteError("run() before result_buffer_for(size)")
-        fds = [self.result_buffer.fd] + ([inputs_fd] if inputs_fd is not None else [])
-        with self._lock:
-            self._wait_ready()
-            try:
-                send_message(self._sock, request.to_wire(), fds)
-                reply, _ = recv_message(self._sock)
-            except OSError as exc:
-                raise ZygoteError(f"lost the sandbox process: {exc}") from exc
-        if reply is None:
-            raise ZygoteError("the sandbox process stopped answering")
-        return RunReport.from_wire(reply)
+        message, source = request.without_source()
+        message["source_bytes"] = len(source)
+        source_fd = memfd.sealed_bytes("judge-source", source)
+        captures = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr")]
+        fds = [self.result_buffer.fd, source_fd, *captures] + ([inputs_fd] if inputs_fd is not None else [])
+        try:
+            with self._lock:
+                self._wait_ready()
+                try:
+                    send_message(self._sock, message, fds)
+                    reply, _ = recv_message(self._sock)
+                except OSError as exc:
+                    raise ZygoteError(f"lost the sandbox process: {exc}") from exc
+            if reply is None:
+                raise ZygoteError("the sandbox process stopped answering")
+            if "refused" in reply:
+                from judge.errors import SandboxUnavailable
+
+                raise SandboxUnavailable(reply["refused"])
+            report = RunReport.from_wire(reply)
+            report.stdout, report.stderr = (Capture.read(fd) for fd in captures)
+            return report
+        finally:
+            for fd in (source_fd, *captures):
+                os.close(fd)
 
     def alive(self) -> bool:
         return self._proc.poll() is None
@@ -120,6 +140,11 @@ class ZygoteClient:
         (``finishes_alone`` in its hello) and exits, freeing those files' pages (~25 ms for the largest
         suite) after the verdict is out rather than before."""
         self._retired = True
+
+    @property
+    def retired(self) -> bool:
+        """No more runs will come (:meth:`retire`): its buffer need not be made ready for one."""
+        return self._retired
 
     def abandon(self) -> None:
         """Stop a zygote nobody will use, at once (it may still be booting): killed, waited for, its group removed."""

@@ -59,14 +59,25 @@ class RunRequest:
     input_size: int  #: bytes of the sealed input file (0: no array inputs)
     result_size: int  #: bytes of the result buffer the slots live in
     limits: RunLimits
+    #: Paths the run must not reach (the bundle, the judge's cache, a checkout's history): a mode without a root
+    #: of its own hides them from the run's uid; the others have no path to them anyway.
+    hide: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict:
         return asdict(self)
 
+    def without_source(self) -> tuple[dict, bytes]:
+        """The wire form with an empty ``source``, and the source's UTF-8 bytes: what a warm backend sends
+        its zygote (the bytes go in a sealed memfd that only the run's own processes read, see
+        :mod:`judge.sandbox.zygote`)."""
+        data = asdict(self)
+        return {**data, "source": ""}, data["source"].encode("utf-8")
+
     @classmethod
     def from_wire(cls, data: dict) -> "RunRequest":
-        return cls(source=data["source"], calls=data["calls"], input_size=int(data["input_size"]),
-                   result_size=int(data["result_size"]), limits=RunLimits(**data["limits"]))
+        return cls(source=data.get("source", ""), calls=data["calls"], input_size=int(data["input_size"]),
+                   result_size=int(data["result_size"]), limits=RunLimits(**data["limits"]),
+                   hide=list(data.get("hide", [])))
 
 
 @dataclass
@@ -107,6 +118,9 @@ class RunReport:
                        read from /proc) passed the limit: the rlimits modes' OOM kill
     ``pids_refused``   forks the cgroup's pids.max refused (None under RLIMIT_NPROC, which keeps no count)
     ``processes_left`` processes killed after the run (cgroup.procs, or the sandbox uid's processes)
+    ``processes_stuck`` processes of the run still alive after SIGKILL (uninterruptible sleep, e.g. a ``sync()``
+                       of a large write): left to the kernel; mode reduced gives the uid up until they end
+    ``files_left``     files of the run the clean-up's budget did not reach (mode reduced)
     ``stdout``         head and size of the learner's standard output
     ``stderr``         head and size of its standard error
     ``elapsed_ns``     the backend's own time for the run, set-up and clean-up included
@@ -128,6 +142,8 @@ class RunReport:
     memory_killed: bool = False
     pids_refused: int | None = None
     processes_left: int = 0
+    processes_stuck: int = 0
+    files_left: int = 0
     stdout: Capture = field(default_factory=Capture)
     stderr: Capture = field(default_factory=Capture)
     elapsed_ns: int = 0

@@ -78,8 +78,9 @@ def _print_traceback(exc: BaseException) -> None:
 
 class Harness:
     def __init__(self, request: RunRequest, input_map: mmap.mmap | None, pristine_map: mmap.mmap | None,
-                 result_map: mmap.mmap, progress: ProgressPage) -> None:
+                 result_map: mmap.mmap, progress: ProgressPage, source: str | None = None) -> None:
         self.request = request
+        self.source = request.source if source is None else source
         self.inputs = input_map
         self.pristine = pristine_map
         self.results = result_map
@@ -124,7 +125,7 @@ class Harness:
 
     def load(self) -> dict | None:
         """Execute the learner's module; the functions by name, or None if it raised."""
-        source: str = self.request.source
+        source: str = self.source
         linecache.cache[SUBMISSION_FILENAME] = (len(source), None, source.splitlines(True), SUBMISSION_FILENAME)
         namespace: dict[str, Any] = {"__name__": "submission", "__file__": SUBMISSION_FILENAME,
                                      "__builtins__": builtins}

@@ -124,16 +124,26 @@ def become_rootless(plan: RootPlan, limits: ChildLimits, seccomp: DenyListFilter
     _lock_down(seccomp)
 
 
-def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyListFilter) -> None:
+def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyListFilter,
+                   landlock_abi: int = 0, landlock_rules: list | None = None) -> None:
     """Mode reduced (root in a container that refuses namespaces): no new root, a uid of the run's
-    own, its private working folder, rlimits, no_new_privs, seccomp.  This init is a subreaper, so
+    own, its private working folder, Landlock confining files to mode full's view plus that folder
+    (where the kernel allows it), rlimits, no_new_privs, seccomp.  This init is a subreaper, so
     every process the learner starts stays below it where the supervisor's memory watch finds it."""
+    rules = landlock_rules or []
     _raise_oom_score()
-    close_other_fds(keep=(0, 1, 2, 3))
+    close_other_fds(keep=(0, 1, 2, 3, *(fd for fd, _ in rules)))
     _clean_environment(HOME=workdir, TMPDIR=workdir)
     os.chdir(workdir)
-    apply_rlimits(limits)
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+    if landlock_abi:
+        from judge.sandbox import landlock
+
+        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # what Landlock needs from a process without CAP_SYS_ADMIN
+        landlock.restrict_self(landlock_abi, rules, workdir)
+        for fd, _ in rules:
+            os.close(fd)
+    apply_rlimits(limits)
     drop_privileges(uid)
     _lock_down(seccomp)
 

@@ -37,6 +37,13 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "iopl", "ioperm", "ustat", "sysfs", "uselib", "nfsservctl",
 )
 
+#: Memory a process can hold outside its resident set, so that no RSS watch sees it: System V shared memory (a
+#: segment outlives its processes, detached or not), System V message queues and POSIX message queues (kernel
+#: memory per queue).  Denied where no memory cgroup charges them (the rlimits modes); mode full, rootless with a
+#: delegated cgroup and the container engine's runs are charged for them by the kernel instead, and their IPC
+#: namespace ends with the run.
+UNACCOUNTED_MEMORY_SYSCALLS: tuple[str, ...] = ("shmget", "shmat", "msgget", "msgsnd", "mq_open", "mq_timedsend")
+
 # Namespace flags refused on clone(2); clone3 is refused with ENOSYS so libc falls back to clone.
 _CLONE_NAMESPACE_FLAGS = (
     0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
@@ -58,7 +65,8 @@ class DenyListFilter:
     single prctl-backed call that is safe right before running learner code.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, also_deny: tuple[str, ...] = ()) -> None:
+        """The deny-list, plus ``also_deny`` (e.g. :data:`UNACCOUNTED_MEMORY_SYSCALLS`)."""
         try:
             lib = load_library("libseccomp.so.2", "seccomp")
         except OSError as exc:
@@ -75,7 +83,7 @@ class DenyListFilter:
             raise SeccompUnavailable("seccomp_init failed")
         self.denied: list[str] = []
         deny = _act_errno(errno.EPERM)
-        for name in DENIED_SYSCALLS:
+        for name in (*DENIED_SYSCALLS, *also_deny):
             if self._add(deny, name):
                 self.denied.append(name)
         self._add(_act_errno(errno.ENOSYS), "clone3")

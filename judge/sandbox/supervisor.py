@@ -20,7 +20,7 @@ import select
 import signal
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judge.sandbox import linux
 from judge.sandbox.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
@@ -47,6 +47,9 @@ class Policy:
     workdir: str | None = None  #: reduced: the run's private folder (HOME, TMPDIR, cwd)
     memory_watch: bool = False  #: no cgroup: RLIMIT_AS + the supervisor's memory watch
     own_uid_count: bool = False  #: RLIMIT_NPROC counts only the run (reduced, rootless)
+    landlock_abi: int = 0  #: reduced: the kernel's Landlock ABI (0: none; see judge.sandbox.landlock)
+    landlock_rules: list = field(default_factory=list)  #: reduced: (O_PATH fd, rights) of the run's file view
+    shared_folders: tuple[str, ...] = ()  #: reduced: folders the uid could write, swept after each run
 
     @property
     def namespaces(self) -> bool:
@@ -62,6 +65,16 @@ class RunMaps:
     results: mmap.mmap
     stdout_fd: int
     stderr_fd: int
+    #: The learner's file, a read-only mapping of the sealed memfd the judge sent: only the learner's own
+    #: process reads its bytes (:meth:`source_text`), so the zygote every later run is forked from never
+    #: holds them.  None where the request carries the source itself (the container backend's file).
+    source: mmap.mmap | None = None
+
+    def source_text(self, request: RunRequest) -> str:
+        """The learner's source, decoded in the process that runs it."""
+        if self.source is None:
+            return request.source
+        return bytes(self.source).decode("utf-8")
 
 
 @dataclass
@@ -125,7 +138,7 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
         os.setpgid(0, 0)  # killpg(0) from the learner reaches its own group, never this init
         code = 0
         try:
-            Harness(request, maps.inputs, maps.pristine, maps.results, progress).run()
+            Harness(request, maps.inputs, maps.pristine, maps.results, progress, maps.source_text(request)).run()
         except BaseException:  # noqa: BLE001
             code = 1
         os._exit(code)
@@ -156,7 +169,8 @@ def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Po
         elif policy.mode == "rootless":
             become_rootless(policy.plan, limits, policy.seccomp)
         elif policy.mode == "reduced":
-            become_reduced(policy.uid, policy.workdir, limits, policy.seccomp)
+            become_reduced(policy.uid, policy.workdir, limits, policy.seccomp, policy.landlock_abi,
+                           policy.landlock_rules)
         else:
             become_unsandboxed(limits)
 
@@ -199,16 +213,37 @@ def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunRepo
     report.last_case = progress.read()[0]
 
 
+def clean_up(policy: Policy, report: RunReport, proc: int | None) -> None:
+    """After the run: end every process it left (this supervisor is their subreaper) and, in mode reduced, remove
+    what its uid made: files in its folder and the shared ones, System V IPC objects.  Done here, in a process
+    that exits afterwards, so the names and bytes met on the way never enter the zygote."""
+    from judge.sandbox import leftovers
+
+    if policy.mode == "reduced" and policy.uid is not None:
+        leftovers.kill_uid(policy.uid)
+    left, stuck = leftovers.kill_descendants(proc=proc)
+    report.processes_left, report.processes_stuck = left, len(stuck)
+    if policy.mode == "reduced" and policy.uid is not None:
+        removal = leftovers.Removal()
+        if policy.workdir:
+            leftovers.remove_tree(policy.workdir, removal=removal)
+        leftovers.remove_files_of(policy.uid, policy.shared_folders, removal)
+        leftovers.remove_ipc_of(policy.uid)
+        report.files_left = removal.left
+
+
 def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Policy,
               budget: MemoryBudget | None, report_w: int) -> None:
     """Body of the supervisor process.  Writes a JSON report (RunReport fields) to ``report_w``, exits."""
     report = RunReport()
     status_r, status_w = os.pipe()
+    proc = None
     try:
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # the run's orphans come here, not to the zygote
         if policy.namespaces:
             linux.unshare(NAMESPACE_FLAGS)
         # Held open: once the init has switched root, this mount namespace (ours too) has no /proc.
-        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY) if budget else None
+        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         pid = os.fork()
         if pid == 0:
             os.close(status_r)
@@ -230,5 +265,9 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
             report.set_wait_status(json.loads(status[len(SETUP_DONE):])["wait_status"])
     except BaseException:  # noqa: BLE001
         report.setup_error = traceback.format_exc()[-2000:]
+    try:
+        clean_up(policy, report, proc)
+    except BaseException:  # noqa: BLE001 - a clean-up that failed is the judge's problem, said in the report
+        report.error = "cleaning up after the run failed: " + traceback.format_exc()[-1000:]
     os.write(report_w, json.dumps(report.to_wire()).encode())
     os._exit(0)

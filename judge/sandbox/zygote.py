@@ -12,8 +12,16 @@ the socket ends it cleans up after itself (:meth:`Zygote.finish`): a judge that 
 done with it need not wait for it.
 
 Wire protocol (both ways, :mod:`judge.sandbox.messages`): a 4-byte little-endian
-length, then JSON.  Requests carry the result memfd and, when the cases have array
-inputs, the sealed input memfd as SCM_RIGHTS ancillary data.
+length, then JSON.  Requests carry, as SCM_RIGHTS ancillary data, the result memfd,
+the learner's source (a sealed memfd), the two capture memfds and, when the cases
+have array inputs, the sealed input memfd (:data:`REQUEST_FDS`).
+
+No byte of a learner's submission ever enters this process's memory, since every
+later run is a copy-on-write fork of it: the source reaches only the run's own
+processes, as a mapping the learner's process decodes; the captures are read by
+the judge; what the run leaves behind (processes, files, IPC objects) is found
+and removed by the run's supervisor, a forked process that exits afterwards.
+This process reads only numbers: the supervisor's report, pids, cgroup counters.
 """
 
 from __future__ import annotations
@@ -29,20 +37,43 @@ import time
 import numpy  # noqa: F401 - imported so every child starts warm
 
 from judge.sandbox import linux
-from judge.sandbox.contract import Capture, RunReport, RunRequest
+from judge.sandbox.contract import RunReport, RunRequest
 from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.progress import ProgressPage
-from judge.sandbox.reduced import claim_unused_uid, kill_descendants, kill_uid, private_workdir, remove_uid_files
+from judge.sandbox.leftovers import kill_descendants
+from judge.sandbox.reduced import private_workdir
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.rootless import enter_own_user_namespace
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
 from judge.background import InBackground
+from judge.errors import SandboxUnavailable
 from judge.sandbox.zygote_boot import join_worker_cgroup
+
+
+#: The order of a request's descriptors; ``inputs`` only when the cases have array inputs.
+REQUEST_FDS = ("results", "source", "stdout", "stderr", "inputs")
 
 
 def _rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * mmap.PAGESIZE
+
+
+def _start_folder_scan(uid: int) -> tuple[int, int]:
+    """Fork a child that lists every folder ``uid`` could write (:func:`judge.sandbox.reduced.writable_folders`,
+    ~50 ms in a grader container) while the zygote readies itself: (pid, the pipe its JSON comes on)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            from judge.sandbox.reduced import writable_folders
+
+            folders, complete = writable_folders(uid)
+            os.write(write_end, json.dumps({"folders": folders, "complete": complete}).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    return pid, read_end
 
 
 class Zygote:
@@ -55,11 +86,10 @@ class Zygote:
         self.peak_fresh = True  #: the cgroup's peak counts from after the last run (see reset_peak)
         self.notes: list[str] = []
         self.policy = Policy(mode=mode)
-        self.uid_lock: int | None = None
-        if mode != "none":
-            from judge.sandbox.seccomp import DenyListFilter
-
-            self.policy.seccomp = DenyListFilter()
+        self.uids = None  #: mode reduced: the uid pool (judge.sandbox.uids.UidPool)
+        self.stuck: set[int] = set()  #: pids of earlier runs' processes that outlived SIGKILL (left to the kernel)
+        self.hidden: set[tuple[str, int]] = set()  #: mode reduced without Landlock: (path, uid) hidden by ACL
+        self._scan: tuple[int, int] | None = None  #: mode reduced without Landlock: (pid, pipe) of the folder scan
         if mode == "full":
             self.policy.plan = RootPlan.for_this_interpreter()
             # begun before numpy's import
@@ -76,17 +106,78 @@ class Zygote:
             # With a delegated cgroup the limits are the kernel's, as in mode full; else rlimits + the watch.
             self.policy.memory_watch = self.policy.own_uid_count = self.cgroup is None
         elif mode == "reduced":
-            import shutil  # noqa: F401 - every run's clean-up needs it (remove_uid_files): loaded once, here
-            self.policy.uid, self.uid_lock = claim_unused_uid()
-            self.policy.memory_watch = self.policy.own_uid_count = True
+            self._start_reduced()
         else:
             self.policy.memory_watch = True
+        if mode != "none":
+            from judge.sandbox.seccomp import UNACCOUNTED_MEMORY_SYSCALLS, DenyListFilter
+
+            # Without a memory cgroup nothing would charge System V or POSIX IPC memory to the run: refused.
+            self.policy.seccomp = DenyListFilter(UNACCOUNTED_MEMORY_SYSCALLS if self.policy.memory_watch else ())
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
         # Keep the warm heap shared with children instead of copied by the collector.  No collection first
         # (~5 ms of every cold start): what the imports left behind is a few objects, frozen or not.
         gc.freeze()
         self.baseline_rss = _rss_bytes()
         self.baseline_vm = _vm_size()
+
+    def _start_reduced(self) -> None:
+        """Mode reduced: a uid of the zygote's own, and the run's file system view: Landlock where the kernel
+        and the container allow it, else the folders the uid could write (scanned in a child, collected before
+        the first run's clean-up) for the clean-up to sweep."""
+        from judge.sandbox import landlock
+        from judge.sandbox.leftovers import SHARED_WRITABLE
+        from judge.sandbox.uids import UidPool
+
+        self.uids = UidPool()
+        self.policy.uid = self.uids.uid
+        self.policy.memory_watch = self.policy.own_uid_count = True
+        self.policy.landlock_abi = landlock.abi_version()
+        self.policy.shared_folders = SHARED_WRITABLE
+        if self.policy.landlock_abi:
+            self.policy.landlock_rules = landlock.FileView.for_root_plan(RootPlan.for_this_interpreter()).open()
+        else:
+            self.notes.append("Landlock is not available (kernel older than 5.13, or refused by the container's "
+                              "seccomp profile): the run's uid sees every world-readable file")
+            self._scan = _start_folder_scan(self.uids.uid)
+
+    def _shared_folders(self) -> tuple[str, ...]:
+        """Mode reduced without Landlock: the scan's folders (waited for once), else the usual few."""
+        if self._scan is not None:
+            pid, pipe = self._scan
+            self._scan = None
+            data = b""
+            while chunk := os.read(pipe, 65536):
+                data += chunk
+            os.close(pipe)
+            os.waitpid(pid, 0)
+            try:
+                found = json.loads(data or b"{}")
+                folders, complete = list(found["folders"]), bool(found["complete"])
+            except (ValueError, KeyError, TypeError):
+                folders, complete = [], False
+            self.policy.shared_folders = tuple(sorted({*self.policy.shared_folders, *folders}))
+            if not complete:
+                self.notes.append("the scan for folders the run's uid could write was cut short")
+        return self.policy.shared_folders
+
+    def _hide(self, request: RunRequest) -> None:
+        """Mode reduced without Landlock: the paths the judge named, unreadable to this uid (ACL entries of uids
+        no zygote holds any more are pruned on the way)."""
+        from judge.sandbox.reduced import hide_paths
+        from judge.sandbox.uids import held_elsewhere
+
+        uid = self.policy.uid
+        todo = [path for path in request.hide if (path, uid) not in self.hidden]
+        if todo:
+            hide_paths(todo, uid, stale=lambda other: other != uid and not held_elsewhere(other))
+            self.hidden.update((path, uid) for path in todo)
+
+    def _quarantine_uid(self) -> None:
+        """Processes of the run outlived SIGKILL: the next run takes another uid (this one stays locked)."""
+        self.uids.quarantine()
+        self.policy.uid = self.uids.uid
+        self.notes.append("a run's processes outlived SIGKILL (uninterruptible sleep); later runs use another uid")
 
     def _join_delegated_cgroup(self, name: str) -> None:
         """Mode rootless: a worker group in the delegated cgroup v2 group the judge claimed, if any.
@@ -140,18 +231,20 @@ class Zygote:
         return MemoryBudget(watch_bytes=watch,
                             address_space=self.baseline_vm + 2 * shared + 2 * request.limits.memory_bytes + (64 << 20))
 
-    def run(self, request: RunRequest, fds: list[int]) -> RunReport:
+    def run(self, request: RunRequest, source_bytes: int, fds: list[int]) -> RunReport:
+        """One run: ``fds`` in the order of :data:`REQUEST_FDS`; the report holds no captured output (the judge
+        reads the capture files it sent)."""
         self._release_held()
-        result_fd = fds[0]
-        input_fd = fds[1] if len(fds) > 1 else None
+        result_fd, source_fd, stdout_fd, stderr_fd = fds[:4]
+        input_fd = fds[4] if len(fds) > 4 else None
         limits = request.limits
         results = mmap.mmap(result_fd, request.result_size, access=mmap.ACCESS_WRITE)
+        # Mapped, never read here: only the learner's process decodes it (RunMaps.source_text).
+        source = mmap.mmap(source_fd, source_bytes, access=mmap.ACCESS_READ) if source_bytes else None
         inputs = pristine = None
         if input_fd is not None and request.input_size:
             inputs = mmap.mmap(input_fd, request.input_size, access=mmap.ACCESS_COPY)
             pristine = mmap.mmap(input_fd, request.input_size, access=mmap.ACCESS_READ)
-        stdout_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
-        stderr_fd = os.memfd_create("stderr", os.MFD_CLOEXEC)
         progress = ProgressPage()
         before = None
         if self.cgroup is not None:
@@ -160,15 +253,18 @@ class Zygote:
             before = self.cgroup.snapshot()
             self.cgroup.set_limits(before.memory_current + limits.memory_bytes + request.result_size,
                                    limits.max_processes + 3)  # + zygote, supervisor, sandbox init
-        workdir = None
         if self.mode == "reduced":
-            workdir = self.policy.workdir = private_workdir(self.policy.uid)
+            self.uids.release_free()
+            if not self.policy.landlock_abi:
+                self._hide(request)
+                self._shared_folders()
+            self.policy.workdir = private_workdir(self.policy.uid)
         report_r, report_w = os.pipe()
         started = time.monotonic_ns()
         pid = os.fork()
         if pid == 0:
             os.close(report_r)
-            maps = RunMaps(inputs, pristine, results, stdout_fd, stderr_fd)
+            maps = RunMaps(inputs, pristine, results, stdout_fd, stderr_fd, source)
             supervise(request, maps, progress, self.policy, self._budget(request), report_w)
         os.close(report_w)
         chunks = []
@@ -180,7 +276,7 @@ class Zygote:
         if self.policy.memory_watch and report.maxrss_kib:
             report.memory_peak = max(0, report.maxrss_kib * 1024 - self.baseline_rss)
         if self.cgroup is not None and before is not None:
-            report.processes_left = self.cgroup.kill_all(keep={os.getpid()})
+            report.processes_left = max(report.processes_left, self.cgroup.kill_all(keep={os.getpid()}))
             after = self.cgroup.snapshot()
             base = before.memory_current
             report.oom_kills = after.oom_kills - before.oom_kills
@@ -188,25 +284,35 @@ class Zygote:
             report.cpu_ns = after.cpu_ns - before.cpu_ns
             report.memory_peak = None if after.memory_peak is None or not self.peak_fresh \
                 else max(0, after.memory_peak - base)
-        if self.mode == "reduced":
-            report.processes_left = kill_uid(self.policy.uid)
-            remove_uid_files(self.policy.uid, workdir)
-        else:  # orphans of the run were reparented to this subreaper
-            report.processes_left = max(report.processes_left, kill_descendants())
+        # The supervisor (a subreaper) ended and removed what the run left; what outlived even that (a process
+        # in uninterruptible sleep) was reparented here.  Only pids are read.
+        left, stuck = kill_descendants(timeout=0.2 if report.processes_stuck else 2.0, exclude=self.stuck)
+        report.processes_left = max(report.processes_left, left)
+        self.stuck.update(stuck)
+        report.processes_stuck = max(report.processes_stuck, len(stuck))
+        if report.processes_stuck and self.mode == "reduced":
+            self._quarantine_uid()
         report.elapsed_ns = time.monotonic_ns() - started
-        report.stdout = Capture.read(stdout_fd)
-        report.stderr = Capture.read(stderr_fd)
-        for m in (results, inputs, pristine):
+        for m in (results, source, inputs, pristine):
             if m is not None:
                 m.close()
         progress.close()
-        for fd in (stdout_fd, stderr_fd):
+        for fd in (source_fd, stdout_fd, stderr_fd):
             os.close(fd)
         # Held until the next run or this process's exit: once the judge has closed its own descriptors,
         # the last holder frees the files' pages (~0.1 GB for the largest suite, ~25 ms), and that is this
         # process as it exits after a one-shot grading, off the verdict's path (see finish).
-        self.held = list(fds)
+        self.held = [fd for fd in (result_fd, input_fd) if fd is not None]
         return report
+
+    def _close_unheld(self, fds: list[int]) -> None:
+        """After a run that failed part-way: close the request's descriptors (not those it got to hold)."""
+        for fd in fds:
+            if fd not in self.held:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
 
     def _release_held(self) -> None:
         for fd in self.held:
@@ -253,16 +359,17 @@ class Zygote:
     def serve(self) -> None:
         send_message(self.sock, {"ready": self.describe()})
         while True:
-            message, fds = recv_message(self.sock, max_fds=4)
+            message, fds = recv_message(self.sock, max_fds=len(REQUEST_FDS))
             if message is None:
                 break
             try:
-                reply = self.run(RunRequest.from_wire(message), fds).to_wire()
+                reply = self.run(RunRequest.from_wire(message), int(message.get("source_bytes", 0)), fds).to_wire()
+            except SandboxUnavailable as exc:  # mode reduced cannot hide what the judge named: no run
+                reply = {"refused": str(exc)}
+                self._close_unheld(fds)
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
-                for fd in fds:
-                    if fd not in self.held:
-                        os.close(fd)
+                self._close_unheld(fds)
             send_message(self.sock, reply)
             if self.cgroup is not None:
                 self.reset_peak()

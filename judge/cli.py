@@ -275,11 +275,15 @@ def doctor() -> None:
     except SandboxUnavailable as exc:
         click.echo(f"\nisolation: unavailable: {exc}")
         raise click.exceptions.Exit(EXIT_VERDICT)
-    missing = guarantees.not_enforced(mode)
+    from judge.sandbox.ladder import landlock_here
+
+    landlock = landlock_here() if mode == "reduced" else True
+    missing = guarantees.not_enforced(mode, landlock=landlock)
     click.echo(f"\nisolation: {mode}" + (f" (not enforced: {', '.join(missing)})" if missing else
                                        " (every row of the README's guarantee table enforced)"))
+    cells = guarantees.cells(mode, landlock=landlock)
     for row, label in guarantees.ROWS.items():
-        click.echo(f"  {label:27} {guarantees.TABLE[mode][row].how}")
+        click.echo(f"  {label:27} {cells[row].how}")
     if note:
         click.echo(f"  note: {note}")
 

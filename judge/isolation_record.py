@@ -25,4 +25,5 @@ class Isolation(BaseModel):
                           "or the container engine")
     not_enforced: list[str] = Field(default_factory=list,
                                     description="protections this mode does not give (rows of the README table)")
+    landlock: int = Field(0, description="the Landlock ABI that confined the run's files (mode reduced; 0: none)")
     note: str = ""

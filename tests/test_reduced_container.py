@@ -78,3 +78,73 @@ def test_memory_hogs_are_memory_limit_exceeded_from_kernel_records(graded):
     for name in ("memory_hog.py", "catch_memoryerror_and_continue.py", "python_bytes_hog.py"):
         verdict = json.loads(rows[f"memory_limit_exceeded/{name}"]["verdict"])
         assert verdict["resources"]["oom_kills"] >= 1 or "RLIMIT_AS" in verdict["message"], verdict["message"]
+
+
+# --------------------------------------------------------------------------- issue 24: one run, the next run
+
+#: Docker's default profile with Landlock refused, as engines before 2022 refused it (EPERM): mode reduced must
+#: then fall back to ACLs and the writable-folder scan.  The engine's own default stays for everything else that
+#: matters here: no capability is added, so namespaces stay refused.
+NO_LANDLOCK_PROFILE = {
+    "defaultAction": "SCMP_ACT_ALLOW",
+    "syscalls": [{"names": ["landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
+                            "unshare", "setns", "mount", "pivot_root"],
+                  "action": "SCMP_ACT_ERRNO", "errnoRet": 1}],
+}
+
+_CROSS_RUN = r'''
+import json, secrets, sys
+sys.path.insert(0, "/tests")
+from cross_run_support import attacker, control, findings, process_memory_holds, victim
+from judge import Judge
+token = secrets.token_hex(16)
+out = {}
+with Judge() as judge:
+    judge.warm_up()
+    planted = judge.grade(victim(token))
+    out["planted"] = f"PLANTED:{token}" in planted.stdout.text
+    out["isolation"] = planted.isolation.model_dump()
+    out["zygote"] = [hit for w in list(judge._pool.queue) for hit in process_memory_holds(w.pid, token.encode())]
+    searched = judge.grade(attacker(token))
+    out["attacker"] = {"status": searched.status.value, "found": findings(searched.stdout.text)[0],
+                       "clean": findings(searched.stdout.text)[1], "leaked": token in searched.model_dump_json()}
+    out["zygote_after"] = [hit for w in list(judge._pool.queue) for hit in process_memory_holds(w.pid, b"PLANTED:")]
+with Judge() as judge:
+    own = secrets.token_hex(16)
+    out["control"] = findings(judge.grade(control(own)).stdout.text)[0]
+print("RESULT " + json.dumps(out))
+'''
+
+
+def _docker_run(script: str, *flags: str, timeout: int = 600) -> dict:
+    tests = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(["docker", "run", "--rm", "-v", f"{tests}:/tests:ro", "-v",
+                        f"{os.path.dirname(tests)}/submissions:/submissions:ro", "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
+                        *flags, "--entrypoint", "python3", JUDGE_IMAGE, "-c", script],
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-3000:])
+    line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert line is not None, (r.stdout[-2000:], r.stderr[-3000:])
+    return json.loads(line[len("RESULT "):])
+
+
+@pytest.fixture(scope="module")
+def no_landlock_profile(tmp_path_factory):
+    path = tmp_path_factory.mktemp("seccomp") / "no-landlock.json"
+    path.write_text(json.dumps(NO_LANDLOCK_PROFILE))
+    return str(path)
+
+
+@pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "no-landlock"])
+def test_reduced_warm_judge_gives_no_byte_of_one_run_to_the_next(landlock, no_landlock_profile):
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    flags = () if landlock else ("--security-opt", f"seccomp={no_landlock_profile}")
+    out = _docker_run(_CROSS_RUN, *flags)
+    assert out["isolation"]["mode"] == "reduced", out["isolation"]
+    assert ("file_system" in out["isolation"]["not_enforced"]) is (not landlock), out["isolation"]
+    assert out["planted"]
+    assert out["zygote"] == [] and out["zygote_after"] == [], out
+    assert out["attacker"]["found"] == [] and len(out["attacker"]["clean"]) == 3, out["attacker"]
+    assert out["attacker"]["status"] == "wrong_answer" and not out["attacker"]["leaked"], out["attacker"]
+    assert {line.split(" (")[0] for line in out["control"]} == \
+        {"FOUND in result buffer", "FOUND in memory", "FOUND in files"}, out["control"]

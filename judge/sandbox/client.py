@@ -80,8 +80,10 @@ class ZygoteClient:
 
         info = self.info
         notes = [n for n in [self.note, *info.get("notes", [])] if n]
+        landlock = int(info.get("landlock") or 0)
         fields = {"mode": self.mode, "seccomp": self.mode != "none", "limits_by": info.get("limits_by"),
-                  "not_enforced": guarantees.not_enforced(self.mode), "note": "; ".join(notes)}
+                  "not_enforced": guarantees.not_enforced(self.mode, landlock=landlock > 0), "note": "; ".join(notes),
+                  "landlock": landlock}
         if self.mode in ("full", "rootless"):
             fields.update(namespaces=list(NAMESPACES), uid=SANDBOX_UID, cgroup=info.get("cgroup"))
         elif self.mode == "reduced":

@@ -39,10 +39,22 @@ ROWS: dict[str, str] = {
     "process_count": "process count",
     "wall_time": "wall time",
     "verdict_forging": "verdict forging",
+    "other_submissions": "other learners' submissions",
 }
 
-_RLIMIT_MEMORY = "RLIMIT_AS + the supervisor's watch of each process's resident set (VmRSS/VmHWM, wait4 maxrss)"
+_RLIMIT_MEMORY = ("RLIMIT_AS + the supervisor's watch of each process's resident set (VmRSS/VmHWM, wait4 maxrss); "
+                  "System V shared memory and message queues and POSIX message queues, which no resident set "
+                  "shows, are refused (seccomp)")
+_FORKED_CLEAN = ("a zeroed result buffer per run; the zygote every run is forked from never holds a learner's bytes "
+                 "(the source reaches only the run, in a sealed memfd; the judge reads the output; the clean-up runs "
+                 "in a process that exits)")
 _VERDICT = "results only as bounded slots in shared memory; statuses from wait4, cgroup or /proc records"
+
+_REDUCED_WITHOUT_LANDLOCK = ("not enforced: a dedicated uid sees every world-readable file and writes "
+                             "world-writable folders (what it creates there is deleted after the run); the bundle, "
+                             "the judge's cache and a checkout's history are made unreadable to it")
+#: Mode reduced where Landlock is refused: these rows replace the table's (``not_enforced(..., landlock=False)``).
+REDUCED_WITHOUT_LANDLOCK: dict[str, Cell] = {"file_system": _no(_REDUCED_WITHOUT_LANDLOCK[len("not enforced: "):])}
 
 TABLE: dict[str, dict[str, Cell]] = {
     "full": {
@@ -55,6 +67,7 @@ TABLE: dict[str, dict[str, Cell]] = {
         "process_count": _yes("cgroup pids.max, refusals counted by the kernel"),
         "wall_time": _yes("supervisor's clock, per case and in total"),
         "verdict_forging": _yes(_VERDICT),
+        "other_submissions": _yes(_FORKED_CLEAN + "; private /tmp, IPC and pid namespaces per run"),
     },
     "rootless": {
         "file_system": _yes("mount namespace inside an unprivileged user namespace, same tmpfs root as full"),
@@ -69,11 +82,12 @@ TABLE: dict[str, dict[str, Cell]] = {
                               "in the run's own user namespace"),
         "wall_time": _yes("supervisor's clock, per case and in total"),
         "verdict_forging": _yes(_VERDICT),
+        "other_submissions": _yes(_FORKED_CLEAN + "; private /tmp, IPC and pid namespaces per run"),
     },
     "reduced": {
-        "file_system": _no("a dedicated uid sees every world-readable file and writes world-writable folders "
-                           "(what it creates there is deleted after the run); the bundle and the judge's cache "
-                           "are made unreadable to it"),
+        "file_system": _yes("Landlock: reads only /usr, the Python standard library and numpy, writes only its "
+                            "private folder; where the kernel (before 5.13) or the container's seccomp profile "
+                            "refuses Landlock, " + _REDUCED_WITHOUT_LANDLOCK),
         "network": _yes("seccomp denies socket() (no network namespace)"),
         "other_processes": _yes("a uid no other process uses: it can list processes but signal only its own; "
                                 "all of them are killed after the run"),
@@ -83,6 +97,9 @@ TABLE: dict[str, dict[str, Cell]] = {
         "process_count": _yes("RLIMIT_NPROC on a uid no other process uses"),
         "wall_time": _yes("supervisor's clock, per case and in total"),
         "verdict_forging": _yes(_VERDICT),
+        "other_submissions": _yes(_FORKED_CLEAN + "; every process, file (its folder and every folder the uid could "
+                                  "write) and IPC object of the run's uid removed after it; a uid drawn at random "
+                                  "per zygote, locked where no learner can reach"),
     },
     "container": {
         "file_system": _yes("a fresh container of the sandbox image: read-only root, tmpfs /tmp, no bundle"),
@@ -94,6 +111,7 @@ TABLE: dict[str, dict[str, Cell]] = {
         "process_count": _yes("the engine's pids limit"),
         "wall_time": _yes("the judge's clock; the container is killed"),
         "verdict_forging": _yes(_VERDICT),
+        "other_submissions": _yes("a fresh container per run; results copied into a zeroed buffer"),
     },
     "none": {
         "file_system": _no("the learner runs as the judge's user, with its files"),
@@ -106,20 +124,30 @@ TABLE: dict[str, dict[str, Cell]] = {
         "process_count": _no("RLIMIT_NPROC would count the judge's own user"),
         "wall_time": _yes("supervisor's clock, per case and in total"),
         "verdict_forging": _no("same uid as the judge: /proc/<pid>/mem of the judge is writable"),
+        "other_submissions": _no("same uid as the judge, whose memory holds every submission it graded"),
     },
 }
 
 assert set(TABLE) == set(LADDER) and all(set(cells) == set(ROWS) for cells in TABLE.values())
 
 
-def not_enforced(mode: str) -> list[str]:
-    """Rows the mode does not enforce (goes into ``Isolation.not_enforced``)."""
-    return [row for row, cell in TABLE[mode].items() if not cell.enforced]
+def cells(mode: str, landlock: bool = True) -> dict[str, Cell]:
+    """The mode's column as a run had it: mode reduced without Landlock loses the file system row."""
+    column = dict(TABLE[mode])
+    if mode == "reduced" and not landlock:
+        column.update(REDUCED_WITHOUT_LANDLOCK)
+    return column
 
 
-def enforced(mode: str, row: str | None) -> bool:
+def not_enforced(mode: str, landlock: bool = True) -> list[str]:
+    """Rows the mode does not enforce (goes into ``Isolation.not_enforced``); ``landlock``: whether a mode reduced
+    run was confined by it."""
+    return [row for row, cell in cells(mode, landlock).items() if not cell.enforced]
+
+
+def enforced(mode: str, row: str | None, landlock: bool = True) -> bool:
     """Whether ``mode`` stops harm ``row`` (``None``: a harm every mode stops, e.g. output floods)."""
-    return row is None or TABLE[mode][row].enforced
+    return row is None or cells(mode, landlock)[row].enforced
 
 
 #: The attack corpus' ``# harm:`` ids (and the older attack files), by the table row that stops them.
@@ -146,6 +174,11 @@ HARM_ROWS: dict[str, str | None] = {
     "ndarray_subclass_lies": "verdict_forging",
     "sleep": "wall_time",
     "memory_hog": "memory",
+    "read_other_submission": "other_submissions",
+    "leave_leftovers": "other_submissions",
+    "hide_memory": "memory",
+    "stall_the_judge": None,  # bounded judge-side work, every mode
+    "crash_the_judge": "verdict_forging",
 }
 
 

@@ -133,8 +133,27 @@ def ladder() -> list[Rung]:
     return [check(m) for m in LADDER]
 
 
-def strength(mode: str) -> int:
-    return len(guarantees.ROWS) - len(guarantees.not_enforced(mode))
+def landlock_here() -> bool:
+    """Whether a mode reduced run here would be confined by Landlock (see judge.sandbox.landlock)."""
+    from judge.sandbox.landlock import abi_version
+
+    return abi_version() > 0
+
+
+def not_enforced_here(mode: str) -> list[str]:
+    """The rows ``mode`` would not enforce on this machine (mode reduced: with or without Landlock)."""
+    return guarantees.not_enforced(mode, landlock=landlock_here() if mode == "reduced" else True)
+
+
+#: Modes whose runs get kernel namespaces of their own (a mount, pid and network namespace at least).
+NAMESPACED = ("full", "rootless", "container")
+
+
+def strength(mode: str, here: bool = False) -> tuple[int, int]:
+    """How strong ``mode`` is: the rows it enforces (on this machine when ``here``), then whether its runs have
+    namespaces of their own (mode reduced confined by Landlock enforces every row, yet is weaker than full)."""
+    missing = not_enforced_here(mode) if here else guarantees.not_enforced(mode)
+    return len(guarantees.ROWS) - len(missing), int(mode in NAMESPACED)
 
 
 def choose(demanded: str | None = None, unsafe_no_sandbox: bool = False,
@@ -163,10 +182,10 @@ def choose(demanded: str | None = None, unsafe_no_sandbox: bool = False,
         hint = ("" if demanded != "auto" else
                 " Run as root, allow unprivileged user namespaces, or pass --unsafe-no-sandbox for trusted code only.")
         raise SandboxUnavailable(f"this machine cannot isolate learner code as asked ({'; '.join(refused)}).{hint}")
-    if minimum and minimum != "auto" and strength(mode) < strength(minimum):
+    if minimum and minimum != "auto" and strength(mode, here=True) < strength(minimum, here=True):
+        missing = ", ".join(not_enforced_here(mode)) or "it is lower on the ladder"
         raise SandboxUnavailable(
-            f"isolation {mode} is weaker than {ENV_MINIMUM}={minimum} (it does not enforce: "
-            f"{', '.join(guarantees.not_enforced(mode))})")
+            f"isolation {mode} is weaker than {ENV_MINIMUM}={minimum} (it does not enforce: {missing})")
     note = ""
     if mode == "none":
         note = "UNSAFE: learner code ran without isolation" + (f" ({'; '.join(refused)})" if refused else "")

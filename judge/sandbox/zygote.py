@@ -215,6 +215,7 @@ class Zygote:
             "seccomp_denied": len(self.policy.seccomp.denied) if self.policy.seccomp else 0,
             "uid": self.policy.uid,
             "limits_by": "cgroup" if self.cgroup else "rlimits",
+            "landlock": self.policy.landlock_abi,
             "notes": self.notes,
             "pid": os.getpid(),
             # Once let go, it ends its processes and removes its worker group by itself: nothing need wait.

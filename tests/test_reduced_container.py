@@ -116,11 +116,14 @@ print("RESULT " + json.dumps(out))
 '''
 
 
-def _docker_run(script: str, *flags: str, timeout: int = 600) -> dict:
+def _docker_run(script: str, *flags: str, timeout: int = 600, args: list[str] | None = None, mounts: bool = True):
+    """Run ``script`` with the image's python3 in a default ``docker run`` (plus ``flags``); what it printed after
+    ``RESULT``, as JSON.  ``mounts``: this checkout's tests/ and submissions/ at /tests and /submissions (readable
+    by everyone: leave them out where an attack would find their example solutions)."""
     tests = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run(["docker", "run", "--rm", "-v", f"{tests}:/tests:ro", "-v",
-                        f"{os.path.dirname(tests)}/submissions:/submissions:ro", "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
-                        *flags, "--entrypoint", "python3", JUDGE_IMAGE, "-c", script],
+    volumes = ["-v", f"{tests}:/tests:ro", "-v", f"{os.path.dirname(tests)}/submissions:/submissions:ro"] if mounts else []
+    r = subprocess.run(["docker", "run", "--rm", *volumes, "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
+                        *flags, "--entrypoint", "python3", JUDGE_IMAGE, "-c", script, *(args or [])],
                        capture_output=True, text=True, timeout=timeout)
     assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-3000:])
     line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
@@ -148,3 +151,167 @@ def test_reduced_warm_judge_gives_no_byte_of_one_run_to_the_next(landlock, no_la
     assert out["attacker"]["status"] == "wrong_answer" and not out["attacker"]["leaked"], out["attacker"]
     assert {line.split(" (")[0] for line in out["control"]} == \
         {"FOUND in result buffer", "FOUND in memory", "FOUND in files"}, out["control"]
+
+
+_GRADE = r'''
+import json, os, sys
+from judge import Judge
+files = sys.argv[1:]
+out = []
+with Judge() as judge:
+    for name in files:
+        v = judge.grade(open(name, "rb").read(), os.environ.get("BUNDLE", "sinusoidal-pe"))
+        out.append({"file": name, "status": v.status.value, "uid": v.isolation.uid if v.isolation else None,
+                    "note": v.isolation.note if v.isolation else "", "message": v.message[:300]})
+print("RESULT " + json.dumps(out), flush=True)
+'''
+CORRECT_IN_IMAGE = "/opt/judge/submissions/sinusoidal-pe/accepted/vectorised.py"
+
+
+def _in_image(name: str) -> str:
+    return f"/opt/judge/submissions/sinusoidal-pe/{name}"
+
+
+def _grade_in_container(files: list[str], *flags: str, timeout: int = 600) -> list[dict]:
+    return _docker_run(_GRADE + "\n", *flags, timeout=timeout, args=files)
+
+
+def test_two_grader_containers_at_once_never_share_a_uid():
+    """Breach 10: every container once claimed uid 62000, and RLIMIT_NPROC counts a uid across the host, so a fork
+    bomb in one grader container failed a correct file in another.  Uids are now drawn at random."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    import concurrent.futures
+
+    bombs = [_in_image("runtime_error/fork_bomb.py")] * 4
+    correct = [CORRECT_IN_IMAGE] * 4
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        a, b = pool.submit(_grade_in_container, bombs), pool.submit(_grade_in_container, correct)
+        bombed, graded = a.result(), b.result()
+    assert [r["status"] for r in graded] == ["accepted"] * 4, graded
+    assert [r["status"] for r in bombed] == ["runtime_error"] * 4, bombed
+    uids = {r["uid"] for r in bombed} | {r["uid"] for r in graded}
+    assert len(uids) == 2 and min(uids) >= 1 << 24, uids
+
+
+def test_shared_memory_hog_in_a_memory_limited_container_leaves_nothing_for_the_next_runs():
+    """Breach 6: in PrairieLearn's ``-m 2g --memory-swap 2g``, System V segments outlived a run and the next two
+    correct files were OOM-killed without a verdict.  Each file here is its own ``judge grade`` process."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    script = r'''
+import json, subprocess
+out = []
+for name in ["%s", "%s", "%s"]:
+    r = subprocess.run(["judge", "grade", name, "--format", "json"], capture_output=True, text=True)
+    out.append(json.loads(r.stdout)["status"] if r.stdout.startswith("{") else "no verdict: " + r.stderr[-300:])
+out.append(open("/proc/sysvipc/shm").read().splitlines()[1:])
+print("RESULT " + json.dumps(out))
+''' % (_in_image("memory_limit_exceeded/attack_shared_memory_hog.py"), CORRECT_IN_IMAGE, CORRECT_IN_IMAGE)
+    out = _docker_run(script, "-m", "2g", "--memory-swap", "2g")
+    assert out == ["memory_limit_exceeded", "accepted", "accepted", []], out
+
+
+@pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "no-landlock"])
+def test_leftovers_reach_neither_the_same_zygote_nor_one_started_later(landlock, no_landlock_profile):
+    """Breaches 7 and 8: a 1,500-level folder chain broke the clean-up (RecursionError, then internal_error for
+    every later run of the uid); files in /run/lock and /dev/mqueue and symlinks planted at the uid lock paths
+    survived, and a zygote started later in the container could claim no uid."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    script = r'''
+import json, os, subprocess
+from judge import Judge
+out = []
+for batch in (["%(attack)s", "%(correct)s"], ["%(correct)s"]):  # the second batch: a zygote started afterwards
+    with Judge() as judge:
+        for name in batch:
+            v = judge.grade(open(name, "rb").read())
+            out.append(v.status.value)
+left = subprocess.run("find / -xdev \\( -name '*numpy-judge-attack*' -o -name 'numpy-judge-uid-*' \\) 2>/dev/null; "
+                      "find /dev/shm /dev/mqueue /run -name '*numpy-judge-attack*' 2>/dev/null; "
+                      "ls /tmp /var/tmp | grep numpy-judge-run || true", shell=True, capture_output=True, text=True).stdout
+out.append(left.split())
+out.append([l for f in ("shm", "msg", "sem") for l in open("/proc/sysvipc/" + f).read().splitlines()[1:]])
+print("RESULT " + json.dumps(out))
+''' % {"attack": _in_image("wrong_answer/attack_leave_leftovers.py"), "correct": CORRECT_IN_IMAGE}
+    flags = () if landlock else ("--security-opt", f"seccomp={no_landlock_profile}")
+    out = _docker_run(script, *flags)
+    assert out == ["wrong_answer", "accepted", "accepted", [], []], out
+
+
+def _backing_disk(path: str = "/var/lib/docker") -> str | None:
+    """The whole-disk device under ``path`` (for a write throttle), from /sys; None where it cannot be told."""
+    st = os.stat(path)
+    sys_dir = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    if not os.path.isdir(sys_dir):
+        return None
+    real = os.path.realpath(sys_dir)
+    if os.path.exists(os.path.join(real, "partition")):
+        real = os.path.dirname(real)
+    try:
+        with open(os.path.join(real, "uevent")) as f:
+            name = dict(line.strip().split("=", 1) for line in f if "=" in line).get("DEVNAME")
+    except OSError:
+        return None
+    return f"/dev/{name}" if name and os.path.exists(f"/dev/{name}") else None
+
+
+def test_a_child_sigkill_cannot_end_leaves_the_uid_quarantined_not_the_next_run_broken():
+    """Breach 9: a child in uninterruptible sleep outlived the 2 s clean-up; the verdict was internal_error and a
+    process of the run's uid stayed alive.  A disk throttled to 64 KiB/s makes the child's fsync of 1 MiB last
+    ~16 s: the run's own verdict is its wrong answer, later runs take a fresh uid and pass."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    disk = _backing_disk()
+    if disk is None:
+        from conftest import unavailable
+
+        unavailable("cannot tell the block device under /var/lib/docker to throttle it")
+    out = _grade_in_container([_in_image("wrong_answer/attack_unkillable_child.py"), CORRECT_IN_IMAGE, CORRECT_IN_IMAGE],
+                              "--device-write-bps", f"{disk}:64kb")
+    assert [r["status"] for r in out] == ["wrong_answer", "accepted", "accepted"], out
+    assert out[1]["uid"] != out[0]["uid"] == out[0]["uid"] and out[1]["uid"] == out[2]["uid"], out
+    assert "outlived SIGKILL" in out[1]["note"], out[1]
+
+
+@pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "no-landlock"])
+def test_a_readable_checkout_s_history_does_not_give_the_reference_away(landlock, no_landlock_profile):
+    """Breach 11: on a host with a readable git checkout, the bundle and the cache were hidden, yet a learner decoded
+    the checkout's .git packs and found reference.py.  Here the course is a world-readable checkout whose history
+    holds a copy of the reference; the bundle is graded from it."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    script = r'''
+import json, os, shutil
+os.makedirs("/srv/course/.git/objects/ab", exist_ok=True)
+shutil.copytree("/opt/judge/problems/sinusoidal-pe", "/srv/course/problems/sinusoidal-pe")
+shutil.copy("/opt/judge/problems/sinusoidal-pe/reference.py", "/srv/course/.git/objects/ab/reference-copy.py")
+for root, dirs, names in os.walk("/srv"):
+    os.chmod(root, 0o755)
+    for n in names:
+        os.chmod(os.path.join(root, n), 0o644)
+from judge import Judge
+with Judge() as judge:
+    v = judge.grade(open("%s", "rb").read(), "/srv/course/problems/sinusoidal-pe")
+print("RESULT " + json.dumps([v.status.value, v.message[:300], v.isolation.landlock]))
+''' % _in_image("runtime_error/attack_find_reference.py")
+    flags = () if landlock else ("--security-opt", f"seccomp={no_landlock_profile}")
+    status, message, abi = _docker_run(script, *flags, mounts=False)
+    assert status == "runtime_error" and "no implementation found" in message, (status, message)
+    assert (abi > 0) is landlock
+
+
+def test_a_learner_that_kills_its_init_at_once_gets_a_verdict_about_itself():
+    """Without a pid namespace the sandbox's init was a process of the run's uid: a learner whose first act was
+    kill(-1, SIGKILL) ended it, before it had said the set-up was done (internal_error, seen once in the corpus'
+    kill_parent_group) or after (its run cut short at a random call).  The init now keeps root's uid and says
+    the set-up is done before the learner's process exists: kill(-1) reaches nothing, the zeros are judged, as
+    in mode full, where a pid namespace's init cannot be killed from inside."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    script = r'''
+import json
+from judge import Judge
+source = "import numpy as np\n__import__('os').kill(-1, 9)\n" \
+         "def sinusoidal_pe(max_len, d_model, base=10000.0):\n    return np.zeros((max_len, d_model))\n" \
+         "def add_positional_encoding(x, base=10000.0):\n    return np.zeros(np.shape(x))\n"
+with Judge() as judge:
+    out = [judge.grade(source).status.value for _ in range(25)]
+print("RESULT " + json.dumps(out))
+'''
+    assert set(_docker_run(script)) == {"wrong_answer"}

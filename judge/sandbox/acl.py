@@ -63,6 +63,23 @@ def deny_uid(path: str, uid: int, stale: Callable[[int], bool] | None = None) ->
         _write_acl(path, entries)
 
 
+def set_uid_permissions(path: str, uid: int, perm: int, stale: Callable[[int], bool] | None = None) -> None:
+    """Give ``uid`` exactly the rwx bits ``perm`` on ``path`` (a named-user ACL entry; others unchanged)."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    entries = _acl_entries(path, mode)
+    if entries.get((_ACL_USER, uid)) == perm:
+        return
+    entries[(_ACL_USER, uid)] = perm
+    try:
+        _write_acl(path, entries)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.E2BIG) or stale is None:
+            raise
+        for key in [k for k in entries if k[0] == _ACL_USER and k[1] != uid and stale(k[1])]:
+            del entries[key]
+        _write_acl(path, entries)
+
+
 def allow_uid_again(path: str, uid: int) -> None:
     """Remove ``uid``'s deny-entry from ``path``'s ACL (a zygote giving its uid up); best effort."""
     try:
@@ -76,12 +93,12 @@ def allow_uid_again(path: str, uid: int) -> None:
 
 def _write_acl(path: str, entries: dict[tuple[int, int], int]) -> None:
     entries = dict(entries)
-    if any(tag in (_ACL_USER, _ACL_GROUP) for tag, _ in entries):  # the mask covers the group class as it is
-        mask = entries[(_ACL_GROUP_OBJ, _ACL_UNDEFINED_ID)]
-        for (tag, _), perm in entries.items():
-            if tag in (_ACL_USER, _ACL_GROUP):
-                mask |= perm
-        entries.setdefault((_ACL_MASK, _ACL_UNDEFINED_ID), mask)
+    named = [perm for (tag, _), perm in entries.items() if tag in (_ACL_USER, _ACL_GROUP)]
+    if named:  # a mask is needed: it covers the group class as it is, and never masks a named entry's bits
+        mask = entries.get((_ACL_MASK, _ACL_UNDEFINED_ID), entries[(_ACL_GROUP_OBJ, _ACL_UNDEFINED_ID)])
+        for perm in named:
+            mask |= perm
+        entries[(_ACL_MASK, _ACL_UNDEFINED_ID)] = mask
     raw = struct.pack("<I", _ACL_VERSION) + b"".join(
         struct.pack("<HHI", tag, perm, ident) for (tag, ident), perm in sorted(entries.items()))
     os.setxattr(path, _ACL_XATTR, raw, follow_symlinks=False)

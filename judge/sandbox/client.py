@@ -54,6 +54,7 @@ class ZygoteClient:
         self._proc = launched.proc
         self._sock = launched.sock
         self._info: dict | None = None
+        self._last_uid: int | None = None  #: the uid the last run ran as (mode reduced: it may change between runs)
 
     @classmethod
     def take_over(cls, launched: Launched) -> "ZygoteClient":
@@ -87,7 +88,7 @@ class ZygoteClient:
         if self.mode in ("full", "rootless"):
             fields.update(namespaces=list(NAMESPACES), uid=SANDBOX_UID, cgroup=info.get("cgroup"))
         elif self.mode == "reduced":
-            fields.update(uid=info.get("uid"))
+            fields.update(uid=self._last_uid if self._last_uid is not None else info.get("uid"))
         return Isolation(**fields)
 
     def result_buffer_for(self, size: int) -> ResultBuffer:
@@ -125,6 +126,9 @@ class ZygoteClient:
                 raise SandboxUnavailable(reply["refused"])
             report = RunReport.from_wire(reply)
             report.stdout, report.stderr = (Capture.read(fd) for fd in captures)
+            self._last_uid = report.uid
+            if isinstance(reply.get("state"), dict) and self._info is not None:
+                self._info.update(reply["state"])  # mode reduced may take a new uid for the runs to come
             return report
         finally:
             for fd in (source_fd, *captures):

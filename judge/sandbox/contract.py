@@ -121,6 +121,7 @@ class RunReport:
     ``processes_stuck`` processes of the run still alive after SIGKILL (uninterruptible sleep, e.g. a ``sync()``
                        of a large write): left to the kernel; mode reduced gives the uid up until they end
     ``files_left``     files of the run the clean-up's budget did not reach (mode reduced)
+    ``uid``            the uid the learner's processes ran as, where the backend chooses it per zygote (reduced)
     ``stdout``         head and size of the learner's standard output
     ``stderr``         head and size of its standard error
     ``elapsed_ns``     the backend's own time for the run, set-up and clean-up included
@@ -144,6 +145,7 @@ class RunReport:
     processes_left: int = 0
     processes_stuck: int = 0
     files_left: int = 0
+    uid: int | None = None
     stdout: Capture = field(default_factory=Capture)
     stderr: Capture = field(default_factory=Capture)
     elapsed_ns: int = 0

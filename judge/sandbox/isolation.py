@@ -13,7 +13,7 @@ import io
 import os
 import resource
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judge.sandbox import linux
 from judge.sandbox.contract import SANDBOX_UID
@@ -124,11 +124,13 @@ def become_rootless(plan: RootPlan, limits: ChildLimits, seccomp: DenyListFilter
     _lock_down(seccomp)
 
 
-def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyListFilter,
-                   landlock_abi: int = 0, landlock_rules: list | None = None) -> None:
-    """Mode reduced (root in a container that refuses namespaces): no new root, a uid of the run's
-    own, its private working folder, Landlock confining files to mode full's view plus that folder
-    (where the kernel allows it), rlimits, no_new_privs, seccomp.  This init is a subreaper, so
+def become_reduced(workdir: str, limits: ChildLimits, seccomp: DenyListFilter, landlock_abi: int = 0,
+                   landlock_rules: list | None = None) -> None:
+    """Mode reduced (root in a container that refuses namespaces), the init's part: no new root, the run's
+    private working folder, Landlock confining files to mode full's view plus that folder (where the kernel
+    allows it), rlimits, no_new_privs, seccomp.  The init keeps its uid: with no pid namespace, a process of
+    the run's uid could otherwise kill it (kill(-1, SIGKILL)) and cut its own run short; the learner's process
+    takes the run's uid right after the fork (:func:`become_reduced_learner`).  This init is a subreaper, so
     every process the learner starts stays below it where the supervisor's memory watch finds it."""
     rules = landlock_rules or []
     _raise_oom_score()
@@ -143,9 +145,15 @@ def become_reduced(uid: int, workdir: str, limits: ChildLimits, seccomp: DenyLis
         landlock.restrict_self(landlock_abi, rules, workdir)
         for fd, _ in rules:
             os.close(fd)
-    apply_rlimits(limits)
-    drop_privileges(uid)
+    apply_rlimits(replace(limits, processes=None))  # RLIMIT_NPROC counts the uid that forks: the learner's
     _lock_down(seccomp)
+
+
+def become_reduced_learner(uid: int, limits: ChildLimits) -> None:
+    """Mode reduced, in the learner's process right after the fork: its process limit, then the run's uid."""
+    if limits.processes is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    drop_privileges(uid)
 
 
 def become_contained(limits: ChildLimits, seccomp: DenyListFilter, report_fd: int) -> None:

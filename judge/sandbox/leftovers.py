@@ -118,9 +118,9 @@ _SYSV = (("shm", "shmctl", 1, (7, 9)), ("msg", "msgctl", 1, (7, 9)), ("sem", "se
 def remove_ipc_of(uid: int) -> int:
     """Remove the System V shared memory segments, message queues and semaphore sets ``uid`` owns or created
     (from /proc/sysvipc): a segment outlives its processes, and in a memory-limited container it holds memory
-    the next run needs.  How many were removed."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    removed = 0
+    the next run needs.  How many there were.  The removal is done as ``uid`` itself, in a child: root in a
+    container lacks CAP_SYS_ADMIN, which removing another user's object needs; its owner does not."""
+    found: list[tuple[str, int]] = []
     for table, call, id_column, (uid_column, cuid_column) in _SYSV:
         try:
             with open(f"/proc/sysvipc/{table}", encoding="ascii", errors="replace") as f:
@@ -134,10 +134,22 @@ def remove_ipc_of(uid: int) -> int:
             except (IndexError, ValueError):
                 continue
             if uid in (owner, creator):
-                args = (ident, _IPC_RMID, 0) if table != "sem" else (ident, 0, _IPC_RMID)
-                if getattr(libc, call)(*args) == 0:
-                    removed += 1
-    return removed
+                found.append((call, ident))
+    if not found:
+        return 0
+    pid = os.fork()
+    if pid == 0:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            for call, ident in found:
+                getattr(libc, call)(*((ident, 0, _IPC_RMID) if call == "semctl" else (ident, _IPC_RMID, None)))
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return len(found)
 
 
 # --------------------------------------------------------------------------- files

@@ -15,7 +15,6 @@ judge names are hidden from the uid by ACLs (:mod:`judge.sandbox.acl`), and
 from __future__ import annotations
 
 import os
-import stat
 import time
 
 from judge.sandbox import acl
@@ -27,14 +26,53 @@ SCAN_BUDGET_FOLDERS = 200_000
 SCAN_BUDGET_SECONDS = 5.0
 
 
-def private_workdir(uid: int) -> str:
-    """A fresh folder only ``uid`` can use: the run's HOME, TMPDIR and working directory."""
+#: File systems whose files are memory: what a run writes there counts against its memory limit.
+MEMORY_BACKED = ("tmpfs", "ramfs", "shm")
+
+
+def workdir_parent() -> tuple[str, bool]:
+    """Where runs' private folders go, and whether that is memory (tmpfs): a disk-backed folder root may write
+    is preferred, since files on tmpfs are memory no resident set shows (the memory watch then counts them)."""
     import tempfile
 
-    path = tempfile.mkdtemp(prefix="numpy-judge-run-")
+    kinds = {point: kind for point, kind, _ in _mounts()}
+    candidates = [tempfile.gettempdir(), "/var/tmp", "/tmp"]
+    usable = [c for c in dict.fromkeys(candidates) if os.path.isdir(c) and os.access(c, os.W_OK)]
+    if not usable:
+        raise OSError("no writable folder for the runs' private folders")
+
+    def kind_of(path: str) -> str:
+        best = max((point for point in kinds if path == point or path.startswith(point.rstrip("/") + "/")),
+                   key=len, default="/")
+        return kinds.get(best, "")
+
+    for folder in usable:
+        if kind_of(folder) not in MEMORY_BACKED:
+            return folder, False
+    return usable[0], True
+
+
+def private_workdir(uid: int, parent: str | None = None) -> str:
+    """A fresh folder only ``uid`` can use, in ``parent``: the run's HOME, TMPDIR and working directory."""
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="numpy-judge-run-", dir=parent)
     os.chown(path, uid, uid)
     os.chmod(path, 0o700)
     return path
+
+
+def close_to_writes(folders: list[str] | tuple[str, ...], uid: int) -> list[str]:
+    """Leave ``uid`` only search permission on each folder (an ACL entry ``--x``), so that a run can reach its
+    private folder but create nothing anywhere else: the fallback where Landlock is refused.  The folders it
+    could not close (no ACL support, a read-only mount) are returned: the clean-up sweeps those."""
+    still_open = []
+    for folder in folders:
+        try:
+            acl.set_uid_permissions(folder, uid, 0o1)
+        except OSError:
+            still_open.append(folder)
+    return still_open
 
 
 def _mounts() -> list[tuple[str, str, bool]]:
@@ -69,7 +107,6 @@ def writable_folders(uid: int, system_uid_below: int = 1 << 24) -> tuple[list[st
     found: list[str] = []
     seen_folders = 0
     deadline = time.monotonic() + SCAN_BUDGET_SECONDS
-    complete = True
     for root in roots:
         if any(root == s or root.startswith(s.rstrip("/") + "/") for s in skip):
             continue
@@ -104,7 +141,7 @@ def writable_folders(uid: int, system_uid_below: int = 1 << 24) -> tuple[list[st
                             continue
             except OSError:
                 continue
-    return sorted(set(found)), complete
+    return sorted(set(found)), True
 
 
 def hide_paths(paths: list[str], uid: int, stale=None) -> list[str]:
@@ -116,12 +153,3 @@ def hide_paths(paths: list[str], uid: int, stale=None) -> list[str]:
         if what:
             done.append(what)
     return done
-
-
-def is_sticky_shared(path: str) -> bool:
-    """A folder anyone may write but only owners may delete from (mode 1777, like /tmp)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return bool(mode & stat.S_ISVTX and mode & 0o002)

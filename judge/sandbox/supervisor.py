@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from judge.sandbox import linux
 from judge.sandbox.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
 from judge.sandbox.harness import Harness
-from judge.sandbox.isolation import (ChildLimits, become_reduced, become_rootless, become_sandboxed,
-                                     become_unsandboxed, redirect_output)
+from judge.sandbox.isolation import (ChildLimits, become_reduced, become_reduced_learner, become_rootless,
+                                     become_sandboxed, become_unsandboxed, redirect_output)
 from judge.sandbox.progress import ProgressPage
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.seccomp import DenyListFilter
@@ -34,6 +34,9 @@ from judge.sandbox.watch import POLL_SECONDS, MemoryWatch, Watchdog, kill_tree
 
 NAMESPACE_FLAGS = linux.namespace_flags(NAMESPACES)
 SETUP_DONE = b"\0setup-done"
+#: What a learner's process writes on the status pipe (then exits) when its own part of the set-up failed: its
+#: code never ran.  Only set-up code can write it: the pipe is closed before the learner's file is loaded.
+LEARNER_SETUP_FAILED = b"\0learner-setup-failed "
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Policy:
     landlock_abi: int = 0  #: reduced: the kernel's Landlock ABI (0: none; see judge.sandbox.landlock)
     landlock_rules: list = field(default_factory=list)  #: reduced: (O_PATH fd, rights) of the run's file view
     shared_folders: tuple[str, ...] = ()  #: reduced: folders the uid could write, swept after each run
+    workdir_parent: str | None = None  #: reduced: where each run's private folder is made
+    workdir_in_memory: bool = False  #: reduced: that folder is on tmpfs, so its files count as memory
 
     @property
     def namespaces(self) -> bool:
@@ -106,7 +111,8 @@ def child_limits(request: RunRequest, policy: Policy, budget: MemoryBudget | Non
                        processes=limits.max_processes + 1 if policy.own_uid_count else None)  # + the init
 
 
-def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, become, report, report_fd: int) -> None:
+def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, become, report, report_fd: int,
+                 become_learner=None) -> None:
     """PID 1 of the sandbox (or its subreaper): isolate, fork the learner's process, reap, report.
 
     Never returns.  ``become()`` isolates this process (its mode's steps); ``report(dict)`` hands
@@ -116,7 +122,8 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
     itself would not behave as on a normal machine.  This init has no signal handlers; once the
     learner's process (in a process group of its own) is forked, it ignores every signal it can.  Shared by
     the process backend (report: a pipe to the supervisor) and the container backend (the
-    engine's log).
+    engine's log).  ``become_learner()``, if given, runs in the learner's process right after the fork (mode
+    reduced drops to the run's uid there, so that its init is not the learner's to kill).
     """
     try:
         # A session and process group of the sandbox's own: otherwise the learner shares the judge's
@@ -127,13 +134,38 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler left for the learner to trigger
         redirect_output(maps.stdout_fd, maps.stderr_fd)
         become()
-        learner = os.fork()
     except BaseException:  # noqa: BLE001 - report why isolation failed, never run unisolated
         try:
             report({"setup_error": traceback.format_exc()[-2000:]})
         finally:
             os._exit(SETUP_FAILED_EXIT)
+    # Without a pid namespace (reduced, none) the learner's uid could signal this init: ignore every signal
+    # that can be ignored (not SIGCHLD: wait4 needs it; SIGKILL only ends the learner's own run), and say the
+    # set-up is done, before the learner exists: a learner that kills this init at once (kill(-1, SIGKILL))
+    # then ended its own run, never looked like a set-up that failed.
+    dispositions = {}
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGCHLD, signal.SIGKILL, signal.SIGSTOP):
+            try:
+                dispositions[sig] = signal.signal(sig, signal.SIG_IGN)
+            except (OSError, ValueError):
+                pass
+    report(None)  # set-up done
+    learner = os.fork()
     if learner == 0:
+        for sig, handler in dispositions.items():  # the learner's process starts as an ordinary one would
+            try:
+                signal.signal(sig, handler)
+            except (OSError, ValueError, TypeError):
+                pass
+        if become_learner is not None:
+            try:
+                become_learner()
+            except BaseException:  # noqa: BLE001 - never run learner code with the init's privileges
+                try:
+                    os.write(report_fd, LEARNER_SETUP_FAILED + traceback.format_exc()[-1500:].encode())
+                finally:
+                    os._exit(SETUP_FAILED_EXIT)
         os.close(report_fd)
         os.setpgid(0, 0)  # killpg(0) from the learner reaches its own group, never this init
         code = 0
@@ -142,15 +174,6 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
         except BaseException:  # noqa: BLE001
             code = 1
         os._exit(code)
-    # Without a pid namespace (reduced, none) the learner's uid could signal this init: ignore
-    # every signal that can be ignored (not SIGCHLD: wait4 needs it; SIGKILL only ends the learner's own run).
-    for sig in signal.valid_signals():
-        if sig not in (signal.SIGCHLD, signal.SIGKILL, signal.SIGSTOP):
-            try:
-                signal.signal(sig, signal.SIG_IGN)
-            except (OSError, ValueError):
-                pass
-    report(None)  # set-up done
     while True:  # reap orphans the learner leaves until the learner itself ends
         pid, status, usage = os.wait4(-1, 0)
         if pid == learner:
@@ -169,8 +192,7 @@ def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Po
         elif policy.mode == "rootless":
             become_rootless(policy.plan, limits, policy.seccomp)
         elif policy.mode == "reduced":
-            become_reduced(policy.uid, policy.workdir, limits, policy.seccomp, policy.landlock_abi,
-                           policy.landlock_rules)
+            become_reduced(policy.workdir, limits, policy.seccomp, policy.landlock_abi, policy.landlock_rules)
         else:
             become_unsandboxed(limits)
 
@@ -182,8 +204,9 @@ def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Po
         else:
             os.write(3, json.dumps(payload).encode())
 
+    learner = (lambda: become_reduced_learner(policy.uid, limits)) if policy.mode == "reduced" else None
     os.dup2(status_w, 3)
-    sandbox_init(request, maps, progress, become, report, 3)
+    sandbox_init(request, maps, progress, become, report, 3, learner)
 
 
 def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunReport,
@@ -249,7 +272,9 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
             os.close(status_r)
             _init(request, maps, progress, policy, budget, status_w)
         os.close(status_w)
-        memory = MemoryWatch(pid, budget.watch_bytes, lambda: kill_tree(pid, proc=proc), proc) if budget else None
+        files_on = policy.workdir if policy.workdir_in_memory else None
+        memory = MemoryWatch(pid, budget.watch_bytes, lambda: kill_tree(pid, proc=proc), proc, files_on) \
+            if budget else None
         _wait(pid, request, progress, report, memory)
         status = b""
         while chunk := os.read(status_r, 4096):
@@ -260,6 +285,8 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
             report.maxrss_kib = memory.peak_kib
         if not status.startswith(SETUP_DONE):
             report.setup_error = status.decode(errors="replace") or "the sandbox died during setup"
+        elif status.startswith(SETUP_DONE + LEARNER_SETUP_FAILED):
+            report.setup_error = status[len(SETUP_DONE + LEARNER_SETUP_FAILED):].decode(errors="replace")
         elif status != SETUP_DONE and report.timed_out is None and not report.memory_killed:
             # The learner's own wait status, as its init reaped it; the init's is only its messenger.
             report.set_wait_status(json.loads(status[len(SETUP_DONE):])["wait_status"])

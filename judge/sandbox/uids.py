@@ -89,6 +89,27 @@ def lock_folder() -> str:
                   f"(tried {', '.join(LOCK_FOLDERS)})")
 
 
+def _prune_stale_locks(folder: str, at_most: int = 256) -> None:
+    """Remove lock files no zygote holds any more (a zygote killed before it could remove its own)."""
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".lock")][:at_most]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(path)  # unlinked while locked: a zygote opening it now locks a file nobody can find
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
 class UidClaim:
     """One uid, held by an exclusive lock on its file until :meth:`release`."""
 
@@ -109,6 +130,7 @@ def claim(exclude: set[int] = frozenset()) -> UidClaim:
     """A uid drawn at random from :func:`mapped_range`, not in use, not in ``exclude``, locked in
     :func:`lock_folder`."""
     folder = lock_folder()
+    _prune_stale_locks(folder)
     low, high = mapped_range()
     used = uids_in_use() | set(exclude)
     for _ in range(DRAWS):
@@ -119,7 +141,10 @@ def claim(exclude: set[int] = frozenset()) -> UidClaim:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
         except OSError:
+            same = False
+        if not same:  # locked elsewhere, or pruned as stale between our open and our lock
             os.close(fd)
             continue
         return UidClaim(uid, fd, path)

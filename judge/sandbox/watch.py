@@ -99,20 +99,28 @@ class MemoryWatch:
     memory crosses this watch's limit before the address-space limit refuses it anything.
     """
 
-    def __init__(self, root_pid: int, limit_bytes: int, kill: Callable[[], None], proc: int | None = None) -> None:
+    def __init__(self, root_pid: int, limit_bytes: int, kill: Callable[[], None], proc: int | None = None,
+                 files_on: str | None = None) -> None:
+        """``files_on``: a folder on a memory-backed file system (tmpfs) the run may write: what the run adds to
+        that file system counts as memory too (statvfs, a kernel record; Exercism's ``--tmpfs /tmp``)."""
         self.root_pid = root_pid
         self.proc = proc
         self.limit_kib = limit_bytes // 1024
         self.kill = kill
         self.peak_kib = 0
         self.exceeded = False
+        self.files_on = files_on
+        self.files_base = _used_kib(files_on) if files_on else 0
+        self.files_peak_kib = 0
 
     def poll(self) -> bool:
         """Read every process's VmRSS/VmHWM once; kill and return True when the limit is passed."""
         for pid in process_tree(self.root_pid, self.proc):
             rss, hwm = _status_kib(pid, self.proc)
             self.peak_kib = max(self.peak_kib, rss, hwm)
-        if self.peak_kib > self.limit_kib and not self.exceeded:
+        if self.files_on:
+            self.files_peak_kib = max(self.files_peak_kib, _used_kib(self.files_on) - self.files_base)
+        if self.peak_kib + self.files_peak_kib > self.limit_kib and not self.exceeded:
             self.exceeded = True
             self.kill()
         return self.exceeded
@@ -120,8 +128,17 @@ class MemoryWatch:
     def finish(self, maxrss_kib: int) -> None:
         """Fold in wait4's ru_maxrss of the init (the largest of it and every descendant it reaped)."""
         self.peak_kib = max(self.peak_kib, maxrss_kib)
-        if self.peak_kib > self.limit_kib:
+        if self.peak_kib + self.files_peak_kib > self.limit_kib:
             self.exceeded = True
+
+
+def _used_kib(folder: str) -> int:
+    """KiB in use on the file system holding ``folder`` (0 when it cannot be read)."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return 0
+    return (st.f_blocks - st.f_bfree) * st.f_frsize // 1024
 
 
 def kill_tree(root: int, proc: int | None = None) -> int:

@@ -41,7 +41,7 @@ from judge.sandbox.contract import RunReport, RunRequest
 from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.progress import ProgressPage
 from judge.sandbox.leftovers import kill_descendants
-from judge.sandbox.reduced import private_workdir
+from judge.sandbox.reduced import private_workdir, workdir_parent
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.rootless import enter_own_user_namespace
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
@@ -89,6 +89,7 @@ class Zygote:
         self.uids = None  #: mode reduced: the uid pool (judge.sandbox.uids.UidPool)
         self.stuck: set[int] = set()  #: pids of earlier runs' processes that outlived SIGKILL (left to the kernel)
         self.hidden: set[tuple[str, int]] = set()  #: mode reduced without Landlock: (path, uid) hidden by ACL
+        self.closed: dict[int, list[str]] = {}  #: mode reduced without Landlock: uid -> folders closed to it
         self._scan: tuple[int, int] | None = None  #: mode reduced without Landlock: (pid, pipe) of the folder scan
         if mode == "full":
             self.policy.plan = RootPlan.for_this_interpreter()
@@ -134,6 +135,7 @@ class Zygote:
         self.policy.memory_watch = self.policy.own_uid_count = True
         self.policy.landlock_abi = landlock.abi_version()
         self.policy.shared_folders = SHARED_WRITABLE
+        self.policy.workdir_parent, self.policy.workdir_in_memory = workdir_parent()
         if self.policy.landlock_abi:
             self.policy.landlock_rules = landlock.FileView.for_root_plan(RootPlan.for_this_interpreter()).open()
         else:
@@ -159,7 +161,21 @@ class Zygote:
             self.policy.shared_folders = tuple(sorted({*self.policy.shared_folders, *folders}))
             if not complete:
                 self.notes.append("the scan for folders the run's uid could write was cut short")
+            self._close_shared_folders()
         return self.policy.shared_folders
+
+    def _close_shared_folders(self) -> None:
+        """Without Landlock: leave the uid only search permission on every folder it could write (ACLs), so its
+        runs create files in their own folder only; the clean-up still sweeps every one of them."""
+        from judge.sandbox.reduced import close_to_writes
+
+        uid = self.policy.uid
+        folders = [f for f in self.policy.shared_folders if os.path.isdir(f)]
+        still_open = close_to_writes(folders, uid)
+        self.closed[uid] = [f for f in folders if f not in still_open]
+        if still_open:
+            self.notes.append("these folders could not be closed to the run's uid (no ACLs there): "
+                              + ", ".join(still_open[:8]) + "; what it leaves in them is removed after each run")
 
     def _hide(self, request: RunRequest) -> None:
         """Mode reduced without Landlock: the paths the judge named, unreadable to this uid (ACL entries of uids
@@ -177,6 +193,8 @@ class Zygote:
         """Processes of the run outlived SIGKILL: the next run takes another uid (this one stays locked)."""
         self.uids.quarantine()
         self.policy.uid = self.uids.uid
+        if not self.policy.landlock_abi and self.closed:
+            self._close_shared_folders()
         self.notes.append("a run's processes outlived SIGKILL (uninterruptible sleep); later runs use another uid")
 
     def _join_delegated_cgroup(self, name: str) -> None:
@@ -259,7 +277,7 @@ class Zygote:
             if not self.policy.landlock_abi:
                 self._hide(request)
                 self._shared_folders()
-            self.policy.workdir = private_workdir(self.policy.uid)
+            self.policy.workdir = private_workdir(self.policy.uid, self.policy.workdir_parent)
         report_r, report_w = os.pipe()
         started = time.monotonic_ns()
         pid = os.fork()
@@ -287,6 +305,7 @@ class Zygote:
                 else max(0, after.memory_peak - base)
         # The supervisor (a subreaper) ended and removed what the run left; what outlived even that (a process
         # in uninterruptible sleep) was reparented here.  Only pids are read.
+        report.uid = self.policy.uid
         left, stuck = kill_descendants(timeout=0.2 if report.processes_stuck else 2.0, exclude=self.stuck)
         report.processes_left = max(report.processes_left, left)
         self.stuck.update(stuck)
@@ -325,6 +344,8 @@ class Zygote:
         worker group and remove it, so that the judge need not wait for this process (a one-shot grading
         exits at once; :meth:`judge.sandbox.client.ZygoteClient.close`).  The exit status: 0 when nothing is
         left for the judge to remove, 3 when the group is still there."""
+        if self.mode == "reduced":
+            self._finish_reduced()
         if self.cgroup is None:
             return 0
         self.cgroup.kill_all(keep={os.getpid()})
@@ -339,6 +360,21 @@ class Zygote:
             print(f"zygote: cannot remove its worker group: {exc}", file=sys.stderr, flush=True)
             return 3
         return 0
+
+    def _finish_reduced(self) -> None:
+        """Give the uid back: its ACL entries removed (where its processes are gone), its lock released."""
+        from judge.sandbox.acl import allow_uid_again
+
+        self.uids.release_free()
+        held = {c.uid for c in self.uids.quarantined}
+        for path, uid in self.hidden:
+            if uid not in held:
+                allow_uid_again(path, uid)
+        for uid, folders in self.closed.items():
+            if uid not in held:
+                for folder in folders:
+                    allow_uid_again(folder, uid)
+        self.uids.current.release()
 
     def reset_peak(self) -> None:
         """Restart the peak-memory watermark for the next run.
@@ -371,6 +407,8 @@ class Zygote:
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
                 self._close_unheld(fds)
+            if reply.get("error") is None and "refused" not in reply:
+                reply["state"] = {"uid": self.policy.uid, "notes": self.notes}  # for the runs after this one
             send_message(self.sock, reply)
             if self.cgroup is not None:
                 self.reset_peak()

@@ -403,3 +403,31 @@ def test_a_sandbox_cannot_signal_another_sandbox(backend: str, canary: str):
         victim.join(60)
         assert killer.status is Status.WRONG_ANSWER, (killer.status, killer.message)
         assert got["victim"].status is Status.ACCEPTED, (got["victim"].status, got["victim"].message)
+
+
+# --------------------------------------------------------------------------- one-shot: every run a cold start
+
+#: Issue 24's attacks, also graded as platforms grade every submission: a fresh ``judge grade`` process each.
+ONE_SHOT = sorted(p for p in SUBMISSIONS.glob("*/attack_*.py") if harm(p) in (
+    "read_other_submission", "leave_leftovers", "hide_memory", "stall_the_judge", "crash_the_judge"))
+
+
+@pytest.mark.parametrize("backend", ["full", "rootless", "container"])
+@pytest.mark.parametrize("path", ONE_SHOT, ids=[f"{p.parent.name}/{p.name}" for p in ONE_SHOT])
+def test_attack_one_shot(path: Path, backend: str, canary: str):
+    import json
+    import subprocess
+    import sys
+
+    if backend == "container":
+        _require_engine().close()
+        flags = ["--backend", "container", "--image", SANDBOX_IMAGE]
+    else:
+        require_mode(backend)
+        flags = ["--isolation", backend]
+    r = subprocess.run([sys.executable, "-m", "judge", "grade", str(path), "--format", "json", *flags],
+                       capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert r.stdout.startswith("{"), r.stderr[-2000:]
+    verdict = json.loads(r.stdout)
+    assert verdict["status"] == path.parent.name, (verdict["status"], verdict["message"][:500])
+    assert verdict["isolation"]["mode"] == backend and canary not in r.stdout

@@ -315,3 +315,22 @@ with Judge() as judge:
 print("RESULT " + json.dumps(out))
 '''
     assert set(_docker_run(script)) == {"wrong_answer"}
+
+
+def test_issue_24_attacks_one_shot_in_mode_reduced():
+    """Every submission on a course platform is a cold start: each attack as its own ``judge grade`` process."""
+    require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
+    names = ["wrong_answer/attack_steal_previous_run.py", "wrong_answer/attack_leave_leftovers.py",
+             "wrong_answer/attack_unkillable_child.py", "wrong_answer/attack_quadratic_output.py",
+             "wrong_answer/attack_forged_zero_size_header.py", "memory_limit_exceeded/attack_shared_memory_hog.py"]
+    script = r'''
+import json, subprocess, sys
+out = {}
+for name in sys.argv[1:]:
+    r = subprocess.run(["judge", "grade", "/opt/judge/submissions/sinusoidal-pe/" + name, "--format", "json"],
+                       capture_output=True, text=True)
+    out[name] = json.loads(r.stdout)["status"] if r.stdout.startswith("{") else "no verdict: " + r.stderr[-300:]
+print("RESULT " + json.dumps(out))
+'''
+    out = _docker_run(script, args=names)
+    assert out == {name: name.split("/")[0] for name in names}, out

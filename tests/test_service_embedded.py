@@ -112,3 +112,37 @@ def test_worker_needs_a_broker_and_bad_tokens_are_refused():
     p = subprocess.run([sys.executable, "-m", "judge.cli", "serve", "--port", "1"], cwd=REPO, env=env,
                        capture_output=True, timeout=60)
     assert p.returncode == 2 and b"JUDGE_API_TOKENS" in p.stderr and b"Traceback" not in p.stderr
+
+
+def test_through_judge_serve_one_learner_s_run_reads_nothing_of_another_s(tmp_path):
+    """Issue 24's warm breaches through the service (one worker, so both runs share a zygote and a result buffer):
+    a victim plants a secret in its source, output, files and outputs; the next learner's file searches everything
+    its run can read for it, and finds nothing; neither does root, in the worker's zygote."""
+    import secrets as _secrets
+
+    from tests.cross_run_support import attacker, findings, process_memory_holds, victim
+
+    require_sandbox()
+    token = "cross-run-token-123456"
+    secret = _secrets.token_hex(16)
+    env = service_env(JUDGE_API_TOKENS=f"lms:{token}")
+    server = Server(tmp_path, f"sqlite:///{tmp_path}/judge.sqlite3", env, workers=1)
+    try:
+        with server.client(token) as client:
+            first = client.post("/v1/submissions?wait=true&timeout=60",
+                                json={"problem": "sinusoidal-pe", "source": victim(secret)}).json()
+            assert f"PLANTED:{secret}" in first["verdict"]["stdout"]["text"]
+            second = client.post("/v1/submissions?wait=true&timeout=60",
+                                 json={"problem": "sinusoidal-pe", "source": attacker(secret)}).json()
+        verdict = second["verdict"]
+        found, clean = findings(verdict["stdout"]["text"])
+        assert found == [] and len(clean) == 3, verdict["stdout"]["text"][-1500:]
+        assert verdict["status"] == "wrong_answer" and secret not in str(second)
+        from judge.sandbox.watch import process_tree
+
+        zygotes = [pid for pid in process_tree(server.proc.pid) if pid != server.proc.pid]
+        assert zygotes, "judge serve started no zygote"
+        for pid in zygotes:  # the server itself holds every source it stored; the processes runs fork from, none
+            assert process_memory_holds(pid, secret.encode()) == [], pid
+    finally:
+        server.stop()

@@ -7,6 +7,7 @@ writes into its slots must end in a verdict about the learner.  This file overwr
 the header of every slot already written, through the harness' frame, with such shapes
 (and a few more), then returns zeros itself: a wrong answer."""
 # harm: crash_the_judge
+# diagnosis: none
 import numpy as np
 
 _json = __import__("json")

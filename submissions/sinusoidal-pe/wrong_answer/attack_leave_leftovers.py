@@ -10,6 +10,7 @@ This file does all of that wherever it may write, plus a grandchild in a session
 own that sleeps.  Afterwards nothing of it may remain, and the next submission -- on
 the same zygote or on one started later -- must get its own verdict."""
 # harm: leave_leftovers
+# diagnosis: constant_output
 import numpy as np
 
 _ctypes = __import__("ctypes")

@@ -7,6 +7,7 @@ file fills both streams to the bundle's output limit with the shapes that hurt s
 code: runs of newlines, blank lines of spaces, "status=" followed by newlines, one very
 long line, and deeply nested brackets.  The judge's work on it must stay linear."""
 # harm: stall_the_judge
+# diagnosis: constant_output
 import numpy as np
 
 _sys = __import__("sys")

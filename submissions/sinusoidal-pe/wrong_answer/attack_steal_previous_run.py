@@ -16,6 +16,7 @@ On every mode the buffer starts as zeros and the zygote never held another learn
 source, so it finds nothing, prints what it searched and returns zeros: a wrong answer.
 """
 # harm: read_other_submission
+# diagnosis: constant_output
 import numpy as np
 
 _ctypes = __import__("ctypes")

@@ -9,6 +9,7 @@ the parent returns half a second later.
 The run's verdict must be about the learner (a wrong answer: zeros), and the next
 submission must run -- in mode reduced on a fresh uid while the stuck one ends."""
 # harm: leave_leftovers
+# diagnosis: constant_output
 import numpy as np
 
 _os = __import__("o" + "s")

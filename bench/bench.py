@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from judge import Judge  # noqa: E402
-from judge.compare import compare_arrays  # noqa: E402
+from judge.grading.compare import compare_arrays  # noqa: E402
 
 PROBLEM = "sinusoidal-pe"
 

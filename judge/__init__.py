@@ -14,12 +14,12 @@ from judge._version import __version__
 
 if TYPE_CHECKING:
     from judge.errors import BundleError, JudgeError
-    from judge.grader import Judge, grade
+    from judge.engine import Judge, grade
     from judge.problem.loader import load_problem
     from judge.verdict import Status, Verdict
 
 _LAZY = {
-    "grade": "judge.grader", "Judge": "judge.grader", "load_problem": "judge.problem.loader",
+    "grade": "judge.engine", "Judge": "judge.engine", "load_problem": "judge.problem.loader",
     "Verdict": "judge.verdict", "Status": "judge.verdict", "JudgeError": "judge.errors",
     "BundleError": "judge.errors",
 }

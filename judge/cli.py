@@ -119,16 +119,9 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
                                      backend=backend, image=image, pictures_dir=pictures)
     except JudgeError as exc:
         raise _fail(str(exc))
-    if fmt == "json":
-        click.echo(verdict.model_dump_json(indent=2))
-    elif fmt != "text":
-        from judge.export import export
+    from judge.formats import render
 
-        click.echo(export(verdict, fmt, bundle), nl=False)
-    else:
-        from judge.report import render_text
-
-        click.echo(render_text(verdict, color=sys.stdout.isatty() if color is None else color), nl=False)
+    click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
 
 
@@ -150,7 +143,7 @@ def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backe
     """Check a bundle: it loads, the reference passes, every example gets its folder's status; then report
     adequacy (kill matrix), tolerance margins, calibrated time limits and the statement's examples."""
     from judge.errors import JudgeError
-    from judge.verify import verify_problem
+    from judge.authoring.verify import verify_problem
 
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
@@ -249,7 +242,7 @@ def problems() -> None:
 def show(problem: str) -> None:
     """Print a problem's statement, limits and public examples."""
     from judge.errors import JudgeError
-    from judge.report import render_problem
+    from judge.formats.show import render_problem
 
     try:
         click.echo(render_problem(problem), nl=False)
@@ -276,12 +269,14 @@ def doctor() -> None:
         click.echo(f"\nisolation: unavailable: {exc}")
         raise click.exceptions.Exit(EXIT_VERDICT)
     from judge.sandbox.ladder import landlock_here
+    from judge.sandbox.modes import mode_named
 
-    landlock = landlock_here() if mode == "reduced" else True
-    missing = guarantees.not_enforced(mode, landlock=landlock)
+    chosen = mode_named(mode)
+    landlock = landlock_here()
+    missing = chosen.not_enforced(landlock=landlock)
     click.echo(f"\nisolation: {mode}" + (f" (not enforced: {', '.join(missing)})" if missing else
                                        " (every row of the README's guarantee table enforced)"))
-    cells = guarantees.cells(mode, landlock=landlock)
+    cells = chosen.cells(landlock=landlock)
     for row, label in guarantees.ROWS.items():
         click.echo(f"  {label:27} {cells[row].how}")
     if note:

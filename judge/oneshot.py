@@ -5,12 +5,12 @@ work for the shortest wall time on two cores:
 
 1. the zygote is launched first, with light imports only (:mod:`judge.sandbox.launch`);
 2. if the bundle has a current run plan, the learner's run is sent to it as soon as
-   it is ready (:class:`judge.run_plan.EarlyRun`);
+   it is ready (:class:`judge.grading.run_plan.EarlyRun`);
 3. meanwhile this process imports numpy, pydantic and the grading code and loads the
    bundle; the judge then uses the early run only if it is exactly the run it would
    have made, and otherwise runs the submission the regular way;
 4. each result slot is judged as soon as the run has written it
-   (:class:`judge.outcome.CaseJudging`), so the verdict is ready ~1 ms after the run;
+   (:class:`judge.grading.slots.CaseJudging`), so the verdict is ready ~1 ms after the run;
 5. the zygote is let go rather than waited for: it frees the run's files, removes
    its worker group and exits after this process
    (:meth:`judge.sandbox.client.ZygoteClient.retire`).
@@ -30,13 +30,10 @@ if TYPE_CHECKING:
 
 def abandon_ahead() -> None:
     """Stop the zygote :mod:`judge.entry` launched ahead if no grading took it."""
+    from judge.sandbox.factory import stop_launched
     from judge.sandbox.launch import take_ahead
 
-    ahead = take_ahead()
-    if ahead is not None:
-        from judge.sandbox.client import ZygoteClient
-
-        ZygoteClient.take_over(ahead).abandon()
+    stop_launched(take_ahead())
 
 
 class OneShot(NamedTuple):
@@ -50,17 +47,17 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
                pictures_dir: str | Path | None = None) -> OneShot:
     """The verdict of one submission, with a judge made and closed for it.  Raises what
     :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine)."""
-    from judge.run_plan import EarlyRun
+    from judge.grading.run_plan import EarlyRun
     from judge.sandbox.factory import prestarted_factory_for
     from judge.sandbox.launch import take_ahead
 
     # pydantic looks for plugins in every installed distribution's entry points (~20 ms of a cold start);
     # the judge uses none.  An explicit setting is kept.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    with prestarted_factory_for("container" if backend == "container" else isolation, unsafe_no_sandbox,
-                                image=image, ahead=take_ahead()) as factory:
+    with prestarted_factory_for(isolation, unsafe_no_sandbox, image=image, ahead=take_ahead(),
+                                backend=backend) as factory:
         early = EarlyRun.start(factory.launched, source, problem)
-        from judge.grader import Judge
+        from judge.engine import Judge
 
         with Judge(backend_factory=factory) as judge:
             try:

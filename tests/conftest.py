@@ -71,7 +71,7 @@ def submission(status: str, name: str) -> bytes:
 def prepared():
     """The sinusoidal-pe bundle prepared in this process (inputs laid out, expected outputs loaded), for tests
     that write result slots by hand (tests/test_fuzz.py, tests/test_case_judging.py)."""
-    from judge.prepared import prepare
+    from judge.grading.prepare import prepare
     from judge.problem.loader import load_problem
 
     p = prepare(load_problem(PROBLEM_DIR))

@@ -6,7 +6,7 @@ When the examples change, record them again (on a machine that can isolate)::
 
     python3 -c 'import sys; sys.path.insert(0, "tests"); from fake_support import make_small_bundle; \
 print(make_small_bundle("/tmp/small-pe"))'
-    python3 -m judge.sandbox.fake record tests/data/runs /tmp/small-pe/sinusoidal-pe \
+    python3 tests/fake_support.py record tests/data/runs /tmp/small-pe/sinusoidal-pe \
         submissions/sinusoidal-pe/{accepted/vectorised,wrong_answer/sin_cos_swapped,wrong_answer/input_mutated,\
 memory_limit_exceeded/memory_hog,time_limit_exceeded/sleep,runtime_error/raises_index_error}.py
 """
@@ -45,3 +45,33 @@ def make_small_bundle(folder: str | Path) -> str:
     assert len(cases["cases"]) == len(SMALL_CASES), "the stored runs were recorded for these cases"
     (root / "cases.yaml").write_text(yaml.safe_dump(cases, sort_keys=False))
     return str(root)
+
+
+def record(out_dir: str, files: list[str], problem: str = "sinusoidal-pe") -> None:
+    """Grade ``files`` in a real sandbox and store each run as OUT_DIR/<file stem>.json."""
+    from judge.engine import Judge
+    from judge.sandbox.factory import backend_factory_for
+    from judge.sandbox.fake import RecordingBackend, source_key
+
+    inner = backend_factory_for()
+    recorders: list[RecordingBackend] = []
+
+    def factory(slot: int) -> RecordingBackend:
+        recorders.append(RecordingBackend(inner(slot)))
+        return recorders[-1]
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with Judge(backend_factory=factory) as judge:
+        for name in files:
+            source = Path(name).read_text()
+            verdict = judge.grade(source, problem)
+            run = recorders[0].runs[source_key(source)]
+            (out / (Path(name).stem + ".json")).write_text(run.to_json() + "\n")
+            print(f"{name}: {verdict.status.value} -> {out / (Path(name).stem + '.json')}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 5 or sys.argv[1] != "record":
+        raise SystemExit("usage: python3 tests/fake_support.py record OUT_DIR PROBLEM FILE.py...")
+    record(sys.argv[2], sys.argv[4:], sys.argv[3])

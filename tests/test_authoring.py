@@ -115,7 +115,7 @@ def test_calibrate_rewrites_limits_and_keeps_comments(tmp_path):
 @pytest.mark.unit
 def test_statement_examples_are_checked_against_the_reference(tmp_path):
     from judge.authoring.statement import check_statement
-    from judge.prepared import prepare
+    from judge.grading.prepare import prepare
     from judge.problem.loader import load_problem
 
     root = tmp_path / "rotary-embedding"

@@ -80,7 +80,7 @@ def test_unknown_problem_lists_known_ones():
 
 
 def test_reference_that_raises_is_a_bundle_error(tmp_path):
-    from judge.prepared import prepare
+    from judge.grading.prepare import prepare
 
     root = copy_bundle(tmp_path)
     (root / "reference.py").write_text("def sinusoidal_pe(max_len, d_model, base=1.0):\n    raise ValueError('x')\n"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.capture import split_output
-from judge.grader import Judge
+from judge.grading.capture import split_output
+from judge.engine import Judge
 from judge.sandbox.contract import CAPTURE_BYTES, Capture
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,4 @@
-"""Judging a run's slots while it goes on (:class:`judge.outcome.CaseJudging`).
+"""Judging a run's slots while it goes on (:class:`judge.grading.slots.CaseJudging`).
 
 The unit tests write result slots the way the harness does (array bytes first, then
 the header; torn headers in between) and check that judging them early, at any
@@ -62,7 +62,7 @@ def _dump(cases, observed, spans) -> tuple:
 
 
 def _after_the_run(prepared, results, report):
-    from judge.outcome import judge_cases
+    from judge.grading.slots import judge_cases
 
     observed, spans = {}, {}
     cases, killed = judge_cases(prepared, report, results, observed, spans)
@@ -80,7 +80,7 @@ SMALL = st.sampled_from(OUTCOMES)
 def test_judging_early_ends_as_judging_after_the_run(prepared, results, data):
     """Whatever moments the judge looks at the buffer while the harness writes it, the final results,
     observed outputs and spans are those of judging the final buffer once."""
-    from judge.outcome import CaseJudging
+    from judge.grading.slots import CaseJudging
     from judge.sandbox.contract import RunReport
 
     clear_slot_headers(prepared, results)
@@ -115,7 +115,7 @@ def _all_correct(prepared, results, judging=None) -> None:
 def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results, first, then, status):
     """Only code that reaches the harness's mapping can rewrite a slot; its result is then what the slot holds
     at the end, as if nothing had been judged early."""
-    from judge.outcome import CaseJudging
+    from judge.grading.slots import CaseJudging
     from judge.sandbox.contract import RunReport
 
     clear_slot_headers(prepared, results)
@@ -133,7 +133,7 @@ def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results,
 @pytest.mark.unit
 def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results):
     """A slot whose header stays malformed is never judged early, and the cases after it wait for the end."""
-    from judge.outcome import CaseJudging
+    from judge.grading.slots import CaseJudging
     from judge.sandbox.contract import RunReport
 
     clear_slot_headers(prepared, results)
@@ -150,7 +150,7 @@ def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results
 @pytest.mark.unit
 def test_weakly_ordered_machines_judge_nothing_early(prepared, results, monkeypatch):
     """Without total store order a header may be seen before the array bytes it follows: judge after the run."""
-    import judge.outcome as outcome
+    import judge.grading.slots as outcome
     from judge.sandbox.contract import RunReport
 
     monkeypatch.setattr(outcome, "STORES_IN_ORDER", False)
@@ -185,7 +185,7 @@ def add_positional_encoding(x, base=10000.0):
 @pytest.mark.sandbox
 def test_a_real_run_is_judged_while_its_last_call_runs(judge, monkeypatch):
     """On a real sandboxed run, every case before a slow last call is judged while that call still runs."""
-    from judge import outcome
+    from judge.grading import slots as outcome
 
     if not outcome.STORES_IN_ORDER:
         pytest.skip("this machine's stores are not totally ordered: every slot is judged after the run")

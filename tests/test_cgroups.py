@@ -21,7 +21,7 @@ import pytest
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups import CgroupSnapshot, WorkerCgroup
 from conftest import unavailable
-from judge.timescale import time_scale
+from judge.problem.timescale import time_scale
 
 MiB = 1 << 20
 SCALE = time_scale()  # JUDGE_TIME_SCALE: the emulated VM of the cgroup v2 tier is ~20x slower

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import REPO, SUBMISSIONS, require_sandbox
 
-HEAVY = ("numpy", "pydantic", "yaml", "judge.verdict", "judge.grader", "judge.diagnosis", "matplotlib")
+HEAVY = ("numpy", "pydantic", "yaml", "judge.verdict", "judge.engine", "judge.diagnosis", "matplotlib")
 
 
 def modules_after(code: str) -> set[str]:
@@ -31,9 +31,9 @@ def modules_after(code: str) -> set[str]:
 @pytest.mark.unit
 def test_cli_and_the_prestart_path_import_nothing_heavy():
     # What runs before the zygote is launched and the early run is sent: the CLI module, the ladder, the factory,
-    # the client, the one-shot path and the run plan (judge.run_plan).
+    # the client, the one-shot path and the run plan (judge.grading.run_plan).
     loaded = modules_after("import judge.cli, judge.entry, judge.sandbox.ladder, judge.sandbox.factory, "
-                           "judge.sandbox.client, judge.oneshot, judge.run_plan, judge.problem.locate, judge.static_check")
+                           "judge.sandbox.client, judge.oneshot, judge.grading.run_plan, judge.problem.locate, judge.grading.static_check")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
@@ -42,17 +42,17 @@ def test_zygote_loads_no_pydantic_and_no_judge_side_code():
     # Every learner child inherits the zygote's memory: numpy and the sandbox's code, nothing of the grader.
     loaded = modules_after("import judge.sandbox.zygote")
     assert "numpy" in loaded
-    assert not loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.grader", "judge.problem"}, \
-        sorted(loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.grader", "judge.problem"})
+    assert not loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.engine", "judge.problem"}, \
+        sorted(loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.engine", "judge.problem"})
 
 
 @pytest.mark.unit
 def test_grader_leaves_the_grading_side_to_the_run():
     # The verdict models, comparisons and capture are imported while the learner's code runs (grader._run_beside);
     # diagnosis and pictures only when a verdict needs them.
-    loaded = modules_after("import judge.grader")
-    assert not loaded & {"judge.verdict", "judge.outcome", "judge.capture", "judge.diagnosis", "judge.pictures",
-                         "matplotlib"}, sorted(loaded & {"judge.verdict", "judge.outcome", "judge.capture"})
+    loaded = modules_after("import judge.engine")
+    assert not loaded & {"judge.verdict", "judge.grading.slots", "judge.grading.capture", "judge.diagnosis", "judge.diagnosis.pictures",
+                         "matplotlib"}, sorted(loaded & {"judge.verdict", "judge.grading.slots", "judge.grading.capture"})
     assert "judge.isolation_record" not in loaded and "judge.feedback" not in loaded
 
 
@@ -163,7 +163,7 @@ def test_result_buffer_holds_only_zeros_at_every_run_start_and_a_first_run_fault
     that did not happen, when the run starts.  A fresh buffer is the kernel's zeros: nothing is touched."""
     import numpy as np
 
-    from judge.result_buffer import ResultBuffer
+    from judge.sandbox.result_buffer import ResultBuffer
 
     buffer = ResultBuffer(8 << 20)
     try:

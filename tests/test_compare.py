@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judge.compare import CHUNK, compare_arrays
+from judge.grading.compare import CHUNK, compare_arrays
 from judge.problem.models import Tolerance
 
 TOL = Tolerance(atol=1e-9, rtol=1e-9)

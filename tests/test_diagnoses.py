@@ -26,7 +26,7 @@ def verdict_of(judge, path: Path):
 
 
 def test_every_wrong_answer_example_names_its_diagnosis():
-    from judge.verify import expected_diagnosis
+    from judge.authoring.verify import expected_diagnosis
 
     ids = {expected_diagnosis(p.read_bytes()) for p in WRONG}
     assert None not in ids, "every wrong_answer example carries a '# diagnosis: <id>' line"
@@ -106,7 +106,7 @@ def test_nan_is_located_for_public_cases(judge):
 
 
 def test_unknown_mistake_gets_an_honest_empty_list(judge):
-    from judge.report import render_text
+    from judge.formats.text import render_text
 
     source = b'''import numpy as np
 
@@ -133,7 +133,7 @@ def add_positional_encoding(x, base=10000.0):
 
 
 def test_text_report_puts_the_diagnosis_first_without_colour(judge):
-    from judge.report import render_text
+    from judge.formats.text import render_text
 
     verdict = verdict_of(judge, SUBMISSIONS / "wrong_answer" / "halves_not_interleaved.py")
     plain = render_text(verdict, color=False)

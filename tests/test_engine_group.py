@@ -19,7 +19,7 @@ from conftest import unavailable
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups.counters import EngineGroup
 from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts
-from judge.timescale import time_scale
+from judge.problem.timescale import time_scale
 
 pytestmark = pytest.mark.sandbox
 MiB = 1 << 20

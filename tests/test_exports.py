@@ -40,7 +40,7 @@ def _reveals_location(text: str) -> bool:
 
 @pytest.mark.parametrize("status,name", EXAMPLES)
 def test_gradescope(graded, status, name):
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get(status, name)
@@ -65,7 +65,7 @@ def test_gradescope(graded, status, name):
 
 @pytest.mark.parametrize("status,name", EXAMPLES)
 def test_exercism(graded, status, name):
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get(status, name)
@@ -91,7 +91,7 @@ def test_exercism(graded, status, name):
 
 
 def test_exercism_caps_output_at_500_with_a_note(graded):
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get("wrong_answer", "forge_output.py")
@@ -146,7 +146,7 @@ def _junit_check(text: str, verdict) -> ET.Element:
 
 @pytest.mark.parametrize("status,name", EXAMPLES)
 def test_junit(graded, status, name):
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get(status, name)
@@ -166,7 +166,7 @@ def test_junit(graded, status, name):
 
 
 def test_junit_survives_hostile_output(graded):
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get("wrong_answer", "sin_cos_swapped.py")
@@ -196,7 +196,7 @@ def test_cli_formats(judge):
 def test_hidden_cases_prints_are_withheld(graded, fmt, split):
     """What the learner printed during a hidden case (e.g. its arguments) never reaches the learner's view;
     when the capture could not be split per call, nothing printed is shown once a hidden case ran."""
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get("wrong_answer", "forge_output.py")
@@ -215,7 +215,7 @@ def test_hidden_cases_prints_are_withheld(graded, fmt, split):
 
 @pytest.mark.parametrize("status,name", EXAMPLES)
 def test_prairielearn(graded, status, name):
-    from judge.export import export
+    from judge.formats import export
 
     get, bundle = graded
     verdict = get(status, name)
@@ -235,7 +235,7 @@ def test_prairielearn(graded, status, name):
 def test_prairielearn_images_are_the_verdicts_pictures(judge, tmp_path):
     """A failing public case's pictures travel as data URIs in its test; hidden cases never have any."""
     pytest.importorskip("matplotlib", reason="PICTURES NOT TESTED: matplotlib (extra 'pictures') missing")
-    from judge.export.prairielearn import results
+    from judge.formats.prairielearn import results
 
     verdict = judge.grade((SUBMISSIONS / "wrong_answer" / "sin_cos_swapped.py").read_bytes(), pictures_dir=tmp_path)
     assert verdict.pictures

@@ -59,7 +59,7 @@ def test_replayed_details_reach_the_verdict(judge, bundle):
 
 @pytest.mark.parametrize("fmt", ["gradescope", "exercism", "junit"])
 def test_exports_from_replayed_verdicts(judge, bundle, fmt):
-    from judge.export import export
+    from judge.formats import export
     from judge.problem.loader import load_problem
 
     v = judge.grade(SOURCES["sin_cos_swapped"].read_text(), bundle)

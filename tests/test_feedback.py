@@ -50,8 +50,8 @@ def test_failure_patterns_name_what_failing_cases_share(judge, folder, name, wor
 
 @pytest.mark.sandbox
 def test_patterns_show_first_in_text_json_and_exports(judge):
-    from judge.export import export
-    from judge.report import render_text
+    from judge.formats import export
+    from judge.formats.text import render_text
 
     verdict = verdict_of(judge, "wrong_answer", "rw_input_dtype.py")
     bundle = judge.problem("sinusoidal-pe").bundle
@@ -82,7 +82,7 @@ def test_hidden_cases_are_listed_by_id_in_patterns_never_described_by_value(judg
 def test_no_misleading_name_when_float32_is_the_least_of_three_mistakes(judge):
     """The issue's case: float32 arithmetic + column-index exponent + row 0 at zero.  float32 may partly explain;
     it must never be the explanation, and the recovered formula says what was computed."""
-    from judge.report import render_text
+    from judge.formats.text import render_text
 
     verdict = verdict_of(judge, "wrong_answer", "rw_float32_column_row0.py")
     assert not any(d.explains for d in verdict.diagnoses)
@@ -104,7 +104,7 @@ def test_combined_mistakes_are_named_together(judge):
 
 @pytest.mark.sandbox
 def test_time_feedback_says_which_call_ran_out_and_that_the_rest_was_right(judge):
-    from judge.report import render_text
+    from judge.formats.text import render_text
 
     verdict = verdict_of(judge, "time_limit_exceeded", "rw_correct_slow_loop.py")
     assert verdict.status.value == "time_limit_exceeded"

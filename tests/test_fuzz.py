@@ -142,7 +142,7 @@ def test_result_decoder_never_raises(prepared, results, data, reply):
 @pytest.mark.parametrize("shape", [[0, 2**70], [0, 2**62, 2**62], [2**63 - 1, 0], [0, -1]])
 def test_forged_zero_size_shapes_are_handled(prepared, results, shape):
     """Found by the fuzzer: a zero-size shape with absurd dimensions once crashed the judge in np.ndarray."""
-    from judge.outcome import judge_cases
+    from judge.grading.slots import judge_cases
     from judge.verdict import Status
 
     header = json.dumps({"outcome": "array", "dtype": "<f8", "shape": shape, "nbytes": 0}).encode()
@@ -154,7 +154,7 @@ def test_forged_zero_size_shapes_are_handled(prepared, results, shape):
 
 
 def _decode(prepared, results, data, reply):
-    from judge.outcome import judge_cases
+    from judge.grading.slots import judge_cases
     from judge.sandbox import wire
 
     results.seek(0)

@@ -44,13 +44,13 @@ def _no_leftovers(judge) -> None:
 
 
 def test_accepted_says_which_mode_and_what_limits(mj):
-    from judge.sandbox import guarantees
+    from judge.sandbox.modes import mode_named
 
     v = mj.grade(CORRECT)
     assert v.status.value == "accepted", v.message
     iso = v.isolation
     assert iso.mode == mj.mode
-    assert iso.not_enforced == guarantees.not_enforced(mj.mode)
+    assert iso.not_enforced == mode_named(mj.mode).not_enforced()
     if mj.mode == "rootless":  # kernel limits only from a cgroup v2 group delegated to the user
         assert iso.limits_by in ("cgroup", "rlimits"), iso
         if iso.limits_by == "cgroup":
@@ -81,12 +81,12 @@ def test_one_huge_touched_allocation_is_memory_limit(mj):
 
 
 def test_fork_bomb(mj):
-    from judge.sandbox.guarantees import enforced
+    from judge.sandbox.modes import mode_named
 
     v = mj.grade(learner(FORK_50))
     assert v.status.value in ("wrong_answer", "runtime_error"), (v.status, v.message)
     made = [line.split() for line in v.stdout.text.splitlines() if line.startswith("MADE")]
-    if enforced(mj.mode, "process_count"):
+    if mode_named(mj.mode).cells()["process_count"].enforced:
         assert made and int(made[0][1]) < 50 and int(made[0][3]) > 0, made
     else:
         assert "process_count" in v.isolation.not_enforced

@@ -38,8 +38,8 @@ def add_positional_encoding(x, base=10000.0):
 
 def _judge_side_seconds(judge, source: str | bytes) -> tuple[float, object]:
     """The judge's own time on one verdict: grading less the run, plus every rendering of it."""
-    from judge.export import FORMATS, export
-    from judge.report import render_text
+    from judge.formats import FORMATS, export
+    from judge.formats.text import render_text
 
     verdict = judge.grade(source)
     started = time.perf_counter()

@@ -28,9 +28,9 @@ def _pixels(path):
 @pytest.fixture(scope="module")
 def plt():
     try:
-        from judge.pictures import _pyplot
+        from judge.diagnosis.pictures import _pyplot
     except ImportError as exc:  # pragma: no cover
-        unavailable(f"judge.pictures: {exc}")
+        unavailable(f"judge.diagnosis.pictures: {exc}")
     mod = _pyplot()
     if mod is None:
         unavailable("matplotlib is not installed (pip install '.[pictures]')")
@@ -51,8 +51,8 @@ def test_grade_writes_heatmaps_for_failing_public_cases_only(judge, plt, tmp_pat
 
 
 def test_heatmap_pixels_differ_between_a_right_and_a_wrong_answer(judge, plt, tmp_path):
-    from judge.pictures import case_pictures
-    from judge.terms import Terms
+    from judge.diagnosis.pictures import case_pictures
+    from judge.grading.terms import Terms
 
     wrong_dir, right_dir, again_dir = tmp_path / "wrong", tmp_path / "right", tmp_path / "again"
     judge.grade(WRONG.read_bytes(), pictures_dir=wrong_dir)
@@ -84,7 +84,7 @@ def test_cli_grade_pictures_writes_files(tmp_path, plt):
 
 def test_without_matplotlib_the_judge_grades_and_draws_nothing(tmp_path):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from judge.grader import Judge\n"
+            "from judge.engine import Judge\n"
             f"with Judge() as j: v = j.grade(open({str(WRONG)!r}, 'rb').read(), pictures_dir={str(tmp_path)!r})\n"
             "assert v.status.value == 'wrong_answer' and v.pictures == [] and v.diagnoses, v.status\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=REPO,

@@ -22,7 +22,7 @@ from conftest import SUBMISSIONS, require_docker
 pytestmark = [pytest.mark.container, pytest.mark.sandbox]
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
 
-# Time limits are scaled by the judge's own JUDGE_TIME_SCALE (judge/timescale.py), passed into the
+# Time limits are scaled by the judge's own JUDGE_TIME_SCALE (judge/problem/timescale.py), passed into the
 # container: a loaded 2-core machine can stretch a 1 s call past the bundle's 4 s per-case limit.
 TIME_SCALE = os.environ.get("JUDGE_TIME_SCALE") or "2"
 
@@ -56,7 +56,7 @@ def graded():
 
 
 def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded):
-    from judge.sandbox import guarantees
+    from judge.sandbox.modes import mode_named
 
     canary, rows = graded
     expected = {f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*.py")}
@@ -69,7 +69,7 @@ def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded):
             continue  # refused before any sandbox ran: no isolation to report
         isolation = row["isolation"]
         assert isolation["mode"] == "reduced" and isolation["limits_by"] == "rlimits", isolation
-        assert isolation["not_enforced"] == guarantees.not_enforced("reduced")
+        assert isolation["not_enforced"] == mode_named("reduced").not_enforced()
         assert isolation["uid"] not in (0, None)
 
 

@@ -36,7 +36,7 @@ from conftest import unavailable
 from fake_support import make_small_bundle
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups.files import read_pids
-from judge.timescale import time_scale
+from judge.problem.timescale import time_scale
 
 pytestmark = pytest.mark.vm
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

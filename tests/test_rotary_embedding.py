@@ -70,7 +70,7 @@ def test_a_reference_that_does_not_raise_where_the_case_says_is_a_bundle_error(t
     import shutil
 
     from judge.errors import BundleError
-    from judge.prepared import prepare
+    from judge.grading.prepare import prepare
 
     root = tmp_path / "rotary-embedding"
     shutil.copytree(REPO / "problems" / "rotary-embedding", root)
@@ -124,7 +124,7 @@ def test_property_checks_report_what_breaks(judge):
 
 @pytest.mark.sandbox
 def test_exports_for_the_second_problem(judge):
-    from judge.export import export
+    from judge.formats import export
 
     bundle = load_problem("rotary-embedding")
     verdict = judge.grade((EXAMPLES / "wrong_answer" / "rotation_negative.py").read_bytes(), "rotary-embedding")

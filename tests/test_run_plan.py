@@ -1,4 +1,4 @@
-"""The run plan (judge.run_plan): a cold start begins the learner's run before its heavy imports.
+"""The run plan (judge.grading.run_plan): a cold start begins the learner's run before its heavy imports.
 
 The plan is a guess: these tests check that a current plan's early run is the one the judge
 uses, and that a plan which differs in any way from the prepared bundle (its request, its
@@ -30,16 +30,16 @@ def bundle_copy(tmp_path):
 
 
 def _plan_file(root: Path) -> Path:
-    from judge.run_plan import fingerprint, plan_path
+    from judge.grading.run_plan import fingerprint, plan_path
 
     return plan_path(fingerprint(root))
 
 
 def _prepare(root: Path):
-    from judge.prepared import prepare
+    from judge.grading.run_plan import prepare_and_plan
     from judge.problem.loader import load_problem
 
-    return prepare(load_problem(root))
+    return prepare_and_plan(load_problem(root))
 
 
 def _roundtrip(wire: dict) -> str:
@@ -48,7 +48,7 @@ def _roundtrip(wire: dict) -> str:
 
 @pytest.mark.unit
 def test_preparing_a_bundle_writes_its_plan_and_any_change_makes_it_stale(bundle_copy, monkeypatch):
-    from judge.run_plan import read_plan
+    from judge.grading.run_plan import read_plan
 
     monkeypatch.delenv("JUDGE_TIME_SCALE", raising=False)
     prepared = _prepare(bundle_copy)
@@ -83,8 +83,8 @@ def test_preparing_a_bundle_writes_its_plan_and_any_change_makes_it_stale(bundle
 
 def _grade_early(root: Path, source: bytes, problem=None):
     """One cold-start grading as judge.oneshot does it, returning the early run for inspection."""
-    from judge.grader import Judge
-    from judge.run_plan import EarlyRun
+    from judge.engine import Judge
+    from judge.grading.run_plan import EarlyRun
     from judge.sandbox.factory import prestarted_factory_for
 
     with prestarted_factory_for() as factory:
@@ -148,7 +148,7 @@ def test_an_early_run_on_other_input_bytes_is_never_used(bundle_copy, tmp_path):
     # what the bundle asks.  The judge must notice, run again on the real inputs, and accept.
     require_sandbox()
     _prepare(bundle_copy).close()
-    from judge.run_plan import read_plan
+    from judge.grading.run_plan import read_plan
 
     forged = tmp_path / "inputs.bin"
     data = bytearray(read_plan(bundle_copy).inputs.read_bytes())
@@ -192,7 +192,7 @@ def test_no_plan_or_a_file_failing_the_static_check_starts_no_early_run(bundle_c
 
 @pytest.mark.unit
 def test_only_a_prestarted_zygote_gets_an_early_run(bundle_copy):
-    from judge.run_plan import EarlyRun
+    from judge.grading.run_plan import EarlyRun
 
     _prepare(bundle_copy).close()
     assert EarlyRun.start(None, b"x = 1", bundle_copy) is None  # the container backend: nothing launched ahead

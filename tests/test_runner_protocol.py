@@ -16,7 +16,7 @@ import pytest
 from pydantic import ValidationError
 
 from helpers_sandbox import assert_still_grades, require_sandbox
-from judge.outcome import SlotHeader
+from judge.grading.slots import SlotHeader
 from judge.sandbox import wire
 
 _PREFIX = struct.Struct("<8sI")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.static_check import check_source, decode_source
+from judge.grading.static_check import check_source, decode_source
 
 FUNCS = ["sinusoidal_pe", "add_positional_encoding"]
 ALLOWED = ["numpy", "math", "functools"]

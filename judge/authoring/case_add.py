@@ -20,7 +20,7 @@ import yaml
 
 from judge.authoring.killers import mistake_killers
 from judge.errors import BundleError, JudgeError
-from judge.prepared import prepare
+from judge.grading.prepare import prepare
 from judge.problem.loader import load_problem, resolve
 from judge.problem.models import CaseSpec
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 import numpy as np
 
-from judge.compare import tolerance_ratio
-from judge.prepared import PreparedCase, PreparedProblem
+from judge.grading.compare import tolerance_ratio
+from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.problem.expected import raises_expected
 from judge.verdict import Status, Verdict
 

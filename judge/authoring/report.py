@@ -12,7 +12,7 @@ from judge.authoring.killers import Killer, example_killer, mistake_killers
 from judge.authoring.margins import CaseMargin, case_margins, margins_text
 from judge.authoring.statement import ShownExample, check_statement
 from judge.authoring.timelimits import Calibration, calibrate, calibration_text
-from judge.prepared import PreparedProblem
+from judge.grading.prepare import PreparedProblem
 from judge.verdict import Verdict
 
 

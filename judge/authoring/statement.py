@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge.authoring.findings import Finding
-from judge.prepared import PreparedProblem
+from judge.grading.prepare import PreparedProblem
 
 SECTION = "statement"
 _BLOCK = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)

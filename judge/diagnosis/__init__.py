@@ -1,7 +1,7 @@
 """Explaining a failed verdict: named mistakes, the recovered formula, failure patterns, time feedback.
 
 Runs in the judge's process only, after the comparisons, on copies of the failing outputs (see
-:class:`judge.outcome.Observed`).  Three sources of candidate explanations:
+:class:`judge.grading.slots.Observed`).  Three sources of candidate explanations:
 
 * generic recognisers (:mod:`judge.diagnosis.generic`): one registered function each, driven by facts;
 * the bundle's bank (:mod:`judge.diagnosis.bank`): small wrong implementations, run and compared;
@@ -24,8 +24,8 @@ from judge.diagnosis.patterns import failure_patterns
 from judge.diagnosis.recover import recover
 from judge.diagnosis.timing import time_feedback
 from judge.errors import JudgeError
-from judge.outcome import Observed
-from judge.prepared import PreparedProblem
+from judge.grading.slots import Observed
+from judge.grading.prepare import PreparedProblem
 from judge.verdict import CaseResult, Diagnosis, PropertyCheck, Verdict
 
 log = logging.getLogger(__name__)

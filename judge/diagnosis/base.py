@@ -13,9 +13,9 @@ from typing import Callable, Literal
 
 import numpy as np
 
-from judge.compare import within_tolerance
-from judge.outcome import Observed
-from judge.prepared import PreparedProblem
+from judge.grading.compare import within_tolerance
+from judge.grading.slots import Observed
+from judge.grading.prepare import PreparedProblem
 from judge.problem.mistakes import Bank
 from judge.problem.models import Tolerance
 from judge.verdict import CaseResult, Status

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge.feedback import FailurePattern
-from judge.prepared import PreparedProblem
+from judge.grading.prepare import PreparedProblem
 from judge.verdict import CaseResult, Status
 
 _VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",

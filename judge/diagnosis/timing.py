@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judge.feedback import FinishedCall, TimeFeedback
-from judge.prepared import PreparedProblem
+from judge.grading.prepare import PreparedProblem
 from judge.verdict import CaseResult, Status
 
 

@@ -5,7 +5,7 @@ each platform expects (:mod:`judge.platforms.gradescope`,
 :mod:`judge.platforms.prairielearn`, :mod:`judge.platforms.exercism`); the
 entry point each package runs inside the platform's container goes through
 :func:`judge.platforms.runner.run_packaged`, one path from verdict to the
-platform's results file (rendered by :mod:`judge.export`).
+platform's results file (rendered by :mod:`judge.formats`).
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ def expected_file(problem: Path) -> str:
 
 def warm(problem: str) -> None:
     """Compute and cache the bundle's expected outputs (JUDGE_CACHE_DIR), so the first learner's run is warm."""
-    from judge.prepared import prepare
+    from judge.grading.run_plan import prepare_and_plan
     from judge.problem.loader import load_problem
 
-    prepare(load_problem(problem)).close()
+    prepare_and_plan(load_problem(problem)).close()

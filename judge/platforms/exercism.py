@@ -134,8 +134,8 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[s
     """``dest/<status>-<name>/`` per example in ``examples/<status>/*.py`` (default: the bundle's
     ``submissions/<id>/``), with the results this machine's judge gives."""
     from judge.errors import SandboxUnavailable
-    from judge.export.exercism import results
-    from judge.grader import Judge
+    from judge.formats.exercism import results
+    from judge.engine import Judge
 
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id
     if not examples.is_dir():
@@ -184,7 +184,7 @@ def _not_the_solution(rel: Path) -> bool:
 
 def run(slug: str, input_dir: Path, output_dir: Path, problems: Path) -> int:
     """Grade the solution in ``input_dir`` for exercise ``slug``; write ``output_dir/results.json``; always 0."""
-    from judge.export.exercism import results
+    from judge.formats.exercism import results
 
     def render(verdict, bundle) -> str:
         text = json.dumps(results(verdict, bundle), indent=2)

@@ -153,7 +153,7 @@ def run(root: Path, problem: Path, hidden_visibility: str = "after_due_date") ->
     """Grade ``root/submission`` and write ``root/results/results.json``; always 0."""
     import json
 
-    from judge.export.gradescope import results
+    from judge.formats.gradescope import results
 
     def render(verdict, bundle) -> str:
         return json.dumps(results(verdict, bundle, hidden_visibility), indent=2)

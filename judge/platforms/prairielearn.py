@@ -146,7 +146,7 @@ def _from_data(grade: Path) -> Submission | None:
 
 def run(grade: Path, problem: Path | None = None) -> int:
     """Grade ``grade/student`` against the bundle in ``grade/tests/problem``; write ``grade/results/results.json``."""
-    from judge.export.prairielearn import results
+    from judge.formats.prairielearn import results
 
     problem = problem or grade / "tests" / "problem"
     for private in (grade / "tests", grade / "data", grade / "serverFilesCourse"):

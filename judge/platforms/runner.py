@@ -6,7 +6,7 @@ a missing or ambiguous submission, a broken bundle, a machine that cannot
 isolate at the required level and a judge bug each become a verdict
 (``compile_error`` for the learner's mistakes, ``internal_error`` for the
 grader's), exported by the same code as any other verdict
-(:mod:`judge.export`), from the learner's view of it (:func:`learner_safe`).
+(:mod:`judge.formats`), from the learner's view of it (:func:`learner_safe`).
 Exactly one line goes to stderr per run, saying which
 isolation mode the learner's code ran under (or why it did not run).
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from judge import memfd
+from judge.sandbox import memfd
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
 from judge.sandbox.wire import align
@@ -39,7 +39,7 @@ class InputFile:
 
     Runs get a sealed memfd (:attr:`fd`).  When the bytes come from the disk cache, the judge's own view maps
     the cache file, and the memfd is made only when a run first needs it: a cold start whose early run
-    already brought the bytes (:mod:`judge.run_plan`) then never copies ~30 MB into a memfd of its own,
+    already brought the bytes (:mod:`judge.grading.run_plan`) then never copies ~30 MB into a memfd of its own,
     nor frees one afterwards.  The cache file is only ever replaced, never written in place
     (:func:`judge.problem.cache.write_atomic`), and the memfd is copied from the very file the view maps."""
 

@@ -15,7 +15,7 @@ from judge.errors import BundleError
 from judge.problem.locate import PROBLEMS_DIR, available, resolve  # noqa: F401 - re-exported
 from judge.problem.mistakes import Bank, load_bank
 from judge.problem.models import CasesFile, ProblemSpec
-from judge.timescale import scale_times
+from judge.problem.timescale import scale_times
 from judge.problem.yamlfile import MAX_BUNDLE_FILE, _load_yaml, _read_text, _validate  # noqa: F401 - used by others
 
 

@@ -1,6 +1,6 @@
-"""What this machine lets the judge enforce, and the isolation mode it will therefore use.
+"""What this machine lets the judge enforce (``judge doctor``), and the isolation mode it will therefore use.
 
-Like isolate's environment check: each capability is probed for real (a
+Like isolate's environment check: each capability is probed for real (:mod:`judge.sandbox.probes`: a
 throw-away child tries the call), so `judge doctor` reports facts, not guesses.
 """
 
@@ -10,7 +10,6 @@ import os
 from dataclasses import dataclass
 
 
-
 @dataclass(frozen=True)
 class Capability:
     name: str
@@ -18,68 +17,14 @@ class Capability:
     detail: str
 
 
-def _probe_in_child(action) -> tuple[bool, str]:
-    """Run ``action`` in a forked child; (True, "") if it returned, else (False, why)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            action()
-            os._exit(0)
-        except BaseException as exc:  # noqa: BLE001
-            os.write(w, f"{type(exc).__name__}: {exc}".encode()[:500])
-            os._exit(1)
-    os.close(w)
-    message = os.read(r, 600).decode(errors="replace")
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0, message
-
-
-def _unshare_all() -> None:
-    from judge.sandbox import linux
-    from judge.sandbox.contract import NAMESPACES
-
-    linux.unshare(linux.namespace_flags(NAMESPACES))  # light imports: the child of a probe stays cheap
-
-
-def _new_root() -> None:
-    """The real root switch: private tmpfs root, read-only binds, pivot_root (Docker's default seccomp refuses it)."""
-    import numpy  # noqa: F401 - the plan binds the packages the zygote has loaded
-
-    from judge.sandbox import linux
-    from judge.sandbox.rootfs import RootPlan, enter_new_root
-
-    plan = RootPlan.for_this_interpreter()
-    linux.unshare(linux.CLONE_NEWNS)
-    enter_new_root(plan)
-    if os.path.exists("/proc/self") or not os.path.isdir("/tmp"):
-        raise RuntimeError("the new root does not look as planned")
-
-
-def _uid_drop() -> None:
-    from judge.sandbox.isolation import drop_privileges
-
-    drop_privileges()
-
-
-def _seccomp() -> None:
-    from judge.sandbox import linux
-    from judge.sandbox.seccomp import DenyListFilter
-
-    f = DenyListFilter()
-    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-    f.load()
-
-
 def probe() -> list[Capability]:
     from judge.sandbox.cgroups import detect
+    from judge.sandbox.probes import in_child, new_root, seccomp, uid_drop, unshare_all
 
     caps = [Capability("root", os.geteuid() == 0, f"euid {os.geteuid()}")]
-    ok, why = _probe_in_child(_unshare_all)
+    ok, why = in_child(unshare_all)
     caps.append(Capability("namespaces", ok, "pid, mount, network, ipc, uts" if ok else why))
-    ok, why = _probe_in_child(_new_root)
+    ok, why = in_child(new_root)
     caps.append(Capability("new root", ok, "tmpfs root, read-only binds, pivot_root" if ok else why))
     support = detect()
     caps.append(Capability("cgroups", support.version is not None and support.writable,
@@ -90,9 +35,15 @@ def probe() -> list[Capability]:
 
         found = find()
         caps.append(Capability("cgroup deleg", found.ok, found.describe()))
-    ok, why = _probe_in_child(_seccomp)
+    from judge.sandbox.landlock import abi_version
+
+    abi = abi_version()
+    caps.append(Capability("landlock", abi > 0, f"ABI {abi}: mode reduced confines its runs' files" if abi else
+                           "refused (kernel before 5.13, or a seccomp profile without it): mode reduced runs see "
+                           "every world-readable file"))
+    ok, why = in_child(seccomp)
     caps.append(Capability("seccomp", ok, "libseccomp deny-list loads" if ok else why))
-    ok, why = _probe_in_child(_uid_drop)
+    ok, why = in_child(uid_drop)
     caps.append(Capability("uid drop", ok, "setresuid(65534)" if ok else why))
     return caps
 

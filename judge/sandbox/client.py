@@ -16,12 +16,12 @@ import subprocess
 import threading
 from typing import TYPE_CHECKING
 
-from judge.result_buffer import ResultBuffer, buffer_for
-from judge.sandbox import guarantees
-from judge import memfd
-from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, Capture, RunReport, RunRequest
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
+from judge.sandbox import memfd
+from judge.sandbox.contract import BackendError, Capture, Hello, RunReport, RunRequest
 from judge.sandbox.launch import Launched, spawn
 from judge.sandbox.messages import recv_message, send_message
+from judge.sandbox.modes import mode_named
 
 if TYPE_CHECKING:
     from judge.isolation_record import Isolation
@@ -39,21 +39,18 @@ class ZygoteClient:
     def __init__(self, mode: str, name: str, note: str = "", launched: Launched | None = None) -> None:
         """A zygote of ``mode`` with worker cgroup ``name``, started now; or ``launched``, already started by
         :func:`judge.sandbox.launch.spawn` (see :meth:`take_over`)."""
-        self.mode = mode
+        self.mode = mode_named(mode)
         self.note = note
         self.name = name
         self.result_buffer: ResultBuffer | None = None
         if launched is None:
-            if mode == "rootless":  # out of a delegated cgroup's root first, so its zygotes can have groups there
-                from judge.sandbox.cgroups.delegation import claim
-
-                claim()  # never raises; the zygote finds the outcome and says it in every verdict
+            self.mode.before_spawn()
             launched = spawn(mode, name)
         self._lock = threading.Lock()
         self._retired = False
         self._proc = launched.proc
         self._sock = launched.sock
-        self._info: dict | None = None
+        self._hello: Hello | None = None
         self._last_uid: int | None = None  #: the uid the last run ran as (mode reduced: it may change between runs)
 
     @classmethod
@@ -61,34 +58,31 @@ class ZygoteClient:
         """The client of a zygote launched ahead (:func:`judge.sandbox.launch.full_ahead`)."""
         return cls(launched.mode, launched.name, launched=launched)
 
-    def _wait_ready(self) -> dict:
+    def _wait_ready(self) -> Hello:
         """The zygote's hello; started in __init__ without waiting so start-up overlaps other work."""
-        if self._info is None:
-            hello, _ = recv_message(self._sock)
-            if hello is None or "ready" not in hello:
+        if self._hello is None:
+            message, _ = recv_message(self._sock)
+            if message is None or "ready" not in message:
                 self.close()
-                raise ZygoteError((hello or {}).get("error", "the sandbox process exited during start-up"))
-            self._info = hello["ready"]
-        return self._info
+                raise ZygoteError((message or {}).get("error", "the sandbox process exited during start-up"))
+            self._hello = Hello.from_wire(message["ready"])
+        return self._hello
 
     @property
-    def info(self) -> dict:
+    def hello(self) -> Hello:
+        """What the zygote said about itself (waits for it to be ready)."""
         return self._wait_ready()
 
     @property
     def isolation(self) -> "Isolation":
         from judge.isolation_record import Isolation  # pydantic: imported when a run needs it, not at start-up
 
-        info = self.info
-        notes = [n for n in [self.note, *info.get("notes", [])] if n]
-        landlock = int(info.get("landlock") or 0)
-        fields = {"mode": self.mode, "seccomp": self.mode != "none", "limits_by": info.get("limits_by"),
-                  "not_enforced": guarantees.not_enforced(self.mode, landlock=landlock > 0), "note": "; ".join(notes),
-                  "landlock": landlock}
-        if self.mode in ("full", "rootless"):
-            fields.update(namespaces=list(NAMESPACES), uid=SANDBOX_UID, cgroup=info.get("cgroup"))
-        elif self.mode == "reduced":
-            fields.update(uid=self._last_uid if self._last_uid is not None else info.get("uid"))
+        hello = self.hello
+        notes = [n for n in [self.note, *hello.notes] if n]
+        fields = {"mode": self.mode.name, "seccomp": self.mode.sandboxed, "limits_by": hello.limits_by,
+                  "not_enforced": self.mode.not_enforced(landlock=hello.landlock > 0), "note": "; ".join(notes),
+                  "landlock": hello.landlock}
+        fields.update(self.mode.isolation_fields(hello, self._last_uid))
         return Isolation(**fields)
 
     def result_buffer_for(self, size: int) -> ResultBuffer:
@@ -127,8 +121,8 @@ class ZygoteClient:
             report = RunReport.from_wire(reply)
             report.stdout, report.stderr = (Capture.read(fd) for fd in captures)
             self._last_uid = report.uid
-            if isinstance(reply.get("state"), dict) and self._info is not None:
-                self._info.update(reply["state"])  # mode reduced may take a new uid for the runs to come
+            if isinstance(reply.get("hello"), dict):
+                self._hello = Hello.from_wire(reply["hello"])  # mode reduced may take a new uid for the runs to come
             return report
         finally:
             for fd in (source_fd, *captures):
@@ -152,6 +146,9 @@ class ZygoteClient:
         """No more runs will come (:meth:`retire`): its buffer need not be made ready for one."""
         return self._retired
 
+    #: A warm process waits for runs: a cold start may send its run as soon as it is ready (judge.grading.run_plan).
+    warm = True
+
     def abandon(self) -> None:
         """Stop a zygote nobody will use, at once (it may still be booting): killed, waited for, its group removed."""
         self._proc.kill()
@@ -163,7 +160,7 @@ class ZygoteClient:
         if self.result_buffer is not None:
             self.result_buffer.close()
             self.result_buffer = None
-        alone = self._retired and bool((self._info or {}).get("finishes_alone"))
+        alone = self._retired and self._hello is not None and self._hello.finishes_alone
         try:
             self._sock.close()
         finally:
@@ -176,14 +173,4 @@ class ZygoteClient:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
-        if self.mode == "full" and self._proc.returncode != 0:  # 0: the zygote removed its group itself
-            from judge.sandbox.cgroups import remove_worker_cgroup
-
-            remove_worker_cgroup(self.name)
-        elif self.mode == "rootless" and (self._info or {}).get("limits_by") == "cgroup":
-            from judge.sandbox.cgroups import remove_worker_cgroup
-            from judge.sandbox.cgroups.delegation import find
-
-            found = find()
-            if found.ok:
-                remove_worker_cgroup(self.name, found.mount)
+        self.mode.remove_worker_group(self.name, self._hello, self._proc.returncode)

@@ -2,7 +2,7 @@
 
 :class:`ContainerClient` implements :class:`judge.sandbox.contract.SandboxBackend`
 like the process backend and returns the same :class:`~judge.sandbox.contract.RunReport`,
-so :mod:`judge.outcome` turns it into statuses unchanged.  Per run it makes a
+so :mod:`judge.grading.slots` turns it into statuses unchanged.  Per run it makes a
 private directory on the host's tmpfs holding the request, a pre-sized results
 file, a progress file and two output files, bind-mounts them one by one (with
 a copy of the sealed inputs) into a container of the sandbox image (see the
@@ -47,16 +47,16 @@ import time
 import uuid
 from pathlib import Path
 
-from judge.result_buffer import ResultBuffer, buffer_for
-from judge.sandbox import guarantees
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox.cgroups.counters import EngineGroup
 from judge.sandbox.launch import START_ENV
 from judge.sandbox.container_entry import INPUTS, MOUNT_DIR, REPORT_MARKER, RUN_FILES
-from judge.sandbox.contract import NAMESPACES, SANDBOX_UID, BackendError, Capture, RunReport, RunRequest
+from judge.sandbox.contract import SANDBOX_UID, BackendError, Capture, Hello, RunReport, RunRequest
+from judge.sandbox.modes import mode_named
 from judge.sandbox.progress import PAGE_BYTES, PHASE_SETUP, ProgressFile
 from judge.sandbox.supervisor import USAGE_FIELDS
 from judge.sandbox.watch import POLL_SECONDS, Watchdog
-from judge.verdict import Isolation
+from judge.isolation_record import Isolation
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
@@ -126,9 +126,10 @@ class ContainerClient:
         self._cgroup_version = int(engine_info.get("CgroupVersion") or 1)
         if engine_info.get("CgroupDriver") == "cgroupfs":
             self._cgroup_parent = f"/{self.name}"
+        mode = mode_named("container")
         self.isolation = Isolation(
-            mode="container", namespaces=list(NAMESPACES), cgroup=None, seccomp=True, uid=SANDBOX_UID,
-            limits_by="engine", not_enforced=guarantees.not_enforced("container"),
+            mode=mode.name, seccomp=True, limits_by="engine", not_enforced=mode.not_enforced(),
+            **mode.isolation_fields(Hello(isolation=mode.name, limits_by="engine"), None),
             note=(f"one container per submission, image {self.image} ({image_obj.short_id}), "
                   f"Docker {engine.get('Version', '?')}: network none, read-only root, all capabilities "
                   "dropped, no-new-privileges, memory and pids limits, the engine's seccomp profile "
@@ -140,8 +141,19 @@ class ContainerClient:
             "cgroup_parent": self._cgroup_parent,
         }
 
+    #: Each run starts its own container: a cold start has nothing to begin early (judge.grading.run_plan).
+    warm = False
+
     def result_buffer_for(self, size: int) -> ResultBuffer:
         return buffer_for(self, size)
+
+    def retire(self) -> None:
+        """No more runs: nothing to let finish alone (each run's container is removed after it)."""
+        self._retired = True
+
+    @property
+    def retired(self) -> bool:
+        return getattr(self, "_retired", False)
 
     # -- one run ------------------------------------------------------------
     def _prepare_dir(self, request: RunRequest) -> Path:

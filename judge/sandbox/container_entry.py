@@ -63,7 +63,7 @@ def main() -> None:
 
     try:
         from judge.sandbox.contract import RunRequest
-        from judge.sandbox.isolation import become_contained
+        from judge.sandbox.modes import mode_named
         from judge.sandbox.progress import ProgressPage
         from judge.sandbox.supervisor import Policy, RunMaps, child_limits, sandbox_init
 
@@ -85,8 +85,8 @@ def main() -> None:
 
         from judge.sandbox.seccomp import DenyListFilter
 
-        seccomp = DenyListFilter()
-        limits = child_limits(request, Policy(mode="container"), None)
+        policy = Policy(mode=mode_named("container"), seccomp=DenyListFilter())
+        limits = child_limits(request, policy, None)
     except BaseException:  # noqa: BLE001 - the judge reports it as a sandbox failure, never runs unisolated
         try:
             report({"setup_error": traceback.format_exc()[-2000:]})
@@ -94,7 +94,7 @@ def main() -> None:
             os._exit(SETUP_FAILED_EXIT)
 
     sandbox_init(request, RunMaps(inputs, pristine, results, stdout_fd, stderr_fd), progress,
-                 lambda: become_contained(limits, seccomp, report_fd), report, report_fd)
+                 lambda: policy.mode.become(policy, limits, report_fd), report, report_fd)
 
 
 if __name__ == "__main__":

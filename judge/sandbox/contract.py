@@ -80,6 +80,33 @@ class RunRequest:
                    hide=list(data.get("hide", [])))
 
 
+@dataclass(frozen=True)
+class Hello:
+    """What a zygote says when it is ready, and again after each run (mode reduced may take a new uid, and
+    notes accumulate): how its runs are isolated, as every verdict will describe it."""
+
+    isolation: str  #: the mode's name
+    limits_by: str  #: "cgroup" or "rlimits"
+    cgroup: str | None = None  #: the worker cgroup, described (modes full, rootless with a delegated group)
+    seccomp_denied: int = 0  #: system calls the deny-list refuses
+    uid: int | None = None  #: the uid of the next run (mode reduced)
+    landlock: int = 0  #: the Landlock ABI confining its runs' files (mode reduced; 0: none)
+    notes: tuple[str, ...] = ()
+    pid: int = 0
+    #: Once let go, it ends its processes and removes its worker group by itself: nothing need wait for it.
+    finishes_alone: bool = False
+
+    def to_wire(self) -> dict:
+        return {**asdict(self), "notes": list(self.notes)}
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "Hello":
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["notes"] = tuple(str(n) for n in values.get("notes", ()))
+        return cls(**values)
+
+
 @dataclass
 class Capture:
     """The head of one output stream and its full size (the stream itself is capped by RLIMIT_FSIZE)."""
@@ -92,7 +119,7 @@ class Capture:
         """The first CAPTURE_BYTES of a capture file (decoded, invalid UTF-8 replaced) and its full size.
 
         Every backend reads its capture files with this, so the judge's per-call split
-        (:mod:`judge.capture`) can rely on one read-back length."""
+        (:mod:`judge.grading.capture`) can rely on one read-back length."""
         size = os.fstat(fd).st_size
         head = os.pread(fd, CAPTURE_BYTES, 0)
         return cls(text=head.decode("utf-8", errors="replace"), bytes=size)
@@ -194,7 +221,7 @@ class SandboxBackend(Protocol):
 
     #: Whether each slot's header becomes visible only after its array bytes while the run goes on (the
     #: harness writes them straight into the shared buffer): the judge then judges each slot as soon as it
-    #: is written (:class:`judge.outcome.CaseJudging`).  False for a backend that fills the buffer after the
+    #: is written (:class:`judge.grading.slots.CaseJudging`).  False for a backend that fills the buffer after the
     #: run, in file order (headers before their data): its slots are judged once the run is over.
     streams_slots: bool
 
@@ -202,12 +229,22 @@ class SandboxBackend(Protocol):
     def isolation(self) -> Isolation:
         """How this backend isolates runs (goes into every verdict).  May wait for start-up."""
 
-    def result_buffer_for(self, size: int):  # -> judge.result_buffer.ResultBuffer
+    def result_buffer_for(self, size: int):  # -> judge.sandbox.result_buffer.ResultBuffer
         """The buffer runs write their result slots into, at least ``size`` bytes."""
 
     def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:
         """Run ``request`` against the sealed input file ``inputs_fd``; raise BackendError if the
         backend itself broke (the learner's failures are in the report)."""
+
+    #: A warm backend waits for runs (a zygote): a cold start may send its first run as soon as it is ready.
+    warm: bool
+
+    @property
+    def retired(self) -> bool:
+        """True once :meth:`retire` was called: no run will come, its buffer need not be readied for one."""
+
+    def retire(self) -> None:
+        """No more runs will come: :meth:`close` may let the backend finish on its own after the verdict."""
 
     def alive(self) -> bool:
         """False once the backend cannot run anything more (the judge then replaces it)."""

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from judge.sandbox.contract import SandboxBackend
+from judge.sandbox.launch import AHEAD_MODE
+from judge.sandbox.modes import mode_named
 
 if TYPE_CHECKING:
     from judge.sandbox.launch import Launched
@@ -26,7 +28,7 @@ class ModeFactory:
     image: str | None = None
 
     def __call__(self, slot: int) -> SandboxBackend:
-        if self.mode == "container":
+        if mode_named(self.mode).backend == "engine":
             from judge.sandbox.container import ContainerClient
 
             return ContainerClient(image=self.image)
@@ -35,12 +37,22 @@ class ModeFactory:
         return ZygoteClient(self.mode, f"w{os.getpid()}-{slot}-{id(self) & 0xffff:x}", self.note)
 
 
+#: What ``Judge(backend=...)`` and ``--backend`` accept: the process backend (a zygote of the mode the ladder
+#: gives), or a mode whose runs an engine starts (``container``), named for its backend.
+def backends() -> tuple[str, ...]:
+    from judge.sandbox.modes import LADDER
+
+    return ("process", *(m for m in LADDER if mode_named(m).backend == "engine"))
+
+
 def backend_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
-                        image: str | None = None) -> ModeFactory:
-    """A factory for ``mode`` (None or "auto": JUDGE_ISOLATION, else the best available);
-    raises SandboxUnavailable when the machine cannot give it or JUDGE_MIN_ISOLATION refuses it."""
+                        image: str | None = None, backend: str = "process") -> ModeFactory:
+    """A factory for ``mode`` (None or "auto": JUDGE_ISOLATION, else the best available), or for the mode named
+    by ``backend`` when it is not the process backend; raises SandboxUnavailable when the machine cannot give it
+    or JUDGE_MIN_ISOLATION refuses it, JudgeError for an unknown backend."""
     from judge.sandbox.ladder import choose
 
+    mode = _mode_of(backend, mode)
     chosen, note = choose(None if mode in (None, "auto") else mode, unsafe_no_sandbox)
     return ModeFactory(chosen, note, image)
 
@@ -59,7 +71,7 @@ class PrestartedFactory:
     def __init__(self, factory: ModeFactory, launched: SandboxBackend | None = None) -> None:
         self.mode = factory.mode
         self._factory = factory
-        if launched is None and factory.mode != "container":
+        if launched is None and mode_named(factory.mode).backend == "process":
             launched = factory(0)
         self._first: SandboxBackend | None = launched
 
@@ -97,22 +109,32 @@ def full_zygote_ahead(mode: str | None = None) -> SandboxBackend | None:
     return ZygoteClient.take_over(launched)  # full's note is always empty: nothing above it
 
 
+def _mode_of(backend: str, mode: str | None) -> str | None:
+    if backend not in backends():
+        from judge.errors import JudgeError
+
+        raise JudgeError(f"unknown sandbox backend {backend!r} (choose {' or '.join(backends())})")
+    return mode if backend == "process" else backend
+
+
 def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = False,
-                           image: str | None = None, ahead: Launched | None = None) -> PrestartedFactory:
+                           image: str | None = None, ahead: Launched | None = None,
+                           backend: str = "process") -> PrestartedFactory:
     """:func:`backend_factory_for`, with its first backend already booting (see :class:`PrestartedFactory`).
 
     Where mode full is the likely outcome (:func:`judge.sandbox.launch.full_likely`), its zygote is
     launched before the ladder's namespace probe runs rather than after: a cold start gains the probe's
     ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused.
     ``ahead``: full's zygote, launched even earlier by the caller (:mod:`judge.entry`)."""
+    mode = _mode_of(backend, mode)
     if ahead is not None:
         from judge.sandbox.client import ZygoteClient
 
         ahead = ZygoteClient.take_over(ahead)
-    if ahead is not None and mode not in (None, "auto", "full"):
+    if ahead is not None and mode not in (None, "auto", AHEAD_MODE):
         ahead.abandon()
         ahead = None
-    if ahead is None and mode in (None, "auto", "full"):
+    if ahead is None and mode in (None, "auto", AHEAD_MODE):
         ahead = full_zygote_ahead(mode)
     try:
         factory = backend_factory_for(mode, unsafe_no_sandbox, image)
@@ -120,7 +142,15 @@ def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = Fa
         if ahead is not None:
             ahead.abandon()
         raise
-    if ahead is not None and factory.mode != "full":
+    if ahead is not None and factory.mode != AHEAD_MODE:
         ahead.abandon()
         ahead = None
     return PrestartedFactory(factory, ahead)
+
+
+def stop_launched(launched: Launched | None) -> None:
+    """Stop a zygote launched ahead that no grading took (killed, waited for, its group removed)."""
+    if launched is not None:
+        from judge.sandbox.client import ZygoteClient
+
+        ZygoteClient.take_over(launched).abandon()

@@ -10,9 +10,7 @@ into its own result buffer and returning the stored report.  Everything after
 the run (slot validation, comparison, statuses from the report, diagnosis,
 exports) is the real code.
 
-Record (needs a machine that can isolate)::
-
-    python3 -m judge.sandbox.fake record OUT_DIR PROBLEM FILE.py...
+Recording is done by the tests' support (``tests/fake_support.py``, on a machine that can isolate).
 """
 
 from __future__ import annotations
@@ -20,15 +18,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from judge.result_buffer import ResultBuffer, buffer_for
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import wire
 from judge.sandbox.contract import BackendError, RunReport, RunRequest, SandboxBackend
-from judge.verdict import Isolation
+from judge.isolation_record import Isolation
 
 
 def source_key(source: str) -> str:
@@ -67,6 +64,8 @@ class ReplayBackend:
     """A :class:`SandboxBackend` whose runs are answered by ``handler(request) -> StoredRun``."""
 
     streams_slots = False  #: a stored run's slots are written in one piece
+    warm = False  #: nothing to begin early
+    retired = False
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
@@ -118,6 +117,9 @@ class ReplayBackend:
                 buffer.map[start + wire.SLOT_HEADER_SIZE:start + wire.SLOT_HEADER_SIZE + len(data)] = data
         return RunReport.from_wire(stored.report.to_wire())  # a copy: the caller may keep it
 
+    def retire(self) -> None:
+        pass
+
     def alive(self) -> bool:
         return not self._closed
 
@@ -138,6 +140,17 @@ class RecordingBackend:
     @property
     def streams_slots(self) -> bool:
         return self.inner.streams_slots
+
+    @property
+    def warm(self) -> bool:
+        return self.inner.warm
+
+    @property
+    def retired(self) -> bool:
+        return self.inner.retired
+
+    def retire(self) -> None:
+        self.inner.retire()
 
     @property
     def isolation(self) -> Isolation:
@@ -173,32 +186,3 @@ class RecordingBackend:
 
     def close(self) -> None:
         self.inner.close()
-
-
-def record(out_dir: str, files: list[str], problem: str = "sinusoidal-pe") -> None:
-    """Grade ``files`` in a real sandbox and store each run as OUT_DIR/<file stem>.json."""
-    from judge.grader import Judge
-    from judge.sandbox.factory import backend_factory_for
-
-    inner = backend_factory_for()
-    recorders: list[RecordingBackend] = []
-
-    def factory(slot: int) -> RecordingBackend:
-        recorders.append(RecordingBackend(inner(slot)))
-        return recorders[-1]
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with Judge(backend_factory=factory) as judge:
-        for name in files:
-            source = Path(name).read_text()
-            verdict = judge.grade(source, problem)
-            run = recorders[0].runs[source_key(source)]
-            (out / (Path(name).stem + ".json")).write_text(run.to_json() + "\n")
-            print(f"{name}: {verdict.status.value} -> {out / (Path(name).stem + '.json')}")
-
-
-if __name__ == "__main__":
-    if len(sys.argv) < 5 or sys.argv[1] != "record":
-        raise SystemExit("usage: python3 -m judge.sandbox.fake record OUT_DIR PROBLEM FILE.py...")
-    record(sys.argv[2], sys.argv[4:], sys.argv[3])

@@ -4,8 +4,9 @@ Rows are harms a learner's file could do; columns are the isolation modes.  A
 cell names the mechanism that stops the harm, or says it is not enforced.  The
 README's table is rendered from here (``render_markdown``; a test keeps them
 equal), every verdict lists the rows its mode does not enforce
-(``Isolation.not_enforced``), and the attack tests expect, per mode, the
-folder's verdict where the row is enforced and that statement where it is not.
+(``Isolation.not_enforced``, from the mode's :meth:`~judge.sandbox.modes.base.Mode.cells`), and the
+attack tests expect, per mode, the folder's verdict where the row is enforced and that
+statement where it is not.  Data only: what a mode does lives in :mod:`judge.sandbox.modes`.
 """
 
 from __future__ import annotations
@@ -129,25 +130,6 @@ TABLE: dict[str, dict[str, Cell]] = {
 }
 
 assert set(TABLE) == set(LADDER) and all(set(cells) == set(ROWS) for cells in TABLE.values())
-
-
-def cells(mode: str, landlock: bool = True) -> dict[str, Cell]:
-    """The mode's column as a run had it: mode reduced without Landlock loses the file system row."""
-    column = dict(TABLE[mode])
-    if mode == "reduced" and not landlock:
-        column.update(REDUCED_WITHOUT_LANDLOCK)
-    return column
-
-
-def not_enforced(mode: str, landlock: bool = True) -> list[str]:
-    """Rows the mode does not enforce (goes into ``Isolation.not_enforced``); ``landlock``: whether a mode reduced
-    run was confined by it."""
-    return [row for row, cell in cells(mode, landlock).items() if not cell.enforced]
-
-
-def enforced(mode: str, row: str | None, landlock: bool = True) -> bool:
-    """Whether ``mode`` stops harm ``row`` (``None``: a harm every mode stops, e.g. output floods)."""
-    return row is None or cells(mode, landlock)[row].enforced
 
 
 #: The attack corpus' ``# harm:`` ids (and the older attack files), by the table row that stops them.

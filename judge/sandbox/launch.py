@@ -22,6 +22,9 @@ import sys
 
 #: The variable that demands an isolation mode (see :mod:`judge.sandbox.ladder`).
 ENV_MODE = "JUDGE_ISOLATION"
+#: The one mode a cold start launches ahead, before the ladder has chosen (``full_likely`` guesses it): named
+#: here rather than asked of :mod:`judge.sandbox.modes`, which this module runs too early to import.
+AHEAD_MODE = "full"
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Variables a numerical child may legitimately need; everything else is dropped.
 _PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -83,7 +86,7 @@ def full_likely(demanded: str | None = None) -> bool:
     the ladder's real check (:func:`judge.sandbox.ladder.choose`, which reads the mount table and probes the
     namespaces) runs afterwards, and a zygote launched on a wrong guess is stopped unused."""
     demanded = demanded or os.environ.get(ENV_MODE) or "auto"
-    if demanded not in ("auto", "full") or os.geteuid() != 0:
+    if demanded not in ("auto", AHEAD_MODE) or os.geteuid() != 0:
         return False
     root = "/sys/fs/cgroup"
     if all(os.access(os.path.join(root, c), os.W_OK) for c in ("memory", "pids")):
@@ -101,7 +104,7 @@ def full_ahead(mode: str | None = None) -> Launched | None:
     :func:`full_likely`); else None.  Its caller stops it if the ladder disagrees."""
     if not full_likely(mode):
         return None
-    return spawn("full", f"w{os.getpid()}-0-ahead")
+    return spawn(AHEAD_MODE, f"w{os.getpid()}-0-ahead")
 
 
 _ahead: Launched | None = None  #: full's zygote, launched by :mod:`judge.entry` before the command line

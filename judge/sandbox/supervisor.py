@@ -21,16 +21,19 @@ import signal
 import time
 import traceback
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from judge.sandbox import linux
 from judge.sandbox.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
 from judge.sandbox.harness import Harness
-from judge.sandbox.isolation import (ChildLimits, become_reduced, become_reduced_learner, become_rootless,
-                                     become_sandboxed, become_unsandboxed, redirect_output)
+from judge.sandbox.isolation import ChildLimits, redirect_output
 from judge.sandbox.progress import ProgressPage
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.seccomp import DenyListFilter
 from judge.sandbox.watch import POLL_SECONDS, MemoryWatch, Watchdog, kill_tree
+
+if TYPE_CHECKING:
+    from judge.sandbox.modes.base import Mode
 
 NAMESPACE_FLAGS = linux.namespace_flags(NAMESPACES)
 SETUP_DONE = b"\0setup-done"
@@ -41,9 +44,9 @@ LEARNER_SETUP_FAILED = b"\0learner-setup-failed "
 
 @dataclass
 class Policy:
-    """How the zygote's runs are isolated; fixed when the zygote starts."""
+    """How the zygote's runs are isolated; fixed when the zygote starts (mode reduced's uid may change)."""
 
-    mode: str  #: full, rootless, reduced or none (container: the container's init, for child_limits)
+    mode: Mode  #: the isolation mode (judge.sandbox.modes): how the init becomes isolated, what is cleaned up
     plan: RootPlan | None = None  #: the new root (full, rootless)
     seccomp: DenyListFilter | None = None  #: every mode but none
     uid: int | None = None  #: reduced: the uid of this zygote's runs
@@ -55,10 +58,6 @@ class Policy:
     shared_folders: tuple[str, ...] = ()  #: reduced: folders the uid could write, swept after each run
     workdir_parent: str | None = None  #: reduced: where each run's private folder is made
     workdir_in_memory: bool = False  #: reduced: that folder is on tmpfs, so its files count as memory
-
-    @property
-    def namespaces(self) -> bool:
-        return self.mode in ("full", "rootless")
 
 
 @dataclass
@@ -186,16 +185,6 @@ def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Po
           budget: MemoryBudget | None, status_w: int) -> None:
     limits = child_limits(request, policy, budget)
 
-    def become() -> None:
-        if policy.mode == "full":
-            become_sandboxed(policy.plan, limits, policy.seccomp)  # closes every fd but 0-3
-        elif policy.mode == "rootless":
-            become_rootless(policy.plan, limits, policy.seccomp)
-        elif policy.mode == "reduced":
-            become_reduced(policy.workdir, limits, policy.seccomp, policy.landlock_abi, policy.landlock_rules)
-        else:
-            become_unsandboxed(limits)
-
     def report(payload: dict | None) -> None:
         if payload is None:
             os.write(3, SETUP_DONE)
@@ -204,9 +193,9 @@ def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Po
         else:
             os.write(3, json.dumps(payload).encode())
 
-    learner = (lambda: become_reduced_learner(policy.uid, limits)) if policy.mode == "reduced" else None
     os.dup2(status_w, 3)
-    sandbox_init(request, maps, progress, become, report, 3, learner)
+    sandbox_init(request, maps, progress, lambda: policy.mode.become(policy, limits), report, 3,
+                 lambda: policy.mode.become_learner(policy, limits))
 
 
 def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunReport,
@@ -236,25 +225,6 @@ def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunRepo
     report.last_case = progress.read()[0]
 
 
-def clean_up(policy: Policy, report: RunReport, proc: int | None) -> None:
-    """After the run: end every process it left (this supervisor is their subreaper) and, in mode reduced, remove
-    what its uid made: files in its folder and the shared ones, System V IPC objects.  Done here, in a process
-    that exits afterwards, so the names and bytes met on the way never enter the zygote."""
-    from judge.sandbox import leftovers
-
-    if policy.mode == "reduced" and policy.uid is not None:
-        leftovers.kill_uid(policy.uid)
-    left, stuck = leftovers.kill_descendants(proc=proc)
-    report.processes_left, report.processes_stuck = left, len(stuck)
-    if policy.mode == "reduced" and policy.uid is not None:
-        removal = leftovers.Removal()
-        if policy.workdir:
-            leftovers.remove_tree(policy.workdir, removal=removal)
-        leftovers.remove_files_of(policy.uid, policy.shared_folders, removal)
-        leftovers.remove_ipc_of(policy.uid)
-        report.files_left = removal.left
-
-
 def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Policy,
               budget: MemoryBudget | None, report_w: int) -> None:
     """Body of the supervisor process.  Writes a JSON report (RunReport fields) to ``report_w``, exits."""
@@ -263,7 +233,7 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
     proc = None
     try:
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # the run's orphans come here, not to the zygote
-        if policy.namespaces:
+        if policy.mode.namespaced:
             linux.unshare(NAMESPACE_FLAGS)
         # Held open: once the init has switched root, this mount namespace (ours too) has no /proc.
         proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
@@ -292,8 +262,8 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
             report.set_wait_status(json.loads(status[len(SETUP_DONE):])["wait_status"])
     except BaseException:  # noqa: BLE001
         report.setup_error = traceback.format_exc()[-2000:]
-    try:
-        clean_up(policy, report, proc)
+    try:  # in this process, which exits next: the names and bytes met on the way never enter the zygote
+        policy.mode.clean_up(policy, report, proc)
     except BaseException:  # noqa: BLE001 - a clean-up that failed is the judge's problem, said in the report
         report.error = "cleaning up after the run failed: " + traceback.format_exc()[-1000:]
     os.write(report_w, json.dumps(report.to_wire()).encode())

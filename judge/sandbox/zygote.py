@@ -37,17 +37,14 @@ import time
 import numpy  # noqa: F401 - imported so every child starts warm
 
 from judge.sandbox import linux
-from judge.sandbox.contract import RunReport, RunRequest
+from judge.sandbox.contract import Hello, RunReport, RunRequest
 from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.progress import ProgressPage
-from judge.sandbox.leftovers import kill_descendants
-from judge.sandbox.reduced import private_workdir, workdir_parent
-from judge.sandbox.rootfs import RootPlan
-from judge.sandbox.rootless import enter_own_user_namespace
-from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
-from judge.background import InBackground
 from judge.errors import SandboxUnavailable
-from judge.sandbox.zygote_boot import join_worker_cgroup
+from judge.sandbox.background import InBackground
+from judge.sandbox.leftovers import kill_descendants
+from judge.sandbox.modes import mode_named
+from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
 
 
 #: The order of a request's descriptors; ``inputs`` only when the cases have array inputs.
@@ -59,58 +56,23 @@ def _rss_bytes() -> int:
         return int(f.read().split()[1]) * mmap.PAGESIZE
 
 
-def _start_folder_scan(uid: int) -> tuple[int, int]:
-    """Fork a child that lists every folder ``uid`` could write (:func:`judge.sandbox.reduced.writable_folders`,
-    ~50 ms in a grader container) while the zygote readies itself: (pid, the pipe its JSON comes on)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            from judge.sandbox.reduced import writable_folders
-
-            folders, complete = writable_folders(uid)
-            os.write(write_end, json.dumps({"folders": folders, "complete": complete}).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    return pid, read_end
-
-
 class Zygote:
+    """One warm zygote of one isolation mode; its mode (:mod:`judge.sandbox.modes`) does what differs."""
+
     def __init__(self, sock: socket.socket, mode: str, name: str, joining: InBackground | None = None) -> None:
         self.sock = sock
-        self.mode = mode
+        self.name = name  #: its worker cgroup's name
+        self.joining = joining  #: mode full: the worker cgroup join begun before numpy's import
+        self.mode = mode_named(mode)
         self.cgroup = None
         self.cgroup_home: str | None = None  #: mode full: /proc/self/cgroup before joining (see finish)
         self.held: list[int] = []  #: the last run's result and input files (see run)
         self.peak_fresh = True  #: the cgroup's peak counts from after the last run (see reset_peak)
         self.notes: list[str] = []
-        self.policy = Policy(mode=mode)
-        self.uids = None  #: mode reduced: the uid pool (judge.sandbox.uids.UidPool)
+        self.policy = Policy(mode=self.mode)
         self.stuck: set[int] = set()  #: pids of earlier runs' processes that outlived SIGKILL (left to the kernel)
-        self.hidden: set[tuple[str, int]] = set()  #: mode reduced without Landlock: (path, uid) hidden by ACL
-        self.closed: dict[int, list[str]] = {}  #: mode reduced without Landlock: uid -> folders closed to it
-        self._scan: tuple[int, int] | None = None  #: mode reduced without Landlock: (pid, pipe) of the folder scan
-        if mode == "full":
-            self.policy.plan = RootPlan.for_this_interpreter()
-            # begun before numpy's import
-            self.cgroup, self.cgroup_home = joining.result() if joining else join_worker_cgroup(name)
-            try:  # needs CAP_SYS_RESOURCE; children raise theirs to 1000 regardless (isolation.py)
-                with open("/proc/self/oom_score_adj", "w") as f:
-                    f.write("-1000")
-            except OSError:
-                self.notes.append("could not lower the zygote's oom_score_adj (no CAP_SYS_RESOURCE)")
-        elif mode == "rootless":
-            self._join_delegated_cgroup(name)  # before the user namespace: no capability is needed for it
-            enter_own_user_namespace()
-            self.policy.plan = RootPlan.for_this_interpreter()
-            # With a delegated cgroup the limits are the kernel's, as in mode full; else rlimits + the watch.
-            self.policy.memory_watch = self.policy.own_uid_count = self.cgroup is None
-        elif mode == "reduced":
-            self._start_reduced()
-        else:
-            self.policy.memory_watch = True
-        if mode != "none":
+        self.mode.start_zygote(self)
+        if self.mode.sandboxed:
             from judge.sandbox.seccomp import UNACCOUNTED_MEMORY_SYSCALLS, DenyListFilter
 
             # Without a memory cgroup nothing would charge System V or POSIX IPC memory to the run: refused.
@@ -122,123 +84,19 @@ class Zygote:
         self.baseline_rss = _rss_bytes()
         self.baseline_vm = _vm_size()
 
-    def _start_reduced(self) -> None:
-        """Mode reduced: a uid of the zygote's own, and the run's file system view: Landlock where the kernel
-        and the container allow it, else the folders the uid could write (scanned in a child, collected before
-        the first run's clean-up) for the clean-up to sweep."""
-        from judge.sandbox import landlock
-        from judge.sandbox.leftovers import SHARED_WRITABLE
-        from judge.sandbox.uids import UidPool
-
-        self.uids = UidPool()
-        self.policy.uid = self.uids.uid
-        self.policy.memory_watch = self.policy.own_uid_count = True
-        self.policy.landlock_abi = landlock.abi_version()
-        self.policy.shared_folders = SHARED_WRITABLE
-        self.policy.workdir_parent, self.policy.workdir_in_memory = workdir_parent()
-        if self.policy.landlock_abi:
-            self.policy.landlock_rules = landlock.FileView.for_root_plan(RootPlan.for_this_interpreter()).open()
-        else:
-            self.notes.append("Landlock is not available (kernel older than 5.13, or refused by the container's "
-                              "seccomp profile): the run's uid sees every world-readable file")
-            self._scan = _start_folder_scan(self.uids.uid)
-
-    def _shared_folders(self) -> tuple[str, ...]:
-        """Mode reduced without Landlock: the scan's folders (waited for once), else the usual few."""
-        if self._scan is not None:
-            pid, pipe = self._scan
-            self._scan = None
-            data = b""
-            while chunk := os.read(pipe, 65536):
-                data += chunk
-            os.close(pipe)
-            os.waitpid(pid, 0)
-            try:
-                found = json.loads(data or b"{}")
-                folders, complete = list(found["folders"]), bool(found["complete"])
-            except (ValueError, KeyError, TypeError):
-                folders, complete = [], False
-            self.policy.shared_folders = tuple(sorted({*self.policy.shared_folders, *folders}))
-            if not complete:
-                self.notes.append("the scan for folders the run's uid could write was cut short")
-            self._close_shared_folders()
-        return self.policy.shared_folders
-
-    def _close_shared_folders(self) -> None:
-        """Without Landlock: leave the uid only search permission on every folder it could write (ACLs), so its
-        runs create files in their own folder only; the clean-up still sweeps every one of them."""
-        from judge.sandbox.reduced import close_to_writes
-
-        uid = self.policy.uid
-        folders = [f for f in self.policy.shared_folders if os.path.isdir(f)]
-        still_open = close_to_writes(folders, uid)
-        self.closed[uid] = [f for f in folders if f not in still_open]
-        if still_open:
-            self.notes.append("these folders could not be closed to the run's uid (no ACLs there): "
-                              + ", ".join(still_open[:8]) + "; what it leaves in them is removed after each run")
-
-    def _hide(self, request: RunRequest) -> None:
-        """Mode reduced without Landlock: the paths the judge named, unreadable to this uid (ACL entries of uids
-        no zygote holds any more are pruned on the way)."""
-        from judge.sandbox.reduced import hide_paths
-        from judge.sandbox.uids import held_elsewhere
-
-        uid = self.policy.uid
-        todo = [path for path in request.hide if (path, uid) not in self.hidden]
-        if todo:
-            hide_paths(todo, uid, stale=lambda other: other != uid and not held_elsewhere(other))
-            self.hidden.update((path, uid) for path in todo)
-
-    def _quarantine_uid(self) -> None:
-        """Processes of the run outlived SIGKILL: the next run takes another uid (this one stays locked)."""
-        self.uids.quarantine()
-        self.policy.uid = self.uids.uid
-        if not self.policy.landlock_abi and self.closed:
-            self._close_shared_folders()
-        self.notes.append("a run's processes outlived SIGKILL (uninterruptible sleep); later runs use another uid")
-
-    def _join_delegated_cgroup(self, name: str) -> None:
-        """Mode rootless: a worker group in the delegated cgroup v2 group the judge claimed, if any.
-
-        The zygote stays in the host's mount namespace (only the supervisor leaves it),
-        so it reaches /sys/fs/cgroup by path for every later move between leaves, from
-        inside its user namespace too: the kernel checks write access to the common
-        ancestor's cgroup.procs, which this uid owns.  Otherwise: rlimits, and a note
-        saying why (the same line as ``judge doctor``).
-        """
-        from judge.sandbox.cgroups import CgroupError, create_worker_cgroup, prune_stale_worker_cgroups
-        from judge.sandbox.cgroups.delegation import find
-
-        found = find()
-        if not found.ok:
-            self.notes.append(f"limits by rlimits: {found.describe()}")
-            return
-        group = None
-        try:
-            prune_stale_worker_cgroups(under=found.mount)
-            group = create_worker_cgroup(name, under=found.mount)
-            group.add_process(os.getpid())
-            group.reset_peak()
-        except CgroupError as exc:
-            if group is not None and os.getpid() not in group._members():
-                group.remove()
-            self.notes.append(f"limits by rlimits: cgroup v2 delegation: {found.hier} could not be used ({exc})")
-            return
-        self.cgroup = group
-
-    def describe(self) -> dict:
-        return {
-            "isolation": self.mode,
-            "cgroup": self.cgroup.path_description if self.cgroup else None,
-            "seccomp_denied": len(self.policy.seccomp.denied) if self.policy.seccomp else 0,
-            "uid": self.policy.uid,
-            "limits_by": "cgroup" if self.cgroup else "rlimits",
-            "landlock": self.policy.landlock_abi,
-            "notes": self.notes,
-            "pid": os.getpid(),
+    def describe(self) -> Hello:
+        return Hello(
+            isolation=self.mode.name,
+            limits_by="cgroup" if self.cgroup else "rlimits",
+            cgroup=self.cgroup.path_description if self.cgroup else None,
+            seccomp_denied=len(self.policy.seccomp.denied) if self.policy.seccomp else 0,
+            uid=self.policy.uid,
+            landlock=self.policy.landlock_abi,
+            notes=tuple(self.notes),
+            pid=os.getpid(),
             # Once let go, it ends its processes and removes its worker group by itself: nothing need wait.
-            "finishes_alone": self.cgroup is None or self.cgroup_home is not None,
-        }
+            finishes_alone=self.cgroup is None or self.cgroup_home is not None,
+        )
 
     def _budget(self, request: RunRequest) -> MemoryBudget | None:
         if not self.policy.memory_watch:
@@ -272,12 +130,7 @@ class Zygote:
             before = self.cgroup.snapshot()
             self.cgroup.set_limits(before.memory_current + limits.memory_bytes + request.result_size,
                                    limits.max_processes + 3)  # + zygote, supervisor, sandbox init
-        if self.mode == "reduced":
-            self.uids.release_free()
-            if not self.policy.landlock_abi:
-                self._hide(request)
-                self._shared_folders()
-            self.policy.workdir = private_workdir(self.policy.uid, self.policy.workdir_parent)
+        self.mode.before_run(self, request)
         report_r, report_w = os.pipe()
         started = time.monotonic_ns()
         pid = os.fork()
@@ -310,8 +163,7 @@ class Zygote:
         report.processes_left = max(report.processes_left, left)
         self.stuck.update(stuck)
         report.processes_stuck = max(report.processes_stuck, len(stuck))
-        if report.processes_stuck and self.mode == "reduced":
-            self._quarantine_uid()
+        self.mode.after_run(self, report)
         report.elapsed_ns = time.monotonic_ns() - started
         for m in (results, source, inputs, pristine):
             if m is not None:
@@ -344,8 +196,7 @@ class Zygote:
         worker group and remove it, so that the judge need not wait for this process (a one-shot grading
         exits at once; :meth:`judge.sandbox.client.ZygoteClient.close`).  The exit status: 0 when nothing is
         left for the judge to remove, 3 when the group is still there."""
-        if self.mode == "reduced":
-            self._finish_reduced()
+        self.mode.finish_zygote(self)
         if self.cgroup is None:
             return 0
         self.cgroup.kill_all(keep={os.getpid()})
@@ -360,21 +211,6 @@ class Zygote:
             print(f"zygote: cannot remove its worker group: {exc}", file=sys.stderr, flush=True)
             return 3
         return 0
-
-    def _finish_reduced(self) -> None:
-        """Give the uid back: its ACL entries removed (where its processes are gone), its lock released."""
-        from judge.sandbox.acl import allow_uid_again
-
-        self.uids.release_free()
-        held = {c.uid for c in self.uids.quarantined}
-        for path, uid in self.hidden:
-            if uid not in held:
-                allow_uid_again(path, uid)
-        for uid, folders in self.closed.items():
-            if uid not in held:
-                for folder in folders:
-                    allow_uid_again(folder, uid)
-        self.uids.current.release()
 
     def reset_peak(self) -> None:
         """Restart the peak-memory watermark for the next run.
@@ -394,7 +230,7 @@ class Zygote:
             print(f"zygote: cannot reset the peak-memory watermark: {exc}", file=sys.stderr, flush=True)
 
     def serve(self) -> None:
-        send_message(self.sock, {"ready": self.describe()})
+        send_message(self.sock, {"ready": self.describe().to_wire()})
         while True:
             message, fds = recv_message(self.sock, max_fds=len(REQUEST_FDS))
             if message is None:
@@ -408,7 +244,7 @@ class Zygote:
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
                 self._close_unheld(fds)
             if reply.get("error") is None and "refused" not in reply:
-                reply["state"] = {"uid": self.policy.uid, "notes": self.notes}  # for the runs after this one
+                reply["hello"] = self.describe().to_wire()  # as it stands for the runs after this one
             send_message(self.sock, reply)
             if self.cgroup is not None:
                 self.reset_peak()

@@ -10,31 +10,24 @@ does this: rootless must be single-threaded when it enters its user namespace.
 
 from __future__ import annotations
 
-import os
 import sys
 
-from judge.background import InBackground
+from judge.sandbox.background import InBackground
 
 
-def join_worker_cgroup(name: str):
-    """Create the worker group ``name``, move this process into it, restart its peak: the group (a
-    :class:`judge.sandbox.cgroups.interface.WorkerCgroup`) and where this process was before (the text of
-    /proc/self/cgroup), for :meth:`~judge.sandbox.cgroups.interface.WorkerCgroup.return_home`."""
-    from judge.sandbox.cgroups import create_worker_cgroup, prune_stale_worker_cgroups
+def _join(name: str):
+    from judge.sandbox.cgroups import join_worker_cgroup  # imported in the thread, beside numpy's import
 
-    with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as f:
-        home = f.read()
-    prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
-    group = create_worker_cgroup(name)
-    group.add_process(os.getpid())  # cgroup.procs: the whole process, every thread of it
-    group.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
-    return group, home
+    return join_worker_cgroup(name)
 
 
 def boot() -> None:
     """``python -E -s -S -c BOOT PATH MODE NAME FD`` (see :mod:`judge.sandbox.launch`)."""
+    from judge.sandbox.modes import mode_named
+
     mode, name = sys.argv[1], sys.argv[2]
-    joining = InBackground(lambda: join_worker_cgroup(name), "zygote-cgroup-join") if mode == "full" else None
+    early = mode_named(mode).joins_cgroup_early
+    joining = InBackground(lambda: _join(name), "zygote-cgroup-join") if early else None
     from judge.sandbox.zygote import main
 
     main(joining)

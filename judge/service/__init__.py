@@ -5,5 +5,5 @@
 sandbox workers (``embedded.py``, the default) or by ``judge worker`` processes
 on Celery with Redis as broker (``celery_app.py``).  Both call the same
 ``worker.process_submission``; the service process itself never runs learner
-code outside :class:`judge.grader.Judge`.
+code outside :class:`judge.engine.Judge`.
 """

@@ -112,7 +112,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     """``judge worker``: a Celery worker whose threads share one ``Judge`` with ``concurrency`` warm sandboxes."""
     from celery.signals import worker_ready
 
-    from judge.grader import Judge
+    from judge.engine import Judge
     from judge.service.worker import process_submission
 
     store = Store(settings.db_url)

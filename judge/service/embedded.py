@@ -24,7 +24,7 @@ class EmbeddedBackend:
     mode = "embedded"
 
     def __init__(self, store: Store, settings: Settings, on_stored: Callable[[dict], None] | None = None) -> None:
-        from judge.grader import Judge
+        from judge.engine import Judge
 
         self.store = store
         self.settings = settings

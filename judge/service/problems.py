@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from judge.prepared import bundle_mtimes
+from judge.grading.prepare import bundle_mtimes
 from judge.problem.loader import available, load_problem, resolve
 
 _cache: dict[str, tuple[tuple, dict]] = {}

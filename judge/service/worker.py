@@ -44,7 +44,7 @@ def draw_pictures(store: Store, judge, row: dict, verdict: Verdict) -> None:  # 
 
 def process_submission(store: Store, judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None) -> str:
-    """Claim, grade through the sandboxed :class:`~judge.grader.Judge`, store the verdict once.
+    """Claim, grade through the sandboxed :class:`~judge.engine.Judge`, store the verdict once.
 
     Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)
     or ``"skipped"`` (already done or unknown).  Learner code runs only inside

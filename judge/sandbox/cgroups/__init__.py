@@ -163,3 +163,16 @@ def _remove_if_idle(group: str) -> bool:
     for d in reversed(dirs):
         os.rmdir(d)
     return True
+
+
+def join_worker_cgroup(name: str):
+    """Create the worker group ``name``, move this process into it, restart its peak: the group (a
+    :class:`judge.sandbox.cgroups.interface.WorkerCgroup`) and where this process was before (the text of
+    /proc/self/cgroup), for :meth:`~judge.sandbox.cgroups.interface.WorkerCgroup.return_home`."""
+    with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as f:
+        home = f.read()
+    prune_stale_worker_cgroups()  # groups of judges that were killed before they could clean up
+    group = create_worker_cgroup(name)
+    group.add_process(os.getpid())  # cgroup.procs: the whole process, every thread of it
+    group.reset_peak()  # a reused v1 group keeps its old watermark; right after joining this is cheap
+    return group, home

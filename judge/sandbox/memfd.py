@@ -1,7 +1,7 @@
 """Sealed memory files: how inputs reach the sandbox without being changeable by anyone.
 
 Both the prepared bundle (:mod:`judge.problem.inputs`) and a cold start's early
-run (:mod:`judge.run_plan`) make their input file this way; this module imports
+run (:mod:`judge.grading.run_plan`) make their input file this way; this module imports
 nothing heavy, so the early run can use it before numpy is loaded.
 """
 

@@ -2,8 +2,8 @@
 
 The judge overlaps waiting with work in three places: each run beside the judge's own
 work (judging the slots the run has finished, and in a fresh process importing the
-grading side: :func:`judge.grader._run_beside`), a cold start's early run beside the
-judge's start-up (:class:`judge.run_plan.EarlyRun`), and the zygote's cgroup join beside
+grading side: :func:`judge.engine._run_beside`), a cold start's early run beside the
+judge's start-up (:class:`judge.grading.run_plan.EarlyRun`), and the zygote's cgroup join beside
 its numpy import (:mod:`judge.sandbox.zygote_boot`).  This module imports only
 ``threading``, so the zygote can use it before anything heavy.
 """

@@ -18,7 +18,6 @@ from judge.problem.inputs import InputFile, build_input_file
 from judge.problem.loader import Bundle
 from judge.problem.private_paths import private_paths
 from judge.problem.models import CaseSpec, Tolerance
-from judge.run_plan import write_plan
 from judge.sandbox import wire
 from judge.sandbox.contract import RunLimits, RunRequest
 
@@ -42,6 +41,7 @@ class PreparedProblem:
     result_size: int
     mtimes: tuple[float, ...]
     measure_errors: bool = False  # every compared case records facts.tolerance_ratio (judge verify sets it)
+    cached_inputs: Path | None = None  #: the disk cache's copy of the input bytes, when there is one
 
     def __post_init__(self) -> None:
         self.call_specs = self.calls()
@@ -73,8 +73,8 @@ def bundle_mtimes(root: Path) -> tuple[float, ...]:
 
 
 def prepare(bundle: Bundle) -> PreparedProblem:
-    """Inputs laid out, expected outputs computed (or read from the disk cache), slots planned; and the run
-    written down for the next cold start (:mod:`judge.run_plan`)."""
+    """Inputs laid out, expected outputs computed (or read from the disk cache), slots planned.  The run is
+    written down for the next cold start by :func:`judge.grading.run_plan.prepare_and_plan`."""
     cache_dir = bundle_cache_dir(bundle.id, bundle.digest)
     inputs = build_input_file(bundle.cases.cases, cache_dir)
     expected = expected_outputs(bundle, inputs)
@@ -91,5 +91,5 @@ def prepare(bundle: Bundle) -> PreparedProblem:
         offset += wire.slot_size(capacity)
     prepared = PreparedProblem(bundle, inputs, cases, offset, bundle_mtimes(bundle.root))
     cached_inputs = cache_dir / "inputs.bin" if cache_dir is not None else None
-    write_plan(prepared, cached_inputs if cached_inputs is not None and cached_inputs.is_file() else None)
+    prepared.cached_inputs = cached_inputs if cached_inputs is not None and cached_inputs.is_file() else None
     return prepared

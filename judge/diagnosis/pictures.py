@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from judge.feedback import Picture
-from judge.outcome import Observed
-from judge.prepared import PreparedProblem
-from judge.terms import Terms
+from judge.grading.slots import Observed
+from judge.grading.prepare import PreparedProblem
+from judge.grading.terms import Terms
 from judge.verdict import Status, Verdict
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ Top level: ``version`` (3), ``status`` ("pass" | "fail" | "error"), ``message``
 ``status`` ("pass" | "fail" | "error"), ``message`` (why it failed; null when it
 passed), ``output`` (what the learner printed, at most 500 characters, with a
 truncation note; a hidden case's prints are withheld, see
-:func:`judge.export.case_output`), ``test_code``; tests in the order they run (the case order).
+:func:`judge.formats.case_output`), ``test_code``; tests in the order they run (the case order).
 A wrong value is "fail"; an exception, a time or memory kill, or a case not run
 is "error".  Hidden cases show neither their arguments nor any values.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from judge.export import case_label, case_message, case_output, cut, printed_output, summary, test_code
+from judge.formats.common import case_label, case_message, case_output, cut, printed_output, summary, test_code
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 

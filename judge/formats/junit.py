@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from judge.export import case_message, cut, summary
+from judge.formats.common import case_message, cut, summary
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 

@@ -1,38 +1,14 @@
-"""Exports of one verdict to the result formats course platforms read.
+"""What every verdict format shares: short labels, the learner-facing summary, what output may be shown.
 
-One interface: ``export(verdict, fmt, bundle=None) -> str``; each format is a
-module with ``export(verdict, bundle=None) -> str``.  The bundle, when given,
-supplies the public cases' calls (for formats with a test-code field); hidden
-cases never show their arguments, values or locations.
+Hidden cases never show their arguments, values, locations or what was printed during them: every format
+goes through these helpers for that.
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 from judge.problem.loader import Bundle
 from judge.problem.models import ArrayArg
 from judge.verdict import CaseResult, Status, Verdict
-
-FORMATS = ("gradescope", "exercism", "junit", "prairielearn")
-
-
-def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
-    return exporter(fmt)(verdict, bundle)
-
-
-def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
-    if fmt == "gradescope":
-        from judge.export.gradescope import export as fn
-    elif fmt == "exercism":
-        from judge.export.exercism import export as fn
-    elif fmt == "junit":
-        from judge.export.junit import export as fn
-    elif fmt == "prairielearn":
-        from judge.export.prairielearn import export as fn
-    else:
-        raise ValueError(f"unknown export format {fmt!r} (choose {', '.join(FORMATS)})")
-    return fn
 
 
 def cut(text: str, limit: int, note: str = "... (truncated)") -> str:
@@ -57,7 +33,7 @@ def patterns_for(verdict: Verdict, case: CaseResult) -> list[str]:
 
 def summary(verdict: Verdict) -> str:
     """The learner-facing summary: verdict, what the failing cases share, the explanation, then the facts."""
-    from judge.report_feedback import explanation_lines, pattern_lines, time_lines
+    from judge.formats.explain import explanation_lines, pattern_lines, time_lines
 
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"

@@ -17,16 +17,17 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from judge._version import __version__
-from judge.background import InBackground
+from judge.sandbox.background import InBackground
 from judge.errors import JudgeError
-from judge.prepared import PreparedProblem, bundle_mtimes, prepare
+from judge.grading.prepare import PreparedProblem, bundle_mtimes
+from judge.grading.run_plan import prepare_and_plan
 from judge.problem.loader import Bundle, load_problem, resolve
 from judge.sandbox.contract import (BackendError, BackendFactory, RunReport, RunRequest,
                                      SandboxBackend)
-from judge.static_check import check_source, decode_source
+from judge.grading.static_check import check_source, decode_source
 
 if TYPE_CHECKING:
-    from judge.run_plan import EarlyRun
+    from judge.grading.run_plan import EarlyRun
     from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
@@ -37,8 +38,8 @@ def _load_grading_side() -> None:
 
     Not imported with this module: a cold ``judge grade`` imports them (~0.1 s) while the learner's code
     runs (:func:`_run_beside`), after the bundle is loaded and the run has started."""
-    import judge.capture  # noqa: F401
-    import judge.outcome  # noqa: F401
+    import judge.grading.capture  # noqa: F401
+    import judge.grading.slots  # noqa: F401
     import judge.verdict  # noqa: F401
 
 
@@ -81,13 +82,10 @@ class Judge:
     def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False, backend: str = "process",
                  image: str | None = None, isolation: str | None = None,
                  backend_factory: BackendFactory | None = None) -> None:
-        if backend not in ("process", "container"):
-            raise JudgeError(f"unknown sandbox backend {backend!r} (choose process or container)")
         if backend_factory is None:
             from judge.sandbox.factory import backend_factory_for
 
-            backend_factory = backend_factory_for("container" if backend == "container" else isolation,
-                                                  unsafe_no_sandbox, image=image)
+            backend_factory = backend_factory_for(isolation, unsafe_no_sandbox, image=image, backend=backend)
         self._factory = backend_factory
         self._workers = max(1, workers)
         self._pool: queue.Queue[SandboxBackend] = queue.Queue()
@@ -104,7 +102,7 @@ class Judge:
             current = self._prepared.get(root)
             if current is not None and current.mtimes == bundle_mtimes(root):
                 return current
-            prepared = prepare(load_problem(root))
+            prepared = prepare_and_plan(load_problem(root))
             if current is not None:
                 current.close()
             self._prepared[root] = prepared
@@ -175,7 +173,7 @@ class Judge:
         """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
 
         ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files).
-        ``early``: this submission's run, already begun from the bundle's run plan (:mod:`judge.run_plan`);
+        ``early``: this submission's run, already begun from the bundle's run plan (:mod:`judge.grading.run_plan`);
         its report is used only if it is exactly the run this judge would make now."""
         started = early.started if early is not None else time.perf_counter()
         prepared = self.problem(problem)
@@ -213,7 +211,7 @@ class Judge:
             """While ``run`` (this submission's) goes on: judge the slots it has finished, where the backend
             writes them one by one, header last (``streams_slots``)."""
             nonlocal judging
-            from judge.outcome import CaseJudging
+            from judge.grading.slots import CaseJudging
 
             judging = CaseJudging(prepared, backend.result_buffer_for(prepared.result_size).map, observed, spans)
             if backend.streams_slots:
@@ -228,8 +226,8 @@ class Judge:
             if report is None:
                 buffer.start_run(prepared.slot_offsets)
                 report = _run_beside(backend, request, prepared.inputs.fd, judge_meanwhile)
-            from judge.capture import attach_output  # loaded during the run (_run_beside), or long before
-            from judge.outcome import CaseJudging
+            from judge.grading.capture import attach_output  # loaded during the run (_run_beside), or long before
+            from judge.grading.slots import CaseJudging
             from judge.verdict import Status
 
             isolation = backend.isolation  # as the run had it (a replayed run brings its own)
@@ -244,7 +242,7 @@ class Judge:
             if judging is None:
                 judging = CaseJudging(prepared, buffer.map, observed, spans)
             cases, killed_for = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
-            if not getattr(backend, "retired", False):  # judged: zero the buffer before anyone's next run
+            if not backend.retired:  # judged: zero the buffer before anyone's next run
                 buffer.scrub_in_background()
         finally:
             self._release(backend)
@@ -255,14 +253,14 @@ class Judge:
 
             explain_safely(verdict, prepared, observed, source)
         if pictures_dir is not None:
-            from judge.pictures import render_pictures_safely
+            from judge.diagnosis.pictures import render_pictures_safely
 
             verdict.pictures = render_pictures_safely(verdict, prepared, observed, pictures_dir)
         return verdict
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], report: RunReport, killed_for: str | None,
                   isolation: Isolation) -> Verdict:
-        from judge.outcome import resources
+        from judge.grading.process_end import resources
         from judge.verdict import Status
 
         failing = next((c for c in cases if c.status is not Status.ACCEPTED), None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from judge.export import case_label, case_message, cut, diagnoses_for, summary
+from judge.formats.common import case_label, case_message, cut, diagnoses_for, summary
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 

@@ -12,20 +12,20 @@ import math
 import mmap
 import platform
 import re
-import signal
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from judge.background import InBackground
-from judge.compare import compare_arrays, tolerance_ratio
-from judge.prepared import PreparedCase, PreparedProblem
+from judge.sandbox.background import InBackground
+from judge.grading.compare import compare_arrays, tolerance_ratio
+from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.sandbox import wire
 from judge.sandbox.contract import RunReport
-from judge.terms import Terms, mismatch_kinds, value_window
-from judge.verdict import CaseResult, Resources, Status
+from judge.grading.process_end import process_death
+from judge.grading.terms import Terms, mismatch_kinds, value_window
+from judge.verdict import CaseResult, Status
 
 KEEP_ELEMENTS = 1 << 18  # outputs up to this size are copied for diagnosis when they fail
 
@@ -55,44 +55,6 @@ class SlotHeader(BaseModel):
     spans: list[int] = Field(default_factory=list, max_length=4, description="fd 1/2 offsets around the call")
     exception: list[str] = Field(default_factory=list, max_length=12,
                                  description="the raised exception's class and bases, by name")
-
-
-def process_death(report: RunReport, cpu_limit: float) -> tuple[Status | None, str]:
-    """Why the process ended early, from the kernel's records, or (None, "") if it did not."""
-    sig = report.signal
-    if report.timed_out == "case":
-        return Status.TIME_LIMIT_EXCEEDED, "killed: this call ran longer than its wall-time limit"
-    if report.timed_out == "total":
-        return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
-    if report.oom_kills > 0:
-        return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
-    if report.memory_killed:
-        return Status.MEMORY_LIMIT_EXCEEDED, ("killed: memory limit exceeded (the kernel's count of the "
-                                              "process's resident memory passed the limit)")
-    # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one; either counts only
-    # when the CPU used reached the limit (a learner may send itself SIGXCPU), with a margin because
-    # the kernel samples CPU time per tick and rusage (utime+stime, scaled) may read under the limit
-    # on a loaded machine (0.93 s measured for a 1 s limit); a self-sent SIGXCPU gains nothing either way.
-    if sig in (signal.SIGXCPU, signal.SIGKILL) and report.cpu_seconds >= cpu_limit * 0.75:
-        return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
-    if sig is not None:
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = f"signal {sig}"
-        return Status.RUNTIME_ERROR, f"the process was killed by {name}"
-    code = report.exit_code
-    if code not in (0, None):
-        return Status.RUNTIME_ERROR, f"the process exited with code {code}"
-    return None, ""
-
-
-def resources(report: RunReport, killed_for: str | None) -> Resources:
-    cpu_ns = report.cpu_ns or (report.user_ns + report.sys_ns)
-    return Resources(wall_ms=report.wall_ns / 1e6, cpu_ms=cpu_ns / 1e6,
-                     memory_peak_bytes=report.memory_peak, oom_kills=report.oom_kills + int(report.memory_killed),
-                     forks_refused=report.pids_refused or 0, exit_code=report.exit_code,
-                     signal=report.signal, killed_for=killed_for)
 
 
 def _shape(shape: tuple[int, ...]) -> str:

@@ -22,7 +22,7 @@ from judge.authoring.skeleton import unfinished
 from judge.authoring.timelimits import DEFAULT_MULTIPLIER, write_calibration
 from judge.diagnosis.expectations import check as check_feedback
 from judge.diagnosis.expectations import expected_diagnosis  # noqa: F401 - the examples' '# diagnosis:' line
-from judge.grader import Judge
+from judge.engine import Judge
 from judge.problem.expected import load_reference
 from judge.problem.loader import Bundle, load_problem, resolve
 from judge.verdict import Status

@@ -21,7 +21,7 @@ import base64
 import json
 from pathlib import Path
 
-from judge.export import case_label, case_message, case_output, cut, output_note, printed_output, summary
+from judge.formats.common import case_label, case_message, case_output, cut, output_note, printed_output, summary
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 

@@ -29,15 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from judge import memfd
+from judge.sandbox import memfd
 from judge._version import __version__
-from judge.background import InBackground
+from judge.sandbox.background import InBackground
 from judge.problem.cache import cache_root, write_atomic
 from judge.sandbox.contract import RunReport, RunRequest
-from judge.timescale import ENV as TIME_SCALE_ENV
+from judge.problem.timescale import ENV as TIME_SCALE_ENV
 
 if TYPE_CHECKING:
-    from judge.prepared import PreparedProblem
+    from judge.grading.prepare import PreparedProblem
     from judge.sandbox.contract import SandboxBackend
 
 PLAN_SCHEMA = 1
@@ -86,6 +86,15 @@ class RunPlan:
         from judge.problem.private_paths import private_paths
 
         return RunRequest.from_wire({**self.request, "source": source, "hide": private_paths(self.root)})
+
+
+def prepare_and_plan(bundle) -> PreparedProblem:
+    """:func:`judge.grading.prepare.prepare`, and the run written down for the next cold start."""
+    from judge.grading.prepare import prepare
+
+    prepared = prepare(bundle)
+    write_plan(prepared, prepared.cached_inputs)
+    return prepared
 
 
 def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
@@ -155,11 +164,10 @@ class EarlyRun:
     def start(cls, backend: SandboxBackend | None, source: str | bytes, problem: str | Path) -> EarlyRun | None:
         """Begin ``source``'s run on ``backend`` if the bundle has a current plan and the file passes its
         static check; else None (the judge then takes the regular path, which reports any problem)."""
-        from judge.sandbox.client import ZygoteClient
-        from judge.static_check import check_source, decode_source
+        from judge.grading.static_check import check_source, decode_source
 
-        if not isinstance(backend, ZygoteClient):
-            return None  # the container backend starts per run: there is nothing to begin early
+        if backend is None or not backend.warm:
+            return None  # a backend that starts per run (a container) has nothing to begin early
         try:
             from judge.problem.locate import resolve
 
@@ -206,9 +214,7 @@ class EarlyRun:
         if not same:
             return None
         report = self._running.result()  # what the run raised is raised here, in the judge's thread
-        retire = getattr(self.backend, "retire", None)
-        if retire is not None:  # a one-shot start makes no second run: the zygote may finish alone
-            retire()
+        self.backend.retire()  # a one-shot start makes no second run: the zygote may finish alone
         return report
 
     def close(self) -> None:

@@ -1,0 +1,53 @@
+"""Verdict formats: everything ``--format`` can name, one module each.
+
+``text`` (the terminal report, :mod:`~judge.formats.text`, with the explanations of
+:mod:`~judge.formats.explain`), ``json`` (the verdict's own model), and the result files course
+platforms read: ``gradescope``, ``exercism`` (v3), ``junit``, ``prairielearn``.  Packaging the judge for
+those platforms is :mod:`judge.platforms`; the shared helpers are :mod:`~judge.formats.common`.
+
+One interface: ``render(verdict, fmt, bundle=None) -> str``.  The bundle, when given, supplies the
+public cases' calls (for formats with a test-code field); hidden cases never show their arguments,
+values or locations.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
+    from judge.verdict import Verdict
+
+#: The platforms' result files (``export``); ``render`` also takes text and json.
+FORMATS = ("gradescope", "exercism", "junit", "prairielearn")
+ALL_FORMATS = ("text", "json", *FORMATS)
+
+
+def render(verdict: Verdict, fmt: str, bundle: Bundle | None = None, color: bool = False) -> str:
+    """``verdict`` as ``fmt`` (one of :data:`ALL_FORMATS`)."""
+    if fmt == "text":
+        from judge.formats.text import render_text
+
+        return render_text(verdict, color=color)
+    if fmt == "json":
+        return verdict.model_dump_json(indent=2) + "\n"
+    return export(verdict, fmt, bundle)
+
+
+def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
+    """A platform's result file for ``verdict`` (one of :data:`FORMATS`)."""
+    return exporter(fmt)(verdict, bundle)
+
+
+def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
+    if fmt == "gradescope":
+        from judge.formats.gradescope import export as fn
+    elif fmt == "exercism":
+        from judge.formats.exercism import export as fn
+    elif fmt == "junit":
+        from judge.formats.junit import export as fn
+    elif fmt == "prairielearn":
+        from judge.formats.prairielearn import export as fn
+    else:
+        raise ValueError(f"unknown export format {fmt!r} (choose {', '.join(FORMATS)})")
+    return fn

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tiers import TIERS, VM, derive, needs
+
 REPO = Path(__file__).resolve().parents[1]
 PROBLEM_DIR = REPO / "problems" / "sinusoidal-pe"
 SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
@@ -22,6 +24,7 @@ def unavailable(message: str) -> None:
     pytest.skip(message)
 
 
+@needs("container", only_for="container")
 def require_docker(*images: str, what: str = "CONTAINER TESTS"):
     """A Docker client whose engine answers and holds ``images``; skip (or fail under CI) otherwise."""
     def missing(message: str) -> None:
@@ -43,6 +46,7 @@ def require_docker(*images: str, what: str = "CONTAINER TESTS"):
     return client
 
 
+@needs("sandbox")
 def require_sandbox() -> None:
     """Skip (or fail under CI=true) when this machine cannot run the isolated sandbox."""
     from judge.errors import SandboxUnavailable
@@ -93,3 +97,23 @@ def clear_slot_headers(prepared, results) -> None:
 
     for case in prepared.cases:
         results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Give each test the tier what it uses makes it (tests/tiers.py); a hand-set tier that disagrees fails."""
+    wrong = []
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is None:
+            continue
+        hand = {m.name for m in item.iter_markers() if m.name in (*TIERS, VM)}
+        if VM in hand:  # runs inside the VM only: no host tier
+            continue
+        fixtures = [defs[-1].func for defs in item._fixtureinfo.name2fixturedefs.values() if defs]
+        tier = derive(function, fixtures, getattr(getattr(item, "callspec", None), "params", None))
+        if hand and hand != {tier}:
+            wrong.append(f"{item.nodeid}: marked {', '.join(sorted(hand))}, but what it uses makes it {tier}")
+        item.add_marker(getattr(pytest.mark, tier))
+    if wrong:
+        raise pytest.UsageError("tiers set by hand that disagree with what the tests use "
+                                "(drop the marker; tests/tiers.py derives it):\n" + "\n".join(wrong))

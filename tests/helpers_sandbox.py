@@ -29,6 +29,7 @@ def add_positional_encoding(x, base=10000.0):
 
 
 from conftest import require_sandbox  # noqa: E402,F401 - one definition, shared by the sandbox tests
+from tiers import needs  # noqa: E402
 
 
 def learner(body: str, add: str = HARMLESS_ADD, prelude: str = "") -> str:
@@ -163,6 +164,7 @@ FORK_50 = """
 """
 
 
+@needs("sandbox")
 def require_mode(mode: str) -> None:
     """Skip (or fail under CI) when this machine cannot give isolation ``mode``."""
     import pytest

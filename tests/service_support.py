@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import REPO, SUBMISSIONS, require_sandbox, unavailable
+from tiers import needs
 
 SOURCES = {
     "accepted": (SUBMISSIONS / "accepted" / "vectorised.py").read_text(),
@@ -100,6 +101,7 @@ def service_env(**extra: str) -> dict:
     return env
 
 
+@needs("service")
 class Server(Process):
     def __init__(self, workdir: Path, db_url: str, env: dict, broker: str | None = None, workers: int = 2,
                  name: str = "server") -> None:
@@ -127,6 +129,7 @@ class Server(Process):
         return httpx.Client(base_url=self.url, headers=headers, timeout=60)
 
 
+@needs("service")
 class Worker(Process):
     def __init__(self, workdir: Path, name: str, broker: str, db_url: str, env: dict, concurrency: int = 1) -> None:
         self.name = f"{name}@judge-test"
@@ -156,6 +159,7 @@ def wait_done(client: httpx.Client, ids: list[str], timeout: float) -> dict[str,
 
 
 # -- redis ---------------------------------------------------------------------------
+@needs("service")
 class Redis:
     def __init__(self) -> None:
         binary = shutil.which("redis-server")
@@ -191,6 +195,7 @@ def _pg_bin(name: str) -> str | None:
     return candidates[-1] if candidates else None
 
 
+@needs("service")
 class Postgres:
     """A private PostgreSQL cluster in a temporary folder, run as user postgres (it refuses root)."""
 

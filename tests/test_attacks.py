@@ -43,7 +43,6 @@ from helpers_sandbox import (CORRECT, NOBODY, REPO, SUBMISSIONS, cgroup_pids, le
                              nobody_processes, require_mode, worker_name)
 from conftest import require_docker
 
-pytestmark = pytest.mark.sandbox
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 LABEL = "numpy-judge.sandbox"
 PROBLEMS = REPO / "problems"
@@ -71,7 +70,6 @@ def harm(path: Path) -> str:
     return path.stem
 
 
-@pytest.mark.unit
 def test_corpus_is_complete():
     from judge.sandbox.guarantees import HARM_ROWS
 

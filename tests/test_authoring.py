@@ -32,7 +32,6 @@ def skeleton(tmp_path: Path, filled: bool = False) -> Path:
     return root
 
 
-@pytest.mark.unit
 def test_new_writes_the_skeleton_and_verify_lists_what_to_fill_in(tmp_path):
     root = skeleton(tmp_path)
     assert {p.name for p in root.iterdir()} == {"problem.yaml", "cases.yaml", "reference.py", "statement.md",
@@ -54,7 +53,6 @@ def test_new_writes_the_skeleton_and_verify_lists_what_to_fill_in(tmp_path):
     assert again.exit_code == 2 and "already exists" in again.output
 
 
-@pytest.mark.unit
 def test_case_add_appends_a_validated_case_and_keeps_the_file(tmp_path):
     root = skeleton(tmp_path, filled=True)
     before = (root / "cases.yaml").read_text()
@@ -75,7 +73,6 @@ def test_case_add_appends_a_validated_case_and_keeps_the_file(tmp_path):
     assert ok.exit_code == 0 and "raises: ValueError" in (root / "cases.yaml").read_text()
 
 
-@pytest.mark.unit
 def test_adequacy_findings_from_a_kill_matrix():
     cases = [CaseSpec(id="pub", function="f", visibility="public", args={}), CaseSpec(id="h1", function="f", args={}),
              CaseSpec(id="h2", function="f", args={})]
@@ -88,7 +85,6 @@ def test_adequacy_findings_from_a_kill_matrix():
     assert any("catch none" in n and "h2" in n for n in notes)
 
 
-@pytest.mark.unit
 def test_tolerance_margins_flag_both_sides():
     cases = [CaseSpec(id="c", function="f", args={})]
     tol = Tolerance(atol=1e-9, rtol=0)
@@ -102,7 +98,6 @@ def test_tolerance_margins_flag_both_sides():
     assert [f.level for f in found] == ["error"] and "passes within the tolerance" in found[0].message
 
 
-@pytest.mark.unit
 def test_calibrate_rewrites_limits_and_keeps_comments(tmp_path):
     path = tmp_path / "problem.yaml"
     shutil.copy(REPO / "problems" / "rotary-embedding" / "problem.yaml", path)
@@ -112,7 +107,6 @@ def test_calibrate_rewrites_limits_and_keeps_comments(tmp_path):
     assert "  cpu_seconds: 3.5         # all cases together" in text and "  case_wall_seconds: 1.5    # any one" in text
 
 
-@pytest.mark.unit
 def test_statement_examples_are_checked_against_the_reference(tmp_path):
     from judge.authoring.statement import check_statement
     from judge.grading.prepare import prepare
@@ -129,7 +123,6 @@ def test_statement_examples_are_checked_against_the_reference(tmp_path):
     assert found[0].level == "error" and "shows 0.8414711" in found[0].message
 
 
-@pytest.mark.sandbox
 def test_verify_json_report_on_a_filled_skeleton(tmp_path):
     require_sandbox()
     root = skeleton(tmp_path, filled=True)
@@ -143,7 +136,6 @@ def test_verify_json_report_on_a_filled_skeleton(tmp_path):
     assert [s["ok"] for s in report["statement"]] == [True]
 
 
-@pytest.mark.unit
 def test_covering_cases_prefer_hidden_and_catch_everything():
     from judge.authoring.adequacy import covering_cases
 

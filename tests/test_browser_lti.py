@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tiers import needs
+
 from tests.conftest import REPO, unavailable
 from tests.lti_platform import LoopbackPlatform, start_tool
 from tests.service_support import SOURCES, require_sandbox, wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.service]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -29,6 +30,7 @@ ARTIFACTS = Path(os.environ.get("JUDGE_TEST_ARTIFACTS") or REPO / "test-artifact
 
 
 @pytest.fixture(scope="module")
+@needs("browser")
 def browser():
     if not os.path.exists(CHROMIUM):
         unavailable("Debian's chromium NOT INSTALLED (apt-get install chromium), BROWSER TEST NOT RUN")

@@ -12,7 +12,6 @@ from judge.grading.capture import split_output
 from judge.engine import Judge
 from judge.sandbox.contract import CAPTURE_BYTES, Capture
 
-pytestmark = pytest.mark.unit
 
 
 def cap(text: str) -> Capture:
@@ -70,7 +69,6 @@ def test_missing_offsets_leave_output_unknown():
     assert load is None and calls == [None]
 
 
-@pytest.mark.sandbox
 def test_a_file_that_prints_its_arguments_shows_each_case_its_own_lines():
     from conftest import require_sandbox
 

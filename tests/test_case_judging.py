@@ -73,7 +73,6 @@ def _after_the_run(prepared, results, report):
 SMALL = st.sampled_from(OUTCOMES)
 
 
-@pytest.mark.unit
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(data=st.data())
@@ -110,7 +109,6 @@ def _all_correct(prepared, results, judging=None) -> None:
             judging.judge_written()
 
 
-@pytest.mark.unit
 @pytest.mark.parametrize("first, then, status", [("wrong", "correct", "accepted"), ("correct", "wrong", "wrong_answer")])
 def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results, first, then, status):
     """Only code that reaches the harness's mapping can rewrite a slot; its result is then what the slot holds
@@ -130,7 +128,6 @@ def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results,
     assert [c.status.value for c in cases[1:]] == ["accepted"] * (len(cases) - 1)
 
 
-@pytest.mark.unit
 def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results):
     """A slot whose header stays malformed is never judged early, and the cases after it wait for the end."""
     from judge.grading.slots import CaseJudging
@@ -147,7 +144,6 @@ def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results
     assert all(c.status.value == "accepted" for i, c in enumerate(cases) if i != 3)
 
 
-@pytest.mark.unit
 def test_weakly_ordered_machines_judge_nothing_early(prepared, results, monkeypatch):
     """Without total store order a header may be seen before the array bytes it follows: judge after the run."""
     import judge.grading.slots as outcome
@@ -182,7 +178,6 @@ def add_positional_encoding(x, base=10000.0):
 '''
 
 
-@pytest.mark.sandbox
 def test_a_real_run_is_judged_while_its_last_call_runs(judge, monkeypatch):
     """On a real sandboxed run, every case before a slow last call is judged while that call still runs."""
     from judge.grading import slots as outcome

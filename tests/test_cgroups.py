@@ -17,6 +17,7 @@ import time
 from typing import Iterator
 
 import pytest
+from tiers import needs
 
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups import CgroupSnapshot, WorkerCgroup
@@ -28,6 +29,7 @@ SCALE = time_scale()  # JUDGE_TIME_SCALE: the emulated VM of the cgroup v2 tier 
 _counter = itertools.count()
 
 
+@needs("sandbox")
 def _require_cgroups() -> None:
     """Skip loudly (or fail under CI=true) when the kernel can't be tested."""
     reason = None

@@ -28,7 +28,6 @@ def modules_after(code: str) -> set[str]:
     return set(json.loads(p.stdout.splitlines()[-1]))
 
 
-@pytest.mark.unit
 def test_cli_and_the_prestart_path_import_nothing_heavy():
     # What runs before the zygote is launched and the early run is sent: the CLI module, the ladder, the factory,
     # the client, the one-shot path and the run plan (judge.grading.run_plan).
@@ -37,7 +36,6 @@ def test_cli_and_the_prestart_path_import_nothing_heavy():
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
-@pytest.mark.unit
 def test_zygote_loads_no_pydantic_and_no_judge_side_code():
     # Every learner child inherits the zygote's memory: numpy and the sandbox's code, nothing of the grader.
     loaded = modules_after("import judge.sandbox.zygote")
@@ -46,7 +44,6 @@ def test_zygote_loads_no_pydantic_and_no_judge_side_code():
         sorted(loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.engine", "judge.problem"})
 
 
-@pytest.mark.unit
 def test_grader_leaves_the_grading_side_to_the_run():
     # The verdict models, comparisons and capture are imported while the learner's code runs (grader._run_beside);
     # diagnosis and pictures only when a verdict needs them.
@@ -56,7 +53,6 @@ def test_grader_leaves_the_grading_side_to_the_run():
     assert "judge.isolation_record" not in loaded and "judge.feedback" not in loaded
 
 
-@pytest.mark.unit
 def test_the_isolation_record_is_the_verdicts():
     from judge.isolation_record import Isolation
     from judge.verdict import Isolation as VerdictIsolation, Verdict
@@ -64,7 +60,6 @@ def test_the_isolation_record_is_the_verdicts():
     assert VerdictIsolation is Isolation and Verdict.model_fields["isolation"].annotation == Isolation | None
 
 
-@pytest.mark.sandbox
 def test_diagnosis_is_imported_on_the_first_failure_only():
     require_sandbox()
     code = f"""
@@ -82,7 +77,6 @@ with Judge() as j:
     assert p.returncode == 0, p.stderr[-2000:]
 
 
-@pytest.mark.sandbox
 def test_an_unused_prestarted_zygote_is_stopped():
     require_sandbox()
     from judge.sandbox.factory import prestarted_factory_for
@@ -95,7 +89,6 @@ def test_an_unused_prestarted_zygote_is_stopped():
     assert factory._first is None
 
 
-@pytest.mark.sandbox
 @pytest.mark.parametrize("module", ["judge.cli", "judge"])  # `python -m judge` is the console script's path
 @pytest.mark.parametrize("args", [["--problem", "no-such-problem"], ["no-such-file.py"], []],
                          ids=["bad-problem", "no-such-file", "usage-error"])
@@ -114,7 +107,6 @@ def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
     assert not zygotes, zygotes
 
 
-@pytest.mark.sandbox
 def test_the_judge_command_grades_with_the_zygote_it_launched_first():
     # `python -m judge grade FILE` (judge.entry) launches full's zygote before importing the command line.
     require_sandbox()
@@ -142,7 +134,6 @@ def _comparable(verdict: dict) -> dict:
     return verdict
 
 
-@pytest.mark.sandbox
 @pytest.mark.parametrize("example", ["accepted/vectorised.py", "wrong_answer/sin_cos_swapped.py",
                                      "wrong_answer/rw_float32_column_row0.py"])
 def test_cold_cli_verdict_equals_judge_grade(example, judge):
@@ -156,7 +147,6 @@ def test_cold_cli_verdict_equals_judge_grade(example, judge):
     assert cold["status"] == example.split("/")[0]
 
 
-@pytest.mark.unit
 def test_result_buffer_holds_only_zeros_at_every_run_start_and_a_first_run_faults_in_nothing():
     """A run may write anywhere in its mapping: every later run must start on zeros (issue 24's first breach:
     the previous learner's outputs were still in the slots), zeroed in the background after judging or, if
@@ -196,7 +186,6 @@ def _children() -> list[int]:
     return found
 
 
-@pytest.mark.sandbox
 def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
     require_sandbox()
     from judge.sandbox.factory import prestarted_factory_for
@@ -212,7 +201,6 @@ def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
         launched.close()
 
 
-@pytest.mark.sandbox
 def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
     require_sandbox()
     from judge.errors import SandboxUnavailable
@@ -231,7 +219,6 @@ def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
     assert not left, left
 
 
-@pytest.mark.unit
 def test_the_launch_imports_only_what_starting_a_process_needs():
     # judge.entry launches full's zygote after this import alone: each module it drags in delays the run.
     added = modules_after("import judge.sandbox.launch") - modules_after("pass")
@@ -254,7 +241,6 @@ print(json.dumps({"code": p.returncode, "status": json.loads(out)["status"], "or
 """
 
 
-@pytest.mark.sandbox
 def test_a_one_shot_zygote_finishes_alone_after_the_judge_exits():
     # `judge grade` lets its zygote go without waiting: the zygote holds the run's files (their pages are freed
     # by its exit, off the verdict's path), ends its processes, removes its own worker group and exits 0.

@@ -27,7 +27,6 @@ import pytest
 from cross_run_support import attacker, control, findings, process_memory_holds, victim
 from helpers_sandbox import require_mode
 
-pytestmark = pytest.mark.sandbox
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 MODES = ["full", "rootless", "container"]
 

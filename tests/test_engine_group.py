@@ -16,16 +16,17 @@ import sys
 import pytest
 
 from conftest import unavailable
+from tiers import needs
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups.counters import EngineGroup
 from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts
 from judge.problem.timescale import time_scale
 
-pytestmark = pytest.mark.sandbox
 MiB = 1 << 20
 
 
 @pytest.fixture
+@needs("sandbox")  # real cgroups, as root
 def engine_like():
     """(EngineGroup, folders holding the child) for a fresh /<name>/run-1 made as the engine makes it."""
     if os.geteuid() != 0:

@@ -12,7 +12,6 @@ import pytest
 
 from fake_support import RECORDED, RUNS, SOURCES, make_small_bundle
 
-pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")

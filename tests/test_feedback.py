@@ -27,7 +27,6 @@ def _odd_cases(judge) -> set[str]:
     return {c.spec.id for c in prepared.cases if c.expected.shape[-1] % 2}
 
 
-@pytest.mark.sandbox
 @pytest.mark.parametrize("folder,name,words,exact", [
     ("runtime_error", "rw_pytorch_tutorial_odd.py", "d_model is odd", True),
     ("wrong_answer", "rw_tf_tutorial_get_angles.py", "d_model is odd", True),
@@ -48,7 +47,6 @@ def test_failure_patterns_name_what_failing_cases_share(judge, folder, name, wor
         assert pattern.cases == ["add-float32"] and "only" in pattern.description
 
 
-@pytest.mark.sandbox
 def test_patterns_show_first_in_text_json_and_exports(judge):
     from judge.formats import export
     from judge.formats.text import render_text
@@ -69,7 +67,6 @@ def test_patterns_show_first_in_text_json_and_exports(judge):
     assert description in export(verdict, "junit", bundle)
 
 
-@pytest.mark.sandbox
 def test_hidden_cases_are_listed_by_id_in_patterns_never_described_by_value(judge):
     verdict = verdict_of(judge, "wrong_answer", "rw_tf_tutorial_get_angles.py")
     pattern = verdict.patterns[0]
@@ -78,7 +75,6 @@ def test_hidden_cases_are_listed_by_id_in_patterns_never_described_by_value(judg
     assert not any(h in pattern.description for h in hidden)
 
 
-@pytest.mark.sandbox
 def test_no_misleading_name_when_float32_is_the_least_of_three_mistakes(judge):
     """The issue's case: float32 arithmetic + column-index exponent + row 0 at zero.  float32 may partly explain;
     it must never be the explanation, and the recovered formula says what was computed."""
@@ -94,7 +90,6 @@ def test_no_misleading_name_when_float32_is_the_least_of_three_mistakes(judge):
     assert "float32" in verdict.recovered.summary and "row 0" in verdict.recovered.summary
 
 
-@pytest.mark.sandbox
 def test_combined_mistakes_are_named_together(judge):
     verdict = verdict_of(judge, "wrong_answer", "rw_tf_concat_float32.py")
     first = verdict.diagnoses[0]
@@ -102,7 +97,6 @@ def test_combined_mistakes_are_named_together(judge):
     assert "interleaved" in first.message and "float32" in first.message
 
 
-@pytest.mark.sandbox
 def test_time_feedback_says_which_call_ran_out_and_that_the_rest_was_right(judge):
     from judge.formats.text import render_text
 
@@ -116,13 +110,11 @@ def test_time_feedback_says_which_call_ran_out_and_that_the_rest_was_right(judge
     assert "correct so far" in render_text(verdict)
 
 
-@pytest.mark.sandbox
 def test_accepted_verdict_has_no_explanations(judge):
     verdict = judge.grade((SUBMISSIONS / "accepted" / "vectorised.py").read_bytes())
     assert verdict.accepted and not verdict.patterns and verdict.recovered is None and verdict.time_feedback is None
 
 
-@pytest.mark.unit
 def test_generic_recognisers_are_registered_units_and_the_bank_can_reword_each():
     from judge.diagnosis import REGISTRY
     from judge.problem.mistakes import GENERIC_IDS
@@ -132,7 +124,6 @@ def test_generic_recognisers_are_registered_units_and_the_bank_can_reword_each()
         assert rec.message and rec.kind in ("generic", "attack") and callable(rec.fn)
 
 
-@pytest.mark.unit
 def test_bank_is_part_of_the_bundle_and_mistakes_does_not_import_the_loader():
     code = ("import sys; import judge.problem.mistakes; "
             "assert 'judge.problem.loader' not in sys.modules, 'import circle'; "
@@ -141,7 +132,6 @@ def test_bank_is_part_of_the_bundle_and_mistakes_does_not_import_the_loader():
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
 
 
-@pytest.mark.unit
 def test_one_status_rule_documented_and_the_other_gone():
     import judge.verdict as v
 

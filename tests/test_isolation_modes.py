@@ -16,11 +16,10 @@ import sys
 
 import pytest
 
-from conftest import unavailable
+from conftest import require_sandbox, unavailable
 from helpers_sandbox import CORRECT, FORK_50, REPO, SUBMISSIONS, learner, require_mode
 from test_limits import cpu1_bundle  # noqa: F401 - the same 1 s CPU-limit bundle fixture
 
-pytestmark = pytest.mark.sandbox
 MODES = ["full", "rootless", "reduced", "none"]
 
 
@@ -120,7 +119,6 @@ def test_output_is_capped(mj):
 
 # --------------------------------------------------------------------------- choosing a mode
 
-@pytest.mark.unit
 def test_unknown_and_weaker_modes_are_refused_with_a_clear_message(monkeypatch):
     from judge.errors import SandboxUnavailable
     from judge.sandbox.ladder import choose, strength
@@ -141,6 +139,7 @@ def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_cli_isolation_flag_env_and_minimum():
     from judge.sandbox.ladder import check
 
+    require_sandbox()
     modes = [m for m in ("full", "rootless", "reduced") if check(m).ok]
     if not modes:
         unavailable("NO ISOLATION MODE AVAILABLE HERE")

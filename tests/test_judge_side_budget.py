@@ -19,7 +19,6 @@ import pytest
 
 from conftest import SUBMISSIONS, require_sandbox
 
-pytestmark = pytest.mark.sandbox
 ADVERSARIAL = ["wrong_answer/attack_quadratic_output.py", "wrong_answer/attack_forged_zero_size_header.py",
                "wrong_answer/attack_print_gigabytes.py", "wrong_answer/attack_steal_previous_run.py",
                "wrong_answer/attack_fd_forge_all.py"]

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
 PACKAGE = Path(__file__).resolve().parents[1] / "judge"
 LAYERS = [
     ("judge._version", "judge.errors", "judge.isolation_record", "judge.feedback"),
@@ -151,3 +150,23 @@ def test_the_isolation_mode_is_compared_only_in_the_mode_classes():
                 if names & set(LADDER):
                     offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {ast.unparse(node)}")
     assert offenders == [], "\n".join(offenders)
+
+
+def test_a_tier_set_by_hand_that_disagrees_with_what_the_test_uses_fails_collection():
+    """tests/tiers.py derives each test's tier; a marker that says otherwise stops the run at collection."""
+    import os
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    probe = tests / f"test_zz_tier_probe_{os.getpid()}.py"
+    probe.write_text("import pytest\nfrom conftest import require_sandbox\n\n\n@pytest.mark.unit\n"
+                     "def test_claims_unit_yet_needs_the_sandbox():\n    require_sandbox()\n\n\n"
+                     "def test_plain():\n    assert True\n")
+    try:
+        r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                            str(probe)], capture_output=True, text=True, cwd=tests.parent, timeout=120)
+    finally:
+        probe.unlink()
+    assert r.returncode == 4, (r.returncode, r.stdout[-1500:], r.stderr[-1500:])
+    assert "test_claims_unit_yet_needs_the_sandbox: marked unit, but what it uses makes it sandbox" in r.stderr + r.stdout

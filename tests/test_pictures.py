@@ -13,9 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import REPO, SUBMISSIONS, unavailable
+from tests.conftest import REPO, SUBMISSIONS, require_sandbox, unavailable
 
-pytestmark = [pytest.mark.sandbox]
 WRONG = SUBMISSIONS / "wrong_answer" / "halves_not_interleaved.py"
 
 
@@ -73,6 +72,7 @@ def test_heatmap_pixels_differ_between_a_right_and_a_wrong_answer(judge, plt, tm
 
 
 def test_cli_grade_pictures_writes_files(tmp_path, plt):
+    require_sandbox()
     out = tmp_path / "pics"
     p = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(WRONG), "--pictures", str(out),
                         "--format", "json"], capture_output=True, cwd=REPO,
@@ -83,6 +83,7 @@ def test_cli_grade_pictures_writes_files(tmp_path, plt):
 
 
 def test_without_matplotlib_the_judge_grades_and_draws_nothing(tmp_path):
+    require_sandbox()
     code = ("import sys; sys.modules['matplotlib'] = None\n"
             "from judge.engine import Judge\n"
             f"with Judge() as j: v = j.grade(open({str(WRONG)!r}, 'rb').read(), pictures_dir={str(tmp_path)!r})\n"

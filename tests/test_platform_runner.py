@@ -14,7 +14,6 @@ import pytest
 
 from conftest import PROBLEM_DIR, REPO
 
-pytestmark = [pytest.mark.unit]
 SCHEMAS = REPO / "tests" / "platform_schemas"
 
 

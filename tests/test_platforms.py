@@ -29,7 +29,6 @@ import pytest
 
 from conftest import REPO, SUBMISSIONS, require_docker
 
-pytestmark = [pytest.mark.container]
 
 SCHEMAS = REPO / "tests" / "platform_schemas"
 STATE = Path(os.environ.get("JUDGE_DOCKER_STATE", "/run/numpy-judge-docker")) / "platforms"

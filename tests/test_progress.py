@@ -13,7 +13,6 @@ import pytest
 
 from judge.sandbox.progress import PAGE_BYTES, PHASE_RUNNING, PHASE_SETUP, ProgressFile, ProgressPage
 
-pytestmark = pytest.mark.unit
 
 
 def test_the_file_reader_sees_what_the_mapped_page_wrote_and_zeros_once_truncated(tmp_path):

@@ -19,7 +19,6 @@ import pytest
 
 from conftest import SUBMISSIONS, require_docker
 
-pytestmark = [pytest.mark.container, pytest.mark.sandbox]
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
 
 # Time limits are scaled by the judge's own JUDGE_TIME_SCALE (judge/problem/timescale.py), passed into the

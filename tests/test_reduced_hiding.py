@@ -23,7 +23,6 @@ from conftest import unavailable
 from judge.sandbox.acl import denied_by, deny_uid
 from judge.sandbox.uids import FIRST
 
-pytestmark = pytest.mark.unit
 UID = FIRST + 999  # a uid no test file is owned by
 REPO = str(Path(__file__).resolve().parents[1])
 

@@ -21,7 +21,6 @@ def _with_odd_branch(body: str) -> str:
     return GOOD.replace('raise ValueError("the feature dimension must be even")', body)
 
 
-@pytest.mark.unit
 def test_bundle_covers_what_the_issue_lists():
     bundle = load_problem("rotary-embedding")
     cases = bundle.cases.cases
@@ -49,7 +48,6 @@ def test_bundle_covers_what_the_issue_lists():
             "compile_error"} <= {p.name for p in EXAMPLES.iterdir()}
 
 
-@pytest.mark.unit
 def test_both_problems_are_listed_by_the_cli_and_the_service():
     from click.testing import CliRunner
 
@@ -65,7 +63,6 @@ def test_both_problems_are_listed_by_the_cli_and_the_service():
     assert np.allclose(examples[0]["expected"][1], [0.5403023, 0.8414710, 0.9999500, 0.0099998], atol=1e-7)
 
 
-@pytest.mark.unit
 def test_a_reference_that_does_not_raise_where_the_case_says_is_a_bundle_error(tmp_path):
     import shutil
 
@@ -80,7 +77,6 @@ def test_a_reference_that_does_not_raise_where_the_case_says_is_a_bundle_error(t
         prepare(load_problem(root))
 
 
-@pytest.mark.sandbox
 def test_raises_cases_accept_valueerror_and_subclasses_only(judge):
     grade = lambda source: judge.grade(source, "rotary-embedding")  # noqa: E731
     verdict = grade(_with_odd_branch('raise ValueError("odd d")'))
@@ -99,7 +95,6 @@ def test_raises_cases_accept_valueerror_and_subclasses_only(judge):
     assert hidden.status is Status.WRONG_ANSWER and "odd d" not in hidden.message  # hidden: no description
 
 
-@pytest.mark.sandbox
 @pytest.mark.parametrize("name, mistake", [("odd_d_not_rejected", "odd_d_not_rejected"),
                                            ("half_split_convention", "half_split_convention"),
                                            ("positions_ignored", "positions_ignored"),
@@ -112,7 +107,6 @@ def test_banked_mistakes_are_named(judge, name, mistake):
     assert verdict.diagnoses and verdict.diagnoses[0].id == mistake and verdict.diagnoses[0].explains
 
 
-@pytest.mark.sandbox
 def test_property_checks_report_what_breaks(judge):
     verdict = judge.grade((EXAMPLES / "wrong_answer" / "half_split_convention.py").read_bytes(), "rotary-embedding")
     checks = {c.id: c for c in verdict.checks}
@@ -122,7 +116,6 @@ def test_property_checks_report_what_breaks(judge):
     assert checks["pair_norm_preserved"].holds and checks["relative_position"].holds
 
 
-@pytest.mark.sandbox
 def test_exports_for_the_second_problem(judge):
     from judge.formats import export
 
@@ -137,7 +130,6 @@ def test_exports_for_the_second_problem(judge):
     assert 0 <= prairielearn["score"] < 1
 
 
-@pytest.mark.sandbox
 def test_platform_entry_points_grade_the_second_problem(tmp_path):
     """What runs inside Exercism's and PrairieLearn's containers, run here on rotary-embedding."""
     from tests.conftest import require_sandbox

@@ -8,6 +8,7 @@ input bytes, the bundle's files, the time scale) is never used for a verdict.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 import os
 import shutil
 import struct
@@ -46,7 +47,6 @@ def _roundtrip(wire: dict) -> str:
     return json.dumps(json.loads(json.dumps(wire)), sort_keys=True)
 
 
-@pytest.mark.unit
 def test_preparing_a_bundle_writes_its_plan_and_any_change_makes_it_stale(bundle_copy, monkeypatch):
     from judge.grading.run_plan import read_plan
 
@@ -98,7 +98,6 @@ def _grade_early(root: Path, source: bytes, problem=None):
     return verdict, early
 
 
-@pytest.mark.sandbox
 @pytest.mark.parametrize("example", ["accepted/vectorised.py", "wrong_answer/sin_cos_swapped.py"])
 def test_a_current_plan_starts_the_run_early_and_the_verdict_is_the_warm_judges(example, bundle_copy, judge):
     require_sandbox()
@@ -111,7 +110,6 @@ def test_a_current_plan_starts_the_run_early_and_the_verdict_is_the_warm_judges(
     assert verdict.status.value == example.split("/")[0]
 
 
-@pytest.mark.unit
 def test_inputs_from_the_cache_get_their_sealed_memfd_only_when_a_run_needs_it(bundle_copy):
     """A cold start's early run brings its own copy of the input bytes: the prepared bundle maps the cache file
     and makes no memfd of its own unless a regular run asks for one, which is then sealed read-only."""
@@ -142,7 +140,6 @@ def _edit_plan(root: Path, edit) -> None:
     path.write_text(json.dumps(data, sort_keys=True))
 
 
-@pytest.mark.sandbox
 def test_an_early_run_on_other_input_bytes_is_never_used(bundle_copy, tmp_path):
     # The plan points at input bytes of the right size with the first array value changed: what ran is not
     # what the bundle asks.  The judge must notice, run again on the real inputs, and accept.
@@ -160,7 +157,6 @@ def test_an_early_run_on_other_input_bytes_is_never_used(bundle_copy, tmp_path):
     assert verdict.accepted, verdict.message
 
 
-@pytest.mark.sandbox
 @pytest.mark.parametrize("field", ["limits", "calls"])
 def test_an_early_run_of_another_request_is_never_used(field, bundle_copy):
     # A plan whose limits or calls differ from the bundle's (e.g. a bundle edited within the same second):
@@ -180,7 +176,6 @@ def test_an_early_run_of_another_request_is_never_used(field, bundle_copy):
     assert verdict.status.value == "memory_limit_exceeded", verdict.message
 
 
-@pytest.mark.sandbox
 def test_no_plan_or_a_file_failing_the_static_check_starts_no_early_run(bundle_copy):
     require_sandbox()
     verdict, early = _grade_early(bundle_copy, (SUBMISSIONS / "accepted" / "vectorised.py").read_bytes())
@@ -190,10 +185,9 @@ def test_no_plan_or_a_file_failing_the_static_check_starts_no_early_run(bundle_c
     assert verdict.status.value == "compile_error"
 
 
-@pytest.mark.unit
 def test_only_a_prestarted_zygote_gets_an_early_run(bundle_copy):
     from judge.grading.run_plan import EarlyRun
 
     _prepare(bundle_copy).close()
     assert EarlyRun.start(None, b"x = 1", bundle_copy) is None  # the container backend: nothing launched ahead
-    assert EarlyRun.start(object(), b"x = 1", bundle_copy) is None
+    assert EarlyRun.start(SimpleNamespace(warm=False), b"x = 1", bundle_copy) is None  # a backend started per run

@@ -15,7 +15,6 @@ from judge.service.settings import SettingsError
 from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, new_key, start_tool
 from tests.service_support import SOURCES, Server, require_sandbox, wait_for
 
-pytestmark = pytest.mark.service
 API_TOKEN = "platform-api-token-0123456789"
 
 
@@ -230,7 +229,6 @@ def test_access_code_page(server):
 
 
 # -- configuration checked at start-up ----------------------------------------------------------------------
-@pytest.mark.unit
 @pytest.mark.parametrize("change, message", [
     (lambda c: c.pop("deployment_ids"), "deployment_ids"),
     (lambda c: c.update(auth_login_url="ftp://x"), "auth_login_url"),
@@ -254,7 +252,6 @@ def test_platform_file_mistakes_are_named(tmp_path, change, message):
         lms.stop()
 
 
-@pytest.mark.unit
 def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
     from judge.service.lti.learner_view import learner_verdict
 

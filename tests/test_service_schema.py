@@ -15,7 +15,6 @@ from tests.conftest import unavailable
 from tests.lti_platform import LoopbackPlatform, start_tool
 from tests.service_support import require_sandbox
 
-pytestmark = pytest.mark.service
 TOKEN = "schema-token-0123456789"
 # A reused Idempotency-Key with another body is a 422 (as the IETF idempotency-key draft says); the
 # schema cannot say which keys were used before, so for the two POSTs that accept the key, 422 is

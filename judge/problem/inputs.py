@@ -22,6 +22,7 @@ import numpy as np
 from judge.sandbox import memfd
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
+from judge.sandbox.contract import ArgSpec, ArrayRef
 from judge.sandbox.wire import align
 
 
@@ -30,7 +31,7 @@ class CaseInputs:
     """One case's arguments: the judge's own (read-only) view and the child's description."""
 
     values: dict[str, Any]
-    wire: list[tuple[str, dict]]
+    wire: tuple[ArgSpec, ...]
 
 
 @dataclass
@@ -191,17 +192,17 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
     readable = result._map
     for args in planned:
         values: dict[str, Any] = {}
-        wire: list[tuple[str, dict]] = []
+        wire: list[ArgSpec] = []
         for name, placed in args:
             if not isinstance(placed, _Placed):
                 values[name] = placed
-                wire.append((name, {"scalar": placed}))
+                wire.append(ArgSpec(name, scalar=placed))
                 continue
             offset = placed.region + placed.view_offset
             values[name] = np.ndarray(placed.shape, placed.dtype, buffer=readable, offset=offset,
                                       strides=placed.strides)
-            wire.append((name, {"array": {"offset": offset, "nbytes": placed.nbytes, "dtype": placed.dtype.str,
-                                          "shape": list(placed.shape), "strides": list(placed.strides),
-                                          "readonly": placed.readonly, "region": placed.region}}))
-        result.cases.append(CaseInputs(values, wire))
+            wire.append(ArgSpec(name, array=ArrayRef(
+                offset=offset, nbytes=placed.nbytes, dtype=placed.dtype.str, shape=tuple(placed.shape),
+                strides=tuple(placed.strides), readonly=placed.readonly, region=placed.region)))
+        result.cases.append(CaseInputs(values, tuple(wire)))
     return result

@@ -51,33 +51,99 @@ class RunLimits:
 
 
 @dataclass(frozen=True)
+class ArrayRef:
+    """Where an array argument lies in the sealed input file, as the harness views it (read-only, or a private
+    copy-on-write view for inputs the call may write)."""
+
+    offset: int  #: the first element's byte offset in the input file
+    nbytes: int  #: bytes of the logical array
+    dtype: str  #: numpy's dtype string (``<f8``)
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    readonly: bool  #: the case's layout is read-only: writing raises, as the bundle says
+    region: int  #: the start of the bytes the array spans (for the changed-input check)
+
+    def to_wire(self) -> dict:
+        return {**asdict(self), "shape": list(self.shape), "strides": list(self.strides)}
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "ArrayRef":
+        return cls(offset=int(data["offset"]), nbytes=int(data["nbytes"]), dtype=str(data["dtype"]),
+                   shape=tuple(int(n) for n in data["shape"]), strides=tuple(int(n) for n in data["strides"]),
+                   readonly=bool(data.get("readonly")), region=int(data["region"]))
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One argument of a call: a JSON scalar, or an array in the input file."""
+
+    name: str
+    scalar: Any = None
+    array: ArrayRef | None = None
+
+    def to_wire(self) -> list:
+        return [self.name, {"array": self.array.to_wire()} if self.array is not None else {"scalar": self.scalar}]
+
+    @classmethod
+    def from_wire(cls, data: list) -> "ArgSpec":
+        name, spec = data
+        if "array" in spec:
+            return cls(str(name), array=ArrayRef.from_wire(spec["array"]))
+        return cls(str(name), scalar=spec["scalar"])
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call the harness makes: a case's function with its arguments, where its result goes, its time."""
+
+    case: int  #: the case's index in the bundle
+    function: str
+    args: tuple[ArgSpec, ...]
+    slot_offset: int  #: where its result slot starts in the result buffer
+    slot_capacity: int  #: bytes of array data the slot holds
+    wall_seconds: float  #: the call's own wall-time limit
+
+    def to_wire(self) -> dict:
+        return {"case": self.case, "function": self.function, "args": [a.to_wire() for a in self.args],
+                "slot_offset": self.slot_offset, "slot_capacity": self.slot_capacity,
+                "wall_seconds": self.wall_seconds}
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "Call":
+        return cls(case=int(data["case"]), function=str(data["function"]),
+                   args=tuple(ArgSpec.from_wire(a) for a in data["args"]), slot_offset=int(data["slot_offset"]),
+                   slot_capacity=int(data["slot_capacity"]), wall_seconds=float(data["wall_seconds"]))
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """One submission's run: its source, the calls to make, where inputs and results live."""
 
     source: str  #: the learner's file, already decoded and statically checked
-    calls: list[dict]  #: per call: case, function, args, slot_offset, slot_capacity, wall_seconds
+    calls: tuple[Call, ...]  #: one per case, in the bundle's order
     input_size: int  #: bytes of the sealed input file (0: no array inputs)
     result_size: int  #: bytes of the result buffer the slots live in
     limits: RunLimits
     #: Paths the run must not reach (the bundle, the judge's cache, a checkout's history): a mode without a root
     #: of its own hides them from the run's uid; the others have no path to them anyway.
-    hide: list[str] = field(default_factory=list)
+    hide: tuple[str, ...] = ()
 
     def to_wire(self) -> dict:
-        return asdict(self)
+        return {"source": self.source, "calls": [c.to_wire() for c in self.calls], "input_size": self.input_size,
+                "result_size": self.result_size, "limits": asdict(self.limits), "hide": list(self.hide)}
 
     def without_source(self) -> tuple[dict, bytes]:
         """The wire form with an empty ``source``, and the source's UTF-8 bytes: what a warm backend sends
         its zygote (the bytes go in a sealed memfd that only the run's own processes read, see
         :mod:`judge.sandbox.zygote`)."""
-        data = asdict(self)
-        return {**data, "source": ""}, data["source"].encode("utf-8")
+        return {**self.to_wire(), "source": ""}, self.source.encode("utf-8")
 
     @classmethod
     def from_wire(cls, data: dict) -> "RunRequest":
-        return cls(source=data.get("source", ""), calls=data["calls"], input_size=int(data["input_size"]),
+        return cls(source=data.get("source", ""), calls=tuple(Call.from_wire(c) for c in data["calls"]),
+                   input_size=int(data["input_size"]),
                    result_size=int(data["result_size"]), limits=RunLimits(**data["limits"]),
-                   hide=list(data.get("hide", [])))
+                   hide=tuple(data.get("hide", ())))
 
 
 @dataclass(frozen=True)

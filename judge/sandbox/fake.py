@@ -109,10 +109,10 @@ class ReplayBackend:
         buffer = self.result_buffer
         assert buffer is not None, "result_buffer_for() first"
         for call in request.calls:
-            slot = stored.slots.get(call["case"])
+            slot = stored.slots.get(call.case)
             if slot is not None:
-                header, data = slot[0][:wire.SLOT_HEADER_SIZE], slot[1][:call["slot_capacity"]]
-                start = call["slot_offset"]
+                header, data = slot[0][:wire.SLOT_HEADER_SIZE], slot[1][:call.slot_capacity]
+                start = call.slot_offset
                 buffer.map[start:start + len(header)] = header
                 buffer.map[start + wire.SLOT_HEADER_SIZE:start + wire.SLOT_HEADER_SIZE + len(data)] = data
         return RunReport.from_wire(stored.report.to_wire())  # a copy: the caller may keep it
@@ -164,7 +164,7 @@ class RecordingBackend:
         buffer = self.inner.result_buffer_for(request.result_size)
         slots = {}
         for call in request.calls:
-            start = call["slot_offset"]
+            start = call.slot_offset
             header = bytes(buffer.map[start:start + wire.SLOT_HEADER_SIZE]).rstrip(b"\0")
             if header:
                 nbytes = 0
@@ -173,9 +173,9 @@ class RecordingBackend:
                                  .get("nbytes") or 0)
                 except (wire.MalformedSlot, ValueError, TypeError):
                     pass
-                nbytes = max(0, min(nbytes, call["slot_capacity"]))
+                nbytes = max(0, min(nbytes, call.slot_capacity))
                 data_start = start + wire.SLOT_HEADER_SIZE
-                slots[call["case"]] = (header, bytes(buffer.map[data_start:data_start + nbytes]))
+                slots[call.case] = (header, bytes(buffer.map[data_start:data_start + nbytes]))
         key = source_key(request.source)
         self.runs[key] = StoredRun(report=RunReport.from_wire(report.to_wire()), slots=slots,
                                    isolation=self.inner.isolation, source_sha256=key)

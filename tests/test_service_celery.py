@@ -54,21 +54,21 @@ def test_worker_killed_mid_verdict_loses_nothing_and_doubles_nothing(tmp_path, r
         with server.client(TOKEN) as client:
             ids = _submit(client, kinds[:1], listener.url)  # the slow one first: it is the one cut off
             store = Store(db)
-            row = wait_for(lambda: (lambda r: r if r["state"] == "running" else None)(store.get(ids[0])), 30,
+            row = wait_for(lambda: (lambda r: r if r.state == "running" else None)(store.get(ids[0])), 30,
                            what="a worker to start the slow submission")
-            victim = next(w for w in workers.values() if w.name == row["worker"])
+            victim = next(w for w in workers.values() if w.name == row.worker)
             ids += _submit(client, kinds[1:], listener.url)
             victim.kill()
             survivor = next(w for w in workers.values() if w is not victim)
             try:
                 done = wait_done(client, ids, 90)
             except AssertionError as exc:  # say where each submission stands and what the survivor did
-                states = [(store.get(i) or {}).get("state") for i in ids]
+                states = [getattr(store.get(i), "state", None) for i in ids]
                 raise AssertionError(f"{exc}; states {states}; survivor's log:\n{survivor.output()[-4000:]}"
                                      f"\nserver's log:\n{server.output()[-2000:]}") from None
         assert [done[i]["verdict"]["status"] for i in ids] == _expected(kinds)
         first = store.get(ids[0])
-        assert first["attempts"] == 2 and first["worker"] == survivor.name  # judged again, elsewhere
+        assert first.attempts == 2 and first.worker == survivor.name  # judged again, elsewhere
         delivered = wait_for(lambda: (lambda d: d if set(ids) <= set(d) else None)(listener.delivered()), 30,
                              what="a callback for every submission")
         time.sleep(1)  # room for a duplicate to show up, if there were one
@@ -113,7 +113,7 @@ def test_celery_with_postgres_store(tmp_path, redis, postgres):
             done = wait_done(client, ids, 60)
         assert [done[i]["verdict"]["status"] for i in ids] == _expected(kinds)
         store = Store(db)
-        assert store.dialect == "postgresql" and store.get(ids[0])["worker"] == worker.name
+        assert store.dialect == "postgresql" and store.get(ids[0]).worker == worker.name
         store.close()
     finally:
         if worker is not None:

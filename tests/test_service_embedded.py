@@ -73,7 +73,7 @@ def test_restart_after_sigkill_judges_pending_work(tmp_path):
                      what="the first submission to start")
             server.kill()
         store = Store(db)
-        states = {sub_id: store.get(sub_id)["state"] for sub_id in ids}
+        states = {sub_id: store.get(sub_id).state for sub_id in ids}
         pending = [sub_id for sub_id, state in states.items() if state != "done"]
         assert len(pending) >= 5, states  # the kill really left work behind
         store.close()
@@ -84,9 +84,9 @@ def test_restart_after_sigkill_judges_pending_work(tmp_path):
         assert [done[i]["verdict"]["status"] for i in ids] == [
             {"accepted2": "accepted"}.get(k, k) for k in kinds]
         store = Store(db)
-        assert all(store.get(i)["attempts"] >= 1 for i in ids)
+        assert all(store.get(i).attempts >= 1 for i in ids)
         for sub_id in (i for i, state in states.items() if state == "running"):  # cut off mid-verdict: judged again
-            assert store.get(sub_id)["attempts"] == 2
+            assert store.get(sub_id).attempts == 2
         store.close()
         delivered = wait_for(lambda: (lambda d: d if set(ids) <= set(d) else None)(listener.delivered()), 30,
                              what="a callback for every submission")

@@ -53,26 +53,26 @@ class CallbackDispatcher(Dispatcher):
         now = time.time()
         lease = now + self.settings.callback_timeout_seconds + 30
         for due in self.store.due_callbacks(now):
-            if self.in_flight(due["id"]):
+            if self.in_flight(due.id):
                 continue
-            if self.store.claim_callback(due["id"], due["callback_attempts"], lease):
-                self.send(due["id"], self._deliver, due["id"], due["callback_attempts"] + 1)
+            if self.store.claim_callback(due.id, due.callback_attempts, lease):
+                self.send(due.id, self._deliver, due.id, due.callback_attempts + 1)
 
     def _deliver(self, sub_id: str, attempt: int) -> None:
         try:
             row = self.store.get(sub_id)
             if row is None:
                 return
-            key = self.settings.callback_key(row["platform"])
+            key = self.settings.callback_key(row.platform)
             if key is None:
-                self.store.callback_result(sub_id, False, f"no callback key for platform {row['platform']!r}", None)
+                self.store.callback_result(sub_id, False, f"no callback key for platform {row.platform!r}", None)
                 return
             body = json.dumps(submission_view(row), separators=(",", ":")).encode()
             headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(key, body),
                        "X-Judge-Submission": sub_id, "X-Judge-Delivery-Attempt": str(attempt)}
             error = None
             try:
-                response = self._client.post(row["callback_url"], content=body, headers=headers)
+                response = self._client.post(row.callback_url, content=body, headers=headers)
                 if 200 <= response.status_code < 300:
                     self.store.callback_result(sub_id, True, None, None)
                     log.info("submission %s: callback delivered (attempt %d)", sub_id, attempt)

@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from judge.service.auth import Authenticator, RateLimiter
 from judge.service.metrics import Metrics
 from judge.service.settings import Settings
-from judge.service.store import DONE, Store
+from judge.service.store import DONE, Store, StoredSubmission
 
 
 @dataclass
@@ -25,11 +25,11 @@ class ServiceContext:
     limiter: RateLimiter
     extras: dict[str, Any] = field(default_factory=dict)  # per-feature services (e.g. "lti")
 
-    async def wait_done(self, ids: list[str], timeout: float) -> dict[str, dict]:
+    async def wait_done(self, ids: list[str], timeout: float) -> dict[str, StoredSubmission]:
         """The rows, once all are judged or ``timeout`` seconds passed."""
         deadline = time.monotonic() + timeout
         while True:
             rows = await run_in_threadpool(self.store.get_many, ids)
-            if all(r["state"] == DONE for r in rows.values()) or time.monotonic() >= deadline:
+            if all(r.state == DONE for r in rows.values()) or time.monotonic() >= deadline:
                 return rows
             await asyncio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))

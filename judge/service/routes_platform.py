@@ -65,7 +65,7 @@ def platform_router(ctx: ServiceContext) -> APIRouter:
             raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
         except IdempotencyConflict as exc:
             raise ApiError(422, "idempotency_conflict", str(exc)) from None
-        fresh = [row["id"] for row, replayed in results if not replayed]
+        fresh = [row.id for row, replayed in results if not replayed]
         if fresh:
             try:
                 await run_in_threadpool(backend.submit, fresh)
@@ -91,12 +91,12 @@ def platform_router(ctx: ServiceContext) -> APIRouter:
         check(body)
         [(row, replayed)] = await create(platform, [body], [idempotency_key])
         seconds = wait_seconds(wait, timeout)
-        if seconds > 0 and row["state"] != DONE:
-            row = (await ctx.wait_done([row["id"]], seconds)).get(row["id"], row)
-        headers = {"Location": f"/v1/submissions/{row['id']}"}
+        if seconds > 0 and row.state != DONE:
+            row = (await ctx.wait_done([row.id], seconds)).get(row.id, row)
+        headers = {"Location": f"/v1/submissions/{row.id}"}
         if replayed:
             headers["Idempotent-Replayed"] = "true"
-        return JSONResponse(submission_view(row), status_code=200 if row["state"] == DONE else 202, headers=headers)
+        return JSONResponse(submission_view(row), status_code=200 if row.state == DONE else 202, headers=headers)
 
     @router.post("/v1/submissions/batch", status_code=202, response_model=BatchOut,
                  responses=_BATCH_RESPONSES,
@@ -117,9 +117,9 @@ def platform_router(ctx: ServiceContext) -> APIRouter:
         rows = [row for row, _ in results]
         seconds = wait_seconds(wait, timeout)
         if seconds > 0:
-            fresh = await ctx.wait_done([r["id"] for r in rows], seconds)
-            rows = [fresh.get(r["id"], r) for r in rows]
-        done = all(r["state"] == DONE for r in rows)
+            fresh = await ctx.wait_done([r.id for r in rows], seconds)
+            rows = [fresh.get(r.id, r) for r in rows]
+        done = all(r.state == DONE for r in rows)
         return JSONResponse({"submissions": [submission_view(r) for r in rows]}, status_code=200 if done else 202)
 
     @router.get("/v1/submissions/{submission_id}", response_model=Submission, responses=_ERRORS,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -94,22 +96,26 @@ class ProblemDetail(BaseModel):
     digest: str
 
 
+if TYPE_CHECKING:
+    from judge.service.store import StoredSubmission
+
+
 def _ts(value: float | None) -> str | None:
     if value is None:
         return None
     return datetime.fromtimestamp(value, tz=timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def submission_view(row: dict) -> dict:
+def submission_view(row: StoredSubmission) -> dict:
     """The JSON of a submission, as GET answers it and callbacks send it."""
     return {
-        "id": row["id"],
-        "state": row["state"],
-        "problem": row["problem"],
-        "verdict": json.loads(row["verdict_json"]) if row.get("verdict_json") else None,
-        "metadata": json.loads(row["metadata_json"]) if row.get("metadata_json") else None,
-        "created_at": _ts(row["created_at"]),
-        "started_at": _ts(row.get("started_at")),
-        "finished_at": _ts(row.get("finished_at")),
-        "callback_state": row.get("callback_state") or "none",
+        "id": row.id,
+        "state": row.state,
+        "problem": row.problem,
+        "verdict": json.loads(row.verdict_json) if row.verdict_json else None,
+        "metadata": json.loads(row.metadata_json) if row.metadata_json else None,
+        "created_at": _ts(row.created_at),
+        "started_at": _ts(row.started_at),
+        "finished_at": _ts(row.finished_at),
+        "callback_state": row.callback_state or "none",
     }

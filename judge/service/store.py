@@ -54,6 +54,45 @@ submissions = Table(
     Index("ix_judge_submissions_state", "state", "created_at"),
     Index("ix_judge_submissions_callback", "callback_state", "callback_next_at"),
 )
+_FIELDS = tuple(c.name for c in submissions.columns)
+
+
+@dataclass(frozen=True)
+class StoredSubmission:
+    """One stored submission, as the store returns it (a row of ``judge_submissions``)."""
+
+    id: str
+    platform: str
+    problem: str
+    source: str
+    state: str  #: queued, running or done
+    created_at: float
+    attempts: int = 0
+    callback_state: str = "none"  #: none, waiting, pending, delivered or failed
+    callback_attempts: int = 0
+    callback_url: str | None = None
+    metadata_json: str | None = None
+    idempotency_key: str | None = None
+    request_hash: str | None = None
+    status: str | None = None
+    verdict_json: str | None = None
+    enqueued_at: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    worker: str | None = None
+    callback_next_at: float | None = None
+    callback_error: str | None = None
+
+    @classmethod
+    def of(cls, row) -> "StoredSubmission":
+        """From a row mapping (SQLAlchemy's, or the dict a new row was inserted from)."""
+        return cls(**{f: row[f] for f in _FIELDS})
+
+
+@dataclass(frozen=True)
+class DueCallback:
+    id: str
+    callback_attempts: int
 
 
 class QueueFull(Exception):
@@ -147,7 +186,7 @@ class Store:
             conn.execute(text("SELECT 1"))
 
     # -- creating ---------------------------------------------------------------
-    def create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[dict, bool]]:
+    def create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[StoredSubmission, bool]]:
         """Store new submissions atomically; returns ``(row, replayed)`` per item.
 
         An item whose ``(platform, idempotency_key)`` exists returns the stored
@@ -163,10 +202,10 @@ class Store:
                     raise
         raise AssertionError("unreachable")
 
-    def _create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[dict, bool]]:
+    def _create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[StoredSubmission, bool]]:
         t = self.t
         now = time.time()
-        out: list[tuple[dict, bool] | None] = [None] * len(items)
+        out: list[tuple[StoredSubmission, bool] | None] = [None] * len(items)
         new_rows: list[tuple[int, dict]] = []
         with self._write() as conn:
             for i, item in enumerate(items):
@@ -176,7 +215,7 @@ class Store:
                     if found is not None:
                         if found["request_hash"] != item.fingerprint():
                             raise IdempotencyConflict(item.idempotency_key)
-                        out[i] = (dict(found), True)
+                        out[i] = (StoredSubmission.of(found), True)
                         continue
                 new_rows.append((i, {
                     "id": uuid.uuid4().hex, "platform": item.platform, "problem": item.problem,
@@ -196,24 +235,24 @@ class Store:
                     raise QueueFull(pending, max_pending)
                 conn.execute(t.insert(), [row for _, row in new_rows])
         for i, row in new_rows:
-            out[i] = (row, False)
+            out[i] = (StoredSubmission.of(row), False)
         return out  # type: ignore[return-value]
 
     # -- reading ----------------------------------------------------------------
-    def get(self, sub_id: str, platform: str | None = None) -> dict | None:
+    def get(self, sub_id: str, platform: str | None = None) -> StoredSubmission | None:
         t = self.t
         query = select(t).where(t.c.id == sub_id)
         if platform is not None:
             query = query.where(t.c.platform == platform)
         with self._read() as conn:
             row = conn.execute(query).mappings().first()
-        return dict(row) if row is not None else None
+        return StoredSubmission.of(row) if row is not None else None
 
-    def get_many(self, ids: list[str]) -> dict[str, dict]:
+    def get_many(self, ids: list[str]) -> dict[str, StoredSubmission]:
         t = self.t
         with self._read() as conn:
             rows = conn.execute(select(t).where(t.c.id.in_(ids))).mappings().all()
-        return {r["id"]: dict(r) for r in rows}
+        return {r["id"]: StoredSubmission.of(r) for r in rows}
 
     def pending_ids(self) -> list[str]:
         """Submissions accepted but without a verdict, oldest first (judged again after a restart)."""
@@ -237,7 +276,7 @@ class Store:
             conn.execute(update(self.t).where(self.t.c.id.in_(ids)).values(enqueued_at=time.time()))
 
     # -- judging ----------------------------------------------------------------
-    def claim(self, sub_id: str, worker: str) -> dict | None:
+    def claim(self, sub_id: str, worker: str) -> StoredSubmission | None:
         """Mark a submission running for ``worker``; None when it is done already (or unknown)."""
         t = self.t
         with self._write() as conn:
@@ -247,7 +286,7 @@ class Store:
             if result.rowcount != 1:
                 return None
             row = conn.execute(select(t).where(t.c.id == sub_id)).mappings().first()
-        return dict(row) if row is not None else None
+        return StoredSubmission.of(row) if row is not None else None
 
     def finish(self, sub_id: str, verdict_json: str, status: str) -> bool:
         """Store the verdict unless one is stored already; True when this call stored it."""
@@ -262,13 +301,13 @@ class Store:
             return result.rowcount == 1
 
     # -- callbacks ----------------------------------------------------------------
-    def due_callbacks(self, now: float, limit: int = 16) -> list[dict]:
+    def due_callbacks(self, now: float, limit: int = 16) -> list[DueCallback]:
         t = self.t
         with self._read() as conn:
             rows = conn.execute(select(t.c.id, t.c.callback_attempts).where(
                 t.c.callback_state == "pending", t.c.callback_next_at <= now)
                 .order_by(t.c.callback_next_at).limit(limit)).mappings().all()
-        return [dict(r) for r in rows]
+        return [DueCallback(r["id"], r["callback_attempts"]) for r in rows]
 
     def claim_callback(self, sub_id: str, seen_attempts: int, lease_until: float) -> bool:
         """Take one delivery attempt; the lease makes it due again if this process dies mid-delivery."""

@@ -29,17 +29,17 @@ LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (jud
 def draw_pictures(store: Store, judge, row: dict, verdict: Verdict) -> None:  # noqa: ANN001
     """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
     for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
-    if not row["platform"].startswith(LEARNER_PLATFORMS):
+    if not row.platform.startswith(LEARNER_PLATFORMS):
         return
     from judge.service.lti.tables import LtiStore
 
     drawn = []
     if verdict.status is Status.WRONG_ANSWER:
         with tempfile.TemporaryDirectory(prefix="judge-pictures-") as folder:
-            again = judge.grade(row["source"], row["problem"], pictures_dir=folder)
+            again = judge.grade(row.source, row.problem, pictures_dir=folder)
             drawn = [(p, (Path(folder) / p.file).read_bytes()) for p in again.pictures
                      if Path(p.file).name == p.file and (Path(folder) / p.file).is_file()]
-    LtiStore(store).save_pictures(row["id"], drawn)
+    LtiStore(store).save_pictures(row.id, drawn)
 
 
 def process_submission(store: Store, judge, sub_id: str, worker: str,
@@ -55,15 +55,15 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
         log.info("submission %s: already judged or unknown, skipped", sub_id)
         return "skipped"
     try:
-        verdict = judge.grade(row["source"], row["problem"])
+        verdict = judge.grade(row.source, row.problem)
     except Exception as exc:  # noqa: BLE001 - a broken bundle or a judge bug still gets a verdict
         log.exception("submission %s: grading failed", sub_id)
-        verdict = internal_error(row["problem"], f"the judge failed: {type(exc).__name__}: {exc}")
+        verdict = internal_error(row.problem, f"the judge failed: {type(exc).__name__}: {exc}")
     stored = store.finish(sub_id, verdict.model_dump_json(), verdict.status.value)
     if not stored:
         log.warning("submission %s: a verdict was stored by another attempt; this one is discarded", sub_id)
         return "duplicate"
-    log.info("submission %s: %s (attempt %s, %s)", sub_id, verdict.status.value, row["attempts"], worker)
+    log.info("submission %s: %s (attempt %s, %s)", sub_id, verdict.status.value, row.attempts, worker)
     if on_stored is not None:
         on_stored(row)
     try:

@@ -45,20 +45,20 @@ class ScoreDispatcher(Dispatcher):
         self.lti.promote_judged()
         now = time.time()
         for due in self.lti.due_scores(now):
-            if self.in_flight(due["id"]):
+            if self.in_flight(due.id):
                 continue
-            if self.lti.claim_score(due["id"], due["attempts"], now + 60):
-                self.send(due["id"], self._send, due, due["attempts"] + 1)
+            if self.lti.claim_score(due.id, due.attempts, now + 60):
+                self.send(due.id, self._send, due, due.attempts + 1)
 
     def _grade(self, row: dict, user_id: str):  # noqa: ANN202 - a pylti1p3 Grade
         from pylti1p3.grade import Grade
 
-        stamp = datetime.fromtimestamp(row["timestamp"] or time.time(), tz=timezone.utc)
+        stamp = datetime.fromtimestamp(row.timestamp or time.time(), tz=timezone.utc)
         grade = Grade().set_user_id(user_id).set_timestamp(stamp.isoformat()).set_score_maximum(SCORE_MAXIMUM)
-        if row["kind"] == "pending":
+        if row.kind == "pending":
             return grade.set_activity_progress("Submitted").set_grading_progress("Pending")
-        sub = self.lti.store.get(row["submission_id"])
-        verdict = json.loads(sub["verdict_json"]) if sub and sub.get("verdict_json") else None
+        sub = self.lti.store.get(row.submission_id)
+        verdict = json.loads(sub.verdict_json) if sub and sub.verdict_json else None
         score = float(verdict.get("score", 0.0)) if verdict else 0.0
         return (grade.set_activity_progress("Completed").set_grading_progress("FullyGraded")
                 .set_score_given(round(score * SCORE_MAXIMUM, 6)).set_comment(comment(verdict)))
@@ -69,16 +69,16 @@ class ScoreDispatcher(Dispatcher):
 
         error = None
         try:
-            found = self.lti.session(handle=row["session"], any_age=True)
+            found = self.lti.session(handle=row.session, any_age=True)
             if found is None or not found[0].ags or not found[0].user_id:
-                self.lti.score_result(row["id"], False, "the launch had no AGS endpoint or user id", None)
+                self.lti.score_result(row.id, False, "the launch had no AGS endpoint or user id", None)
                 return
             session = found[0]
             registration = self.tool_config.find_registration_by_params(session.issuer, session.client_id)
             service = AssignmentsGradesService(CachingConnector(registration), session.ags)
             service.put_grade(self._grade(row, session.user_id))
-            self.lti.score_result(row["id"], True, None, None)
-            log.info("submission %s: %s score posted (attempt %d)", row["submission_id"], row["kind"], attempt)
+            self.lti.score_result(row.id, True, None, None)
+            log.info("submission %s: %s score posted (attempt %d)", row.submission_id, row.kind, attempt)
             return
         except LtiException as exc:
             response = exc.args[1] if len(exc.args) > 1 else None
@@ -87,10 +87,10 @@ class ScoreDispatcher(Dispatcher):
         except Exception as exc:  # noqa: BLE001 - network errors, a platform answering nonsense
             error = f"{type(exc).__name__}: {exc}"
         if attempt >= self.settings.callback_max_attempts:
-            log.warning("submission %s: %s score failed for good after %d attempts: %s", row["submission_id"],
-                        row["kind"], attempt, error)
-            self.lti.score_result(row["id"], False, error, None)
+            log.warning("submission %s: %s score failed for good after %d attempts: %s", row.submission_id,
+                        row.kind, attempt, error)
+            self.lti.score_result(row.id, False, error, None)
         else:
-            log.info("submission %s: %s score attempt %d failed (%s); retrying", row["submission_id"], row["kind"],
+            log.info("submission %s: %s score attempt %d failed (%s); retrying", row.submission_id, row.kind,
                      attempt, error)
-            self.lti.score_result(row["id"], False, error, time.time() + self.backoff(attempt))
+            self.lti.score_result(row.id, False, error, time.time() + self.backoff(attempt))

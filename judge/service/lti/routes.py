@@ -32,7 +32,7 @@ from judge.service.lti.learner_view import learner_verdict
 from judge.service.lti.page import render_page, simple_page
 from judge.service.lti.tables import SESSION_SECONDS, LearnerSession, LtiStore, digest
 from judge.service.schemas import ErrorBody, submission_view
-from judge.service.store import NewSubmission, QueueFull
+from judge.service.store import NewSubmission, QueueFull, StoredSubmission
 
 log = logging.getLogger("judge.service.lti")
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -71,7 +71,7 @@ class LearnerHistory(BaseModel):
     submissions: list[LearnerSubmission]
 
 
-def _learner_json(row: dict) -> dict:
+def _learner_json(row: StoredSubmission) -> dict:
     view = submission_view(row)
     return {"id": view["id"], "state": view["state"], "problem": view["problem"], "created_at": view["created_at"],
             "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"])}
@@ -181,23 +181,23 @@ class LearnerSide:
                 raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
             with_scores = bool(session.ags and SCORE_SCOPE in (session.ags.get("scope") or [])
                                and session.ags.get("lineitem") and session.user_id)
-            await run_in_threadpool(lti.own, row["id"], session, with_scores)
+            await run_in_threadpool(lti.own, row.id, session, with_scores)
             try:
-                await run_in_threadpool(ctx.backend.submit, [row["id"]])
+                await run_in_threadpool(ctx.backend.submit, [row.id])
             except Exception:  # noqa: BLE001 - stored, so accepted: the sweeper publishes it again
-                log.exception("could not hand submission %s to the queue now; it will be retried", row["id"])
+                log.exception("could not hand submission %s to the queue now; it will be retried", row.id)
             wake = ctx.extras.get("score_wake")
             if wake is not None:
                 wake()
             return JSONResponse(_learner_json(row), status_code=202,
-                                headers={"Location": f"/lti/api/submissions/{row['id']}"})
+                                headers={"Location": f"/lti/api/submissions/{row.id}"})
 
         @router.get("/lti/api/submissions", response_model=LearnerHistory, responses=_PAGE_ERRORS,
                     tags=["learner page"], summary="The learner's submissions for this problem, newest first")
         async def history(session: LearnerSession = Depends(self.session_of)) -> Any:
             self.read_limit.take(session.learner)
             rows = await run_in_threadpool(lti.history, session)
-            return {"submissions": [_learner_json({**r, "problem": session.problem}) for r in rows]}
+            return {"submissions": [_learner_json(r) for r in rows]}
 
         @router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
                     responses=_PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
@@ -208,7 +208,7 @@ class LearnerSide:
                 raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
             view = _learner_json(row)
             if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
-                view["verdict"]["pictures"] = await run_in_threadpool(lti.pictures_of, row["id"])
+                view["verdict"]["pictures"] = await run_in_threadpool(lti.pictures_of, row.id)
             return view
 
         if ctx.settings.learn_codes:

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import (Column, Float, Index, Integer, LargeBinary, String, Table, Text, and_, delete, insert,
                         select, update)
 
-from judge.service.store import DONE, Store, metadata, submissions
+from judge.service.store import DONE, Store, StoredSubmission, metadata, submissions
 
 kv = Table(
     "judge_lti_kv", metadata,
@@ -84,6 +84,26 @@ INDEX = "index.json"
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One score post to the gradebook (a row of ``judge_lti_scores``)."""
+
+    id: int
+    submission_id: str
+    session: str
+    kind: str  #: pending | final
+    state: str  #: waiting (final, not judged) | due | sent | failed
+    timestamp: float | None
+    attempts: int
+    next_at: float | None
+    error: str | None
+
+    @classmethod
+    def of(cls, row) -> "ScoreRow":
+        return cls(**{f: row[f] for f in ("id", "submission_id", "session", "kind", "state", "timestamp",
+                                          "attempts", "next_at", "error")})
 
 
 @dataclass
@@ -176,24 +196,22 @@ class LtiStore:
                     {"submission_id": submission_id, "session": session.handle, "kind": "final",
                      "state": "waiting", "timestamp": None, "attempts": 0, "next_at": None}])
 
-    def owned_row(self, submission_id: str, session: LearnerSession) -> dict | None:
+    def owned_row(self, submission_id: str, session: LearnerSession) -> StoredSubmission | None:
         """The submission, only if this learner made it for this problem."""
         query = (select(submissions).join(owned, owned.c.submission_id == submissions.c.id)
                  .where(owned.c.submission_id == submission_id, owned.c.learner == session.learner,
                         owned.c.problem == session.problem))
         with self.store._read() as conn:
             row = conn.execute(query).mappings().first()
-        return dict(row) if row is not None else None
+        return StoredSubmission.of(row) if row is not None else None
 
-    def history(self, session: LearnerSession, limit: int = 50) -> list[dict]:
+    def history(self, session: LearnerSession, limit: int = 50) -> list[StoredSubmission]:
         """This learner's submissions for this problem, newest first."""
-        query = (select(submissions.c.id, submissions.c.state, submissions.c.status, submissions.c.created_at,
-                        submissions.c.verdict_json)
-                 .join(owned, owned.c.submission_id == submissions.c.id)
+        query = (select(submissions).join(owned, owned.c.submission_id == submissions.c.id)
                  .where(owned.c.learner == session.learner, owned.c.problem == session.problem)
                  .order_by(owned.c.created_at.desc()).limit(limit))
         with self.store._read() as conn:
-            return [dict(r) for r in conn.execute(query).mappings().all()]
+            return [StoredSubmission.of(r) for r in conn.execute(query).mappings().all()]
 
     # -- score posts ---------------------------------------------------------------------
     def promote_judged(self) -> int:
@@ -206,11 +224,11 @@ class LtiStore:
                                   .values(state="due", timestamp=now, next_at=now))
             return result.rowcount
 
-    def due_scores(self, now: float, limit: int = 16) -> list[dict]:
+    def due_scores(self, now: float, limit: int = 16) -> list[ScoreRow]:
         with self.store._read() as conn:
             rows = conn.execute(select(scores).where(scores.c.state == "due", scores.c.next_at <= now)
                                 .order_by(scores.c.next_at).limit(limit)).mappings().all()
-        return [dict(r) for r in rows]
+        return [ScoreRow.of(r) for r in rows]
 
     def claim_score(self, score_id: int, seen_attempts: int, lease_until: float) -> bool:
         with self.store._write() as conn:
@@ -225,10 +243,10 @@ class LtiStore:
             conn.execute(update(scores).where(scores.c.id == score_id)
                          .values(state=state, error=(error or None) and error[:2000], next_at=next_at))
 
-    def scores_of(self, submission_id: str) -> list[dict]:
+    def scores_of(self, submission_id: str) -> list[ScoreRow]:
         with self.store._read() as conn:
-            return [dict(r) for r in conn.execute(select(scores).where(scores.c.submission_id == submission_id)
-                                                  .order_by(scores.c.id)).mappings().all()]
+            return [ScoreRow.of(r) for r in conn.execute(select(scores).where(scores.c.submission_id == submission_id)
+                                                         .order_by(scores.c.id)).mappings().all()]
 
     # -- pictures ---------------------------------------------------------------------------------
     def save_pictures(self, submission_id: str, drawn: list[tuple[Any, bytes]]) -> None:

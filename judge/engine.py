@@ -203,8 +203,6 @@ class Judge:
         bundle = prepared.bundle
         request = prepared.run_request(source)
         backend = self._acquire()
-        observed: dict = {}
-        spans: dict = {}
         judging = None
 
         def judge_meanwhile(run: InBackground) -> None:
@@ -213,7 +211,7 @@ class Judge:
             nonlocal judging
             from judge.grading.slots import CaseJudging
 
-            judging = CaseJudging(prepared, backend.result_buffer_for(prepared.result_size).map, observed, spans)
+            judging = CaseJudging(prepared, backend.result_buffer_for(prepared.result_size).map)
             if backend.streams_slots:
                 judging.judge_until_over(run)
 
@@ -240,22 +238,22 @@ class Judge:
                                              f"{report.setup_error.strip().splitlines()[-1]}")
             # The backend stays ours until its results are judged: the next run reuses the buffer.
             if judging is None:
-                judging = CaseJudging(prepared, buffer.map, observed, spans)
-            cases, killed_for = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
+                judging = CaseJudging(prepared, buffer.map)
+            judged = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
             if not backend.retired:  # judged: zero the buffer before anyone's next run
                 buffer.scrub_in_background()
         finally:
             self._release(backend)
-        verdict = self._assemble(bundle, cases, report, killed_for, isolation)
-        verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, spans)
+        verdict = self._assemble(bundle, judged.cases, report, judged.killed_for, isolation)
+        verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, judged.spans)
         if any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else there is nothing to explain
             from judge.diagnosis import explain_safely  # imported on the first failure: ~0.1 s off a cold start
 
-            explain_safely(verdict, prepared, observed, source)
+            explain_safely(verdict, prepared, judged.observed, source)
         if pictures_dir is not None:
             from judge.diagnosis.pictures import render_pictures_safely
 
-            verdict.pictures = render_pictures_safely(verdict, prepared, observed, pictures_dir)
+            verdict.pictures = render_pictures_safely(verdict, prepared, judged.observed, pictures_dir)
         return verdict
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], report: RunReport, killed_for: str | None,

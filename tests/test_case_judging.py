@@ -64,9 +64,8 @@ def _dump(cases, observed, spans) -> tuple:
 def _after_the_run(prepared, results, report):
     from judge.grading.slots import judge_cases
 
-    observed, spans = {}, {}
-    cases, killed = judge_cases(prepared, report, results, observed, spans)
-    return _dump(cases, observed, spans), killed
+    judged = judge_cases(prepared, report, results)
+    return _dump(judged.cases, judged.observed, judged.spans), judged.killed_for
 
 
 # The two largest cases (64 and 32 MiB) make every example slow: they are written only in some.
@@ -84,8 +83,7 @@ def test_judging_early_ends_as_judging_after_the_run(prepared, results, data):
 
     clear_slot_headers(prepared, results)
     written = data.draw(st.integers(0, len(prepared.cases)), label="cases written before the process ended")
-    observed, spans = {}, {}
-    judging = CaseJudging(prepared, results, observed, spans)
+    judging = CaseJudging(prepared, results)
     for case in prepared.cases[:written]:
         big = case.expected.nbytes > (1 << 20)
         outcome = data.draw(st.sampled_from(("raised", "other", "wrong_shape")) if big and not data.draw(
@@ -98,8 +96,9 @@ def test_judging_early_ends_as_judging_after_the_run(prepared, results, data):
         if data.draw(st.booleans(), label="look after the slot"):
             assert judging.judge_written() <= written
     report = RunReport(exit_code=0) if written == len(prepared.cases) else RunReport(signal=9)
-    cases, killed = judging.finish(report)
-    assert (_dump(cases, observed, spans), killed) == _after_the_run(prepared, results, report)
+    judged = judging.finish(report)
+    assert (_dump(judged.cases, judged.observed, judged.spans), judged.killed_for) == \
+        _after_the_run(prepared, results, report)
 
 
 def _all_correct(prepared, results, judging=None) -> None:
@@ -117,13 +116,13 @@ def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results,
     from judge.sandbox.contract import RunReport
 
     clear_slot_headers(prepared, results)
-    judging = CaseJudging(prepared, results, {}, {})
+    judging = CaseJudging(prepared, results)
     case = prepared.cases[0]
     _write(results, case, *_slot(case, first, time_ns=1000))
     assert judging.judge_written() == 1
     _all_correct(prepared, results, judging)
     _write(results, case, *_slot(case, then, time_ns=2000))
-    cases, _ = judging.finish(RunReport(exit_code=0))
+    cases = judging.finish(RunReport(exit_code=0)).cases
     assert cases[0].status.value == status
     assert [c.status.value for c in cases[1:]] == ["accepted"] * (len(cases) - 1)
 
@@ -134,12 +133,12 @@ def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results
     from judge.sandbox.contract import RunReport
 
     clear_slot_headers(prepared, results)
-    judging = CaseJudging(prepared, results, {}, {})
+    judging = CaseJudging(prepared, results)
     _all_correct(prepared, results)
     case = prepared.cases[3]
     results[case.slot_offset:case.slot_offset + 12] = b"JDGSLOT1" + (4000).to_bytes(4, "little")
     assert judging.judge_written() == 3
-    cases, _ = judging.finish(RunReport(exit_code=0))
+    cases = judging.finish(RunReport(exit_code=0)).cases
     assert cases[3].status.value == "wrong_answer" and "could not be read" in cases[3].message
     assert all(c.status.value == "accepted" for i, c in enumerate(cases) if i != 3)
 
@@ -151,10 +150,10 @@ def test_weakly_ordered_machines_judge_nothing_early(prepared, results, monkeypa
 
     monkeypatch.setattr(outcome, "STORES_IN_ORDER", False)
     clear_slot_headers(prepared, results)
-    judging = outcome.CaseJudging(prepared, results, {}, {})
+    judging = outcome.CaseJudging(prepared, results)
     _all_correct(prepared, results, judging)
     assert judging.judge_written() == 0
-    cases, _ = judging.finish(RunReport(exit_code=0))
+    cases = judging.finish(RunReport(exit_code=0)).cases
     assert all(c.status.value == "accepted" for c in cases)
 
 

@@ -149,7 +149,7 @@ def test_forged_zero_size_shapes_are_handled(prepared, results, shape):
     clear_slot_headers(prepared, results)
     case = prepared.cases[0]
     results[case.slot_offset:case.slot_offset + 12 + len(header)] = _PREFIX.pack(b"JDGSLOT1", len(header)) + header
-    cases, _ = judge_cases(prepared, _report({"exit_code": 0}), results, {})
+    cases = judge_cases(prepared, _report({"exit_code": 0}), results).cases
     assert cases[0].status is Status.WRONG_ANSWER
 
 
@@ -167,7 +167,7 @@ def _decode(prepared, results, data, reply):
         payload = data.draw(st.binary(max_size=256))
         start = case.slot_offset + wire.SLOT_HEADER_SIZE
         results[start:start + len(payload)] = payload
-    observed: dict = {}
-    cases, killed_for = judge_cases(prepared, reply, results, observed, rlimit_memory=data.draw(st.booleans()))
+    judged = judge_cases(prepared, reply, results, rlimit_memory=data.draw(st.booleans()))
+    cases, killed_for, observed = judged.cases, judged.killed_for, judged.observed
     assert len(cases) == len(prepared.cases)
     assert killed_for is None or isinstance(killed_for, str)

@@ -12,7 +12,7 @@ import math
 import mmap
 import platform
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -131,13 +131,10 @@ def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, re
     return result
 
 
-def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
-               observed: dict | None = None, index: int = -1, measure: bool = False) -> CaseResult:
-    """One case's result.  ``terms`` words locations in the exercise's terms; ``observed`` (if given)
-    receives what diagnosis needs about a failing case, copied out of ``results``."""
+def _base_result(case: PreparedCase, header: SlotHeader) -> tuple[CaseResult, str]:
+    """The case's result before its output is looked at (a wrong answer until shown right), and the note every
+    message ends with when the call changed an input."""
     spec = case.spec
-    reveal = spec.visibility == "public"
-    terms = terms or Terms(None, case.expected.shape)
     result = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
                         status=Status.WRONG_ANSWER, time_ms=header.time_ns / 1e6,
                         expected_shape=list(case.expected.shape), expected_dtypes=case.output_dtypes,
@@ -145,73 +142,95 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     changed = ""
     if result.input_changed:
         changed = f"; it also modified its input {', '.join(result.input_changed)} (inputs must stay unchanged)"
-    if spec.raises is not None:
-        return _judge_raises(case, header, results, result, changed, observed, index)
-    if header.outcome == "raised":
-        result.status = Status.RUNTIME_ERROR
-        result.message = header.message + changed
-        _observe(observed, index, header)
-        return result
-    if header.outcome == "other":
-        result.message = f"{spec.function} returned {header.message}; it must return a numpy.ndarray" + changed
-        _observe(observed, index, header)
-        return result
-    result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)
-    result.got_shape = header.shape
+    return result, changed
+
+
+def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> tuple[np.ndarray | None, str]:
+    """The one consistency check of an array header: a view of the slot's bytes as the header says (None where
+    numpy cannot view them), or what is wrong with the header ("" when nothing is)."""
     if header.outcome == "too_large":
-        result.message = (f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected "
-                          f"{_shape(case.expected.shape)}") + changed
-        _observe(observed, index, header)
-        return result
+        return None, f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected {_shape(case.expected.shape)}"
     if header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None or header.nbytes is None:
-        result.message = f"returned an array of unsupported dtype {header.dtype}" + changed
-        _observe(observed, index, header)
-        return result
+        return None, f"returned an array of unsupported dtype {header.dtype}"
     dtype = np.dtype(header.dtype)
     shape = tuple(header.shape)
     if any(n < 0 for n in shape) or int(np.prod(shape, dtype=object)) * dtype.itemsize != header.nbytes \
             or header.nbytes > case.slot_capacity:
-        result.message = "the result's header is inconsistent with its size" + changed
-        _observe(observed, index, header)
-        return result
+        return None, "the result's header is inconsistent with its size"
     got = _slot_view(case, shape, dtype, results)
     if shape != case.expected.shape or got is None:
-        result.message = f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}" + changed
+        return got, f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}"
+    return got, ""
+
+
+def _comparison_message(f, reveal: bool) -> list[str]:
+    """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
+    parts = []
+    if f.nonfinite:
+        parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
+                     + (f" (the first at {f.nonfinite_where})" if f.nonfinite_where else ""))
+    if f.mismatched:
+        share = f" ({f.mismatched / f.total:.1%})" if f.total else ""
+        parts.append(f"{f.mismatched} of {f.total} values{share} differ from the expected ones by more than "
+                     f"{f.atol:g} + {f.rtol:g}*|expected| (largest error {f.max_abs_error:.3g}"
+                     + (f", largest relative error {f.max_rel_error:.3g})"
+                        if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else ")"))
+    if f.mismatch_kinds:
+        parts.append("out of tolerance: " + ", ".join(f"{n} in {k}" for k, n in f.mismatch_kinds.items()))
+    if reveal and f.worst_index is not None:
+        parts.append(f"at index {tuple(f.worst_index)} ({f.worst_where}) expected {f.expected_at_worst:.9g}, "
+                     f"got {f.got_at_worst:.9g}")
+    return parts
+
+
+def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Terms, measure: bool) -> bool:
+    """Compare ``got`` with the expected output into ``result`` (facts, message); whether it is within tolerance."""
+    reveal = case.spec.visibility == "public"
+    comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
+    f = result.facts = comparison.facts
+    if measure:
+        f.tolerance_ratio = tolerance_ratio(got, case.expected, case.tolerance)
+    if comparison.ok:
+        return True
+    f.mismatch_kinds = mismatch_kinds(got, case.expected, case.tolerance, terms)
+    if reveal and f.worst_index is not None:
+        f.worst_where = terms.describe(f.worst_index)
+        f.window = value_window(got, case.expected, f.worst_index, terms)
+    if reveal and f.first_nonfinite_index is not None:
+        f.nonfinite_where = terms.describe(f.first_nonfinite_index)
+    result.message = "; ".join(x for x in [result.message, *_comparison_message(f, reveal)] if x)
+    return False
+
+
+def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms: Terms | None = None,
+               observed: dict | None = None, index: int = -1, measure: bool = False) -> CaseResult:
+    """One case's result, in four steps: the base result; what the call did (raised, returned something else);
+    the array header's one consistency check; the comparison.  ``terms`` words locations in the exercise's
+    terms; ``observed`` (if given) receives what diagnosis needs about a failing case, copied out of
+    ``results`` (the next run reuses it)."""
+    spec = case.spec
+    result, changed = _base_result(case, header)
+    if spec.raises is not None:
+        return _judge_raises(case, header, results, result, changed, observed, index)
+    if header.outcome in ("raised", "other"):
+        if header.outcome == "raised":
+            result.status, result.message = Status.RUNTIME_ERROR, header.message + changed
+        else:
+            result.message = f"{spec.function} returned {header.message}; it must return a numpy.ndarray" + changed
+        _observe(observed, index, header)
+        return result
+    result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)
+    result.got_shape = header.shape
+    got, problem = _array_or_problem(case, header, results)
+    if problem:
+        result.message = problem + changed
         _observe(observed, index, header, got)
-        del got
         return result
     if result.got_dtype not in case.output_dtypes:
-        result.message = f"returned dtype {result.got_dtype}, expected {' or '.join(case.output_dtypes)}" + changed
-    comparison = compare_arrays(got, case.expected, case.tolerance, reveal)
-    result.facts = comparison.facts
-    if measure:
-        result.facts.tolerance_ratio = tolerance_ratio(got, case.expected, case.tolerance)
-    if not comparison.ok or result.message or changed:
+        result.message = f"returned dtype {result.got_dtype}, expected {' or '.join(case.output_dtypes)}"
+    within = _compare(case, got, result, terms or Terms(None, case.expected.shape), measure)
+    if not within or result.message or changed:
         _observe(observed, index, header, got)
-    if not comparison.ok:
-        f = comparison.facts
-        f.mismatch_kinds = mismatch_kinds(got, case.expected, case.tolerance, terms)
-        if reveal and f.worst_index is not None:
-            f.worst_where = terms.describe(f.worst_index)
-            f.window = value_window(got, case.expected, f.worst_index, terms)
-        if reveal and f.first_nonfinite_index is not None:
-            f.nonfinite_where = terms.describe(f.first_nonfinite_index)
-        parts = []
-        if f.nonfinite:
-            parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
-                         + (f" (the first at {f.nonfinite_where})" if f.nonfinite_where else ""))
-        if f.mismatched:
-            share = f" ({f.mismatched / f.total:.1%})" if f.total else ""
-            parts.append(f"{f.mismatched} of {f.total} values{share} differ from the expected ones by more than "
-                         f"{f.atol:g} + {f.rtol:g}*|expected| (largest error {f.max_abs_error:.3g}"
-                         + (f", largest relative error {f.max_rel_error:.3g})"
-                            if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else ")"))
-        if f.mismatch_kinds:
-            parts.append("out of tolerance: " + ", ".join(f"{n} in {k}" for k, n in f.mismatch_kinds.items()))
-        if reveal and f.worst_index is not None:
-            parts.append(f"at index {tuple(f.worst_index)} ({f.worst_where}) expected {f.expected_at_worst:.9g}, "
-                         f"got {f.got_at_worst:.9g}")
-        result.message = "; ".join(x for x in [result.message, *parts] if x)
     del got  # a view of the worker's result buffer, which the next run reuses
     if result.message or changed:
         result.message = (result.message or "values are correct") + changed
@@ -259,33 +278,40 @@ class _Judged:
     observed: Observed | None
 
 
+@dataclass
+class JudgedRun:
+    """What judging one run's slots gives the engine."""
+
+    cases: list[CaseResult]  #: per case, in the bundle's order
+    killed_for: str | None  #: what the process was killed for, from the kernel's records (None: it was not)
+    #: case index -> what diagnosis needs of each case that did not pass (copies of small outputs: the buffer
+    #: is reused by the next run)
+    observed: dict[int, Observed] = field(default_factory=dict)
+    #: case index -> the header's output offsets, for splitting the capture per call (None: the call never
+    #: returned); absent for a call whose header was unreadable or that never ran
+    spans: dict[int, list[int] | None] = field(default_factory=dict)
+
+
 class CaseJudging:
     """Per-case results of one run, judged in case order, as early as each slot is final.
 
     A slot is final once its header is written: the harness writes the array bytes first, the header last,
     and never touches a slot again.  So while the learner's later calls still run, :meth:`judge_written`
     can compare the outputs already returned (on a second core, the comparison of a large suite then costs
-    the verdict almost nothing), and :meth:`finish`, after the run, judges the rest.  It reuses an early
-    result only if the slot's header bytes are still exactly those it was judged from; code that rewrote a
-    slot (only code that reaches the harness's mapping can) has it judged again from what the slot holds at
-    the end, as when nothing was judged early.
+    the verdict almost nothing), and :meth:`finish`, after the run, judges the rest and returns a
+    :class:`JudgedRun`.  It reuses an early result only if the slot's header bytes are still exactly those it
+    was judged from; code that rewrote a slot (only code that reaches the harness's mapping can) has it judged
+    again from what the slot holds at the end, as when nothing was judged early."""
 
-    ``observed``, if given, is filled with case index -> :class:`Observed` for the cases that did not pass:
-    copies of small outputs, so diagnosis can run after ``results`` is reused.  ``spans``, if given,
-    receives case index -> the header's output offsets (None: no header)."""
-
-    def __init__(self, prepared: PreparedProblem, results: mmap.mmap, observed: dict | None = None,
-                 spans: dict | None = None) -> None:
+    def __init__(self, prepared: PreparedProblem, results: mmap.mmap) -> None:
         self.prepared = prepared
         self.results = results
-        self.observed = observed
-        self.spans = spans
         self._early: list[_Judged] = []  #: the first len(_early) cases, judged while the run went on
 
     def _head(self, case: PreparedCase) -> bytes:
         return self.results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE]
 
-    def _judge(self, case: PreparedCase, header: SlotHeader, index: int, observed: dict | None) -> CaseResult:
+    def _judge(self, case: PreparedCase, header: SlotHeader, index: int, observed: dict) -> CaseResult:
         function = self.prepared.bundle.spec.function(case.spec.function)  # the loader checked it exists
         return judge_slot(case, header, self.results, Terms(function, case.expected.shape), observed, index,
                           self.prepared.measure_errors)
@@ -299,12 +325,8 @@ class CaseJudging:
             index = len(self._early)
             case = cases[index]
             head = self._head(case)
-            try:
-                raw = wire.read_header(memoryview(head))
-                header = SlotHeader.model_validate(raw) if raw is not None else None
-            except (wire.MalformedSlot, ValidationError):
-                header = None
-            if header is None:
+            header = _read(head)
+            if not isinstance(header, SlotHeader):
                 break
             kept: dict = {}
             result = self._judge(case, header, index, kept)
@@ -316,55 +338,59 @@ class CaseJudging:
         while not run.wait(POLL_SECONDS):
             self.judge_written()
 
-    def finish(self, report: RunReport, rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
-        """After the run: per-case results in case order, and what the process was killed for (if it was).
+    def finish(self, report: RunReport, rlimit_memory: bool = False) -> JudgedRun:
+        """After the run: every case's result, what the process was killed for, what diagnosis needs.
         ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
         refusing an allocation (see :func:`_address_space_refusal`)."""
         prepared = self.prepared
         death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
-        out: list[CaseResult] = []
+        judged = JudgedRun([], death_message or None)
         ended = False
         for index, case in enumerate(prepared.cases):
-            spec = case.spec
-            base = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility,
-                              status=Status.SKIPPED, weight=spec.weight, expected_shape=list(case.expected.shape))
             if ended:
-                base.message = "not run: an earlier case ended the process"
-                out.append(base)
+                judged.cases.append(_not_run(case, "not run: an earlier case ended the process"))
                 continue
             head = self._head(case)
             early = self._early[index] if index < len(self._early) else None
-            if early is not None and early.head == head:
-                if self.spans is not None:
-                    self.spans[index] = early.header.spans
-                if self.observed is not None and early.observed is not None:
-                    self.observed[index] = early.observed
-                out.append(_named_refusal(early.result, early.header, rlimit_memory))
+            if early is not None and early.head == head:  # judged while the run went on, and still as it was
+                judged.spans[index] = early.header.spans
+                if early.observed is not None:
+                    judged.observed[index] = early.observed
+                judged.cases.append(_named_refusal(early.result, early.header, rlimit_memory))
                 continue
-            try:
-                raw = wire.read_header(memoryview(head))
-                header = SlotHeader.model_validate(raw) if raw is not None else None
-            except (wire.MalformedSlot, ValidationError) as exc:
-                base.status = Status.WRONG_ANSWER
-                base.message = f"the result could not be read: {str(exc).splitlines()[0]}"
-                out.append(base)
+            header = _read(head)
+            if isinstance(header, str):  # a header the learner's process garbled
+                judged.cases.append(_not_run(case, f"the result could not be read: {header}", Status.WRONG_ANSWER))
                 continue
-            if self.spans is not None:
-                self.spans[index] = header.spans if header is not None else None
-            if header is None:
+            judged.spans[index] = header.spans if header is not None else None
+            if header is None:  # the process ended during this call
                 ended = True
-                base.status = death or Status.RUNTIME_ERROR
-                base.message = death_message if death else "the process ended before this call returned (exit code 0)"
-                out.append(base)
+                judged.cases.append(_not_run(case, death_message if death else
+                                             "the process ended before this call returned (exit code 0)",
+                                             death or Status.RUNTIME_ERROR))
                 continue
-            out.append(_named_refusal(self._judge(case, header, index, self.observed), header, rlimit_memory))
+            result = self._judge(case, header, index, judged.observed)
+            judged.cases.append(_named_refusal(result, header, rlimit_memory))
         self._early.clear()
-        return out, (death_message or None)
+        return judged
+
+
+def _read(head: bytes) -> SlotHeader | None | str:
+    """A slot's header: the model, None when the slot was never written, or why it cannot be read."""
+    try:
+        raw = wire.read_header(memoryview(head))
+        return SlotHeader.model_validate(raw) if raw is not None else None
+    except (wire.MalformedSlot, ValidationError) as exc:
+        return str(exc).splitlines()[0]
+
+
+def _not_run(case: PreparedCase, message: str, status: Status = Status.SKIPPED) -> CaseResult:
+    spec = case.spec
+    return CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility, status=status,
+                      weight=spec.weight, expected_shape=list(case.expected.shape), message=message)
 
 
 def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap,
-                observed: dict | None = None, spans: dict | None = None,
-                rlimit_memory: bool = False) -> tuple[list[CaseResult], str | None]:
-    """Per-case results in case order, and what the process was killed for (if it was): every slot judged
-    after the run (see :class:`CaseJudging` for the arguments)."""
-    return CaseJudging(prepared, results, observed, spans).finish(report, rlimit_memory)
+                rlimit_memory: bool = False) -> JudgedRun:
+    """Every slot judged after the run (see :class:`CaseJudging`)."""
+    return CaseJudging(prepared, results).finish(report, rlimit_memory)

@@ -18,7 +18,7 @@ from judge.service.callbacks import CallbackDispatcher
 from judge.service.context import ServiceContext
 from judge.service.metrics import Metrics
 from judge.service.routes_ops import operations_router
-from judge.service.routes_platform import platform_router
+from judge.service.routes_platform import router as platform_router
 from judge.service.settings import Settings
 from judge.service.store import Store
 
@@ -163,13 +163,15 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     ctx = ServiceContext(settings=settings, store=store, backend=backend, metrics=metrics, auth=auth,
                          limiter=limiter)
     app.state.ctx = ctx
-    app.include_router(platform_router(ctx))
+    app.include_router(platform_router)
     app.include_router(operations_router(ctx))
     if learner is not None:
         from judge.service.lti.routes import LearnerSide
 
         if learner[1] is not None:
             ctx.extras["score_wake"] = learner[1].wake
-        app.include_router(LearnerSide(ctx, learner[0]).router())
+        app.state.learner_side = side = LearnerSide(ctx, learner[0])
+        for router in side.routers():
+            app.include_router(router)
     app.openapi = lambda: document(app)  # type: ignore[method-assign]
     return app

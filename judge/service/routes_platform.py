@@ -1,4 +1,8 @@
-"""The platform API: ``/v1/submissions`` and ``/v1/problems``, for course platforms with a bearer token."""
+"""The platform API: ``/v1/submissions`` and ``/v1/problems``, for course platforms with a bearer token.
+
+A module-level router: each route asks for what it needs with ``Depends`` -- the service's parts
+(:func:`context`), the calling platform (:func:`platform_of`), within its rate limit (:func:`limited`).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
 from judge.service.schemas import (BatchIn, BatchOut, ErrorBody, ProblemDetail, ProblemList, Submission,
                                    SubmissionIn, submission_view)
-from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueFull
+from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission
 
 log = logging.getLogger("judge.service")
 _bearer = HTTPBearer(auto_error=False, description="a platform's token from JUDGE_API_TOKENS")
@@ -30,116 +34,133 @@ _BATCH_RESPONSES: dict[int | str, dict[str, Any]] = {
     **_ERRORS, 200: {"model": BatchOut, "description": "every verdict is ready (`wait=true`, or a replay)"}}
 
 
-def platform_router(ctx: ServiceContext) -> APIRouter:
-    """The routes platforms call; every one needs ``Authorization: Bearer <token>``."""
-    router = APIRouter()
-    settings, store, backend, auth, limiter = ctx.settings, ctx.store, ctx.backend, ctx.auth, ctx.limiter
+router = APIRouter()
 
-    async def platform_of(request: Request, _creds=Depends(_bearer)) -> str:  # noqa: ANN001
-        name = auth.platform(request)
-        return name
 
-    async def limited(platform: str = Depends(platform_of)) -> str:
-        limiter.take(platform)
-        return platform
+def context(request: Request) -> ServiceContext:
+    """The service's parts (store, queue, settings, limits), as ``create_app`` made them."""
+    return request.app.state.ctx
 
-    def check(item: SubmissionIn, where: str = "") -> None:
-        if not problems.known(item.problem):
-            raise ApiError(422, "unknown_problem", f"{where}problem: unknown problem {item.problem!r} "
-                                                   f"(known: {', '.join(problems.available())})")
-        if item.callback_url is not None and settings.callback_hosts is not None:
-            host = (urlsplit(item.callback_url).hostname or "").lower()
-            if host not in settings.callback_hosts:
-                raise ApiError(403, "callback_not_allowed", f"{where}callback_url: host {host!r} is not in the "
-                                                             "judge's allowed callback hosts")
-        if item.metadata is not None and len(json.dumps(item.metadata)) > settings.max_metadata_bytes:
-            raise ApiError(422, "invalid_request", f"{where}metadata: more than {settings.max_metadata_bytes} "
-                                                    "bytes of JSON")
 
-    async def create(platform: str, items: list[SubmissionIn], keys: list[str | None]) -> list[tuple[dict, bool]]:
-        new = [NewSubmission(platform=platform, problem=i.problem, source=i.source, callback_url=i.callback_url,
-                             metadata=i.metadata, idempotency_key=k) for i, k in zip(items, keys)]
+async def platform_of(request: Request, ctx: ServiceContext = Depends(context),
+                      _creds=Depends(_bearer)) -> str:  # noqa: ANN001
+    """The calling platform, from its bearer token (401 otherwise)."""
+    return ctx.auth.platform(request)
+
+
+async def limited(platform: str = Depends(platform_of), ctx: ServiceContext = Depends(context)) -> str:
+    """The calling platform, within its rate limit (429 otherwise)."""
+    ctx.limiter.take(platform)
+    return platform
+
+
+def check(ctx: ServiceContext, item: SubmissionIn, where: str = "") -> None:
+    """A submission's problem, callback host and metadata, as the server allows them (422 or 403 otherwise)."""
+    settings = ctx.settings
+    if not problems.known(item.problem):
+        raise ApiError(422, "unknown_problem", f"{where}problem: unknown problem {item.problem!r} "
+                                               f"(known: {', '.join(problems.available())})")
+    if item.callback_url is not None and settings.callback_hosts is not None:
+        host = (urlsplit(item.callback_url).hostname or "").lower()
+        if host not in settings.callback_hosts:
+            raise ApiError(403, "callback_not_allowed", f"{where}callback_url: host {host!r} is not in the "
+                                                         "judge's allowed callback hosts")
+    if item.metadata is not None and len(json.dumps(item.metadata)) > settings.max_metadata_bytes:
+        raise ApiError(422, "invalid_request", f"{where}metadata: more than {settings.max_metadata_bytes} "
+                                                "bytes of JSON")
+
+
+async def create(ctx: ServiceContext, platform: str, items: list[SubmissionIn],
+                 keys: list[str | None]) -> list[tuple[StoredSubmission, bool]]:
+    """Store the submissions (all or none) and hand the new ones to the queue: ``(row, replayed)`` each."""
+    new = [NewSubmission(platform=platform, problem=i.problem, source=i.source, callback_url=i.callback_url,
+                         metadata=i.metadata, idempotency_key=k) for i, k in zip(items, keys)]
+    try:
+        results = await run_in_threadpool(ctx.store.create, new, ctx.settings.max_pending)
+    except QueueFull as exc:
+        raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
+    except IdempotencyConflict as exc:
+        raise ApiError(422, "idempotency_conflict", str(exc)) from None
+    fresh = [row.id for row, replayed in results if not replayed]
+    if fresh:
         try:
-            results = await run_in_threadpool(store.create, new, settings.max_pending)
-        except QueueFull as exc:
-            raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
-        except IdempotencyConflict as exc:
-            raise ApiError(422, "idempotency_conflict", str(exc)) from None
-        fresh = [row.id for row, replayed in results if not replayed]
-        if fresh:
-            try:
-                await run_in_threadpool(backend.submit, fresh)
-            except Exception:  # noqa: BLE001 - stored, so accepted: published again by the sweeper
-                log.exception("could not hand %d submissions to the queue now; they will be retried", len(fresh))
-        return results
+            await run_in_threadpool(ctx.backend.submit, fresh)
+        except Exception:  # noqa: BLE001 - stored, so accepted: published again by the sweeper
+            log.exception("could not hand %d submissions to the queue now; they will be retried", len(fresh))
+    return results
 
-    def wait_seconds(wait: bool, timeout: float | None) -> float:
-        if not wait:
-            return 0.0
-        return min(timeout if timeout is not None else settings.wait_max_seconds, settings.wait_max_seconds)
 
-    # -- submissions -------------------------------------------------------------
-    @router.post("/v1/submissions", status_code=202, response_model=Submission, responses=_SUBMIT_RESPONSES,
-              tags=["submissions"], summary="Submit a file for judging")
-    async def submit(body: SubmissionIn, platform: str = Depends(limited),
-                     wait: bool = Query(False, description="answer with the verdict if it is ready in time"),
-                     timeout: float | None = Query(None, gt=0, description="how long to wait (capped by the server)"),
-                     idempotency_key: str | None = Header(None, max_length=255, description="a retried POST with the "
-                                                          "same key returns the same submission")) -> Response:
-        """Accepts the submission (202, `state: queued`).  With `wait=true`, answers when the verdict is
-        stored (200) or after a bounded time (202, poll `GET /v1/submissions/{id}`)."""
-        check(body)
-        [(row, replayed)] = await create(platform, [body], [idempotency_key])
-        seconds = wait_seconds(wait, timeout)
-        if seconds > 0 and row.state != DONE:
-            row = (await ctx.wait_done([row.id], seconds)).get(row.id, row)
-        headers = {"Location": f"/v1/submissions/{row.id}"}
-        if replayed:
-            headers["Idempotent-Replayed"] = "true"
-        return JSONResponse(submission_view(row), status_code=200 if row.state == DONE else 202, headers=headers)
+def wait_seconds(ctx: ServiceContext, wait: bool, timeout: float | None) -> float:
+    """How long a ``wait=true`` call may wait (capped by JUDGE_WAIT_MAX_SECONDS)."""
+    if not wait:
+        return 0.0
+    cap = ctx.settings.wait_max_seconds
+    return min(timeout if timeout is not None else cap, cap)
 
-    @router.post("/v1/submissions/batch", status_code=202, response_model=BatchOut,
-                 responses=_BATCH_RESPONSES,
-              tags=["submissions"], summary="Submit several files at once")
-    async def submit_batch(body: BatchIn, platform: str = Depends(platform_of),
-                           wait: bool = Query(False), timeout: float | None = Query(None, gt=0),
-                           idempotency_key: str | None = Header(None, max_length=200)) -> Response:
-        """All or nothing: every item is checked before any is stored.  An `Idempotency-Key` covers the
-        batch (item *i* gets the key `KEY#i`)."""
-        n = len(body.submissions)
-        if n > settings.max_batch:
-            raise ApiError(422, "batch_too_large", f"submissions: {n} items, at most {settings.max_batch}")
-        limiter.take(platform, cost=n)
-        for i, item in enumerate(body.submissions):
-            check(item, f"submissions[{i}].")
-        keys = [f"{idempotency_key}#{i}" if idempotency_key else None for i in range(n)]
-        results = await create(platform, body.submissions, keys)
-        rows = [row for row, _ in results]
-        seconds = wait_seconds(wait, timeout)
-        if seconds > 0:
-            fresh = await ctx.wait_done([r.id for r in rows], seconds)
-            rows = [fresh.get(r.id, r) for r in rows]
-        done = all(r.state == DONE for r in rows)
-        return JSONResponse({"submissions": [submission_view(r) for r in rows]}, status_code=200 if done else 202)
 
-    @router.get("/v1/submissions/{submission_id}", response_model=Submission, responses=_ERRORS,
-             tags=["submissions"], summary="A submission, with its verdict once judged")
-    async def get_submission(submission_id: str, platform: str = Depends(limited)) -> Response:
-        row = await run_in_threadpool(store.get, submission_id[:64], platform)
-        if row is None:
-            raise ApiError(404, "not_found", f"no submission {submission_id!r}")
-        return JSONResponse(submission_view(row))
+# -- submissions -------------------------------------------------------------
+@router.post("/v1/submissions", status_code=202, response_model=Submission, responses=_SUBMIT_RESPONSES,
+             tags=["submissions"], summary="Submit a file for judging")
+async def submit(body: SubmissionIn, platform: str = Depends(limited), ctx: ServiceContext = Depends(context),
+                 wait: bool = Query(False, description="answer with the verdict if it is ready in time"),
+                 timeout: float | None = Query(None, gt=0, description="how long to wait (capped by the server)"),
+                 idempotency_key: str | None = Header(None, max_length=255, description="a retried POST with the "
+                                                      "same key returns the same submission")) -> Response:
+    """Accepts the submission (202, `state: queued`).  With `wait=true`, answers when the verdict is
+    stored (200) or after a bounded time (202, poll `GET /v1/submissions/{id}`)."""
+    check(ctx, body)
+    [(row, replayed)] = await create(ctx, platform, [body], [idempotency_key])
+    seconds = wait_seconds(ctx, wait, timeout)
+    if seconds > 0 and row.state != DONE:
+        row = (await ctx.wait_done([row.id], seconds)).get(row.id, row)
+    headers = {"Location": f"/v1/submissions/{row.id}"}
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return JSONResponse(submission_view(row), status_code=200 if row.state == DONE else 202, headers=headers)
 
-    # -- problems ------------------------------------------------------------------
-    @router.get("/v1/problems", response_model=ProblemList, responses=_ERRORS, tags=["problems"])
-    async def list_problems(_platform: str = Depends(limited)) -> Any:
-        return {"problems": await run_in_threadpool(problems.summaries)}
 
-    @router.get("/v1/problems/{problem_id}", response_model=ProblemDetail, responses=_ERRORS, tags=["problems"],
-             summary="Statement, limits and public examples")
-    async def get_problem(problem_id: str, _platform: str = Depends(limited)) -> Any:
-        if not problems.known(problem_id):
-            raise ApiError(404, "not_found", f"no problem {problem_id!r}")
-        return await run_in_threadpool(problems.detail, problem_id)
+@router.post("/v1/submissions/batch", status_code=202, response_model=BatchOut, responses=_BATCH_RESPONSES,
+             tags=["submissions"], summary="Submit several files at once")
+async def submit_batch(body: BatchIn, platform: str = Depends(platform_of), ctx: ServiceContext = Depends(context),
+                       wait: bool = Query(False), timeout: float | None = Query(None, gt=0),
+                       idempotency_key: str | None = Header(None, max_length=200)) -> Response:
+    """All or nothing: every item is checked before any is stored.  An `Idempotency-Key` covers the
+    batch (item *i* gets the key `KEY#i`)."""
+    n = len(body.submissions)
+    if n > ctx.settings.max_batch:
+        raise ApiError(422, "batch_too_large", f"submissions: {n} items, at most {ctx.settings.max_batch}")
+    ctx.limiter.take(platform, cost=n)
+    for i, item in enumerate(body.submissions):
+        check(ctx, item, f"submissions[{i}].")
+    keys = [f"{idempotency_key}#{i}" if idempotency_key else None for i in range(n)]
+    rows = [row for row, _ in await create(ctx, platform, body.submissions, keys)]
+    seconds = wait_seconds(ctx, wait, timeout)
+    if seconds > 0:
+        fresh = await ctx.wait_done([r.id for r in rows], seconds)
+        rows = [fresh.get(r.id, r) for r in rows]
+    done = all(r.state == DONE for r in rows)
+    return JSONResponse({"submissions": [submission_view(r) for r in rows]}, status_code=200 if done else 202)
 
-    return router
+
+@router.get("/v1/submissions/{submission_id}", response_model=Submission, responses=_ERRORS,
+            tags=["submissions"], summary="A submission, with its verdict once judged")
+async def get_submission(submission_id: str, platform: str = Depends(limited),
+                         ctx: ServiceContext = Depends(context)) -> Response:
+    row = await run_in_threadpool(ctx.store.get, submission_id[:64], platform)
+    if row is None:
+        raise ApiError(404, "not_found", f"no submission {submission_id!r}")
+    return JSONResponse(submission_view(row))
+
+
+# -- problems ------------------------------------------------------------------
+@router.get("/v1/problems", response_model=ProblemList, responses=_ERRORS, tags=["problems"])
+async def list_problems(_platform: str = Depends(limited)) -> Any:
+    return {"problems": await run_in_threadpool(problems.summaries)}
+
+
+@router.get("/v1/problems/{problem_id}", response_model=ProblemDetail, responses=_ERRORS, tags=["problems"],
+            summary="Statement, limits and public examples")
+async def get_problem(problem_id: str, _platform: str = Depends(limited)) -> Any:
+    if not problems.known(problem_id):
+        raise ApiError(404, "not_found", f"no problem {problem_id!r}")
+    return await run_in_threadpool(problems.detail, problem_id)

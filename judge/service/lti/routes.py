@@ -101,7 +101,8 @@ def refuse(status: int, what: str, detail: str, request: Request) -> HTMLRespons
 
 
 class LearnerSide:
-    """Sessions, the page and its API; the LTI routes are added when platforms are configured."""
+    """What the learner side's routes share: the LTI tables, the tool's registrations, the page API's limits.
+    ``create_app`` makes one and keeps it on the app; routes ask for it with ``Depends(learner_side)``."""
 
     def __init__(self, ctx: ServiceContext, tool_config: Any | None) -> None:
         self.ctx = ctx
@@ -112,231 +113,261 @@ class LearnerSide:
         self.read_limit = RateLimiter(10.0, 60.0)
         self.code_limit = RateLimiter(0.2, 5.0)  # access-code guesses per client address
 
-    # -- the session of a page call -----------------------------------------------------
-    async def session_of(self, request: Request,
-                         x_csrf_token: str | None = Header(None, description="the page's <meta name=\"csrf-token\">"),
-                         ) -> LearnerSession:
-        if not x_csrf_token:
-            raise ApiError(403, "csrf_missing", "missing X-CSRF-Token (the page's <meta name=\"csrf-token\">)")
-        found = await run_in_threadpool(self.lti.session, None, x_csrf_token[:100])
-        if found is None:
-            raise ApiError(403, "csrf_invalid", "unknown or expired X-CSRF-Token: launch the activity again")
-        session, secret_hash = found
-        cookie = request.cookies.get(f"judge-lti-{session.handle}")
-        if not cookie:
-            raise ApiError(401, "cookie_missing", COOKIE_BLOCKED)
-        if not hmac.compare_digest(digest(cookie), secret_hash):
-            raise ApiError(403, "session_mismatch", "this browser's session cookie belongs to another launch")
-        return session
-
     def open_page(self, request: Request, session: LearnerSession, secret: str) -> Response:
         response = RedirectResponse(f"/lti/page/{session.handle}", status_code=303)
         set_cookie(response, f"judge-lti-{session.handle}", secret, SESSION_SECONDS, _is_secure(request, self.ctx))
         return response
 
-    # -- routes -------------------------------------------------------------------------------
-    def router(self) -> APIRouter:
-        router = APIRouter()
-        ctx, lti = self.ctx, self.lti
+    def routers(self) -> list[APIRouter]:
+        """The routers to include: the page and its API always; the access-code sign-in where courses have
+        codes (JUDGE_LEARN_CODES); LTI 1.3 where platforms are registered."""
+        return ([page_router] + ([learn_router] if self.ctx.settings.learn_codes else [])
+                + ([lti_router] if self.tool_config is not None else []))
 
-        @router.get("/lti/static/{name}", include_in_schema=False)
-        async def static(name: str) -> Response:
-            path = STATIC / name
-            if name not in ("learner.js", "learner.css") or not path.is_file():
-                raise ApiError(404, "not_found", f"no static file {name!r}")
-            return FileResponse(path, headers={"Cache-Control": "public, max-age=3600"})
 
-        @router.get("/lti/page/{handle}", include_in_schema=False)
-        async def page(handle: str, request: Request) -> Response:
-            found = await run_in_threadpool(lti.session, handle[:32])
-            if found is None:
-                return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
-                              "activity again from your course.", request)
-            session, secret_hash = found
-            cookie = request.cookies.get(f"judge-lti-{handle}")
-            if not cookie:
-                return refuse(401, "Cookies blocked", COOKIE_BLOCKED, request)
-            if not hmac.compare_digest(digest(cookie), secret_hash):
-                return refuse(403, "Not your session", "This browser holds another launch's session.", request)
-            detail = await run_in_threadpool(problems.detail, session.problem)
-            html = render_page(detail, session)
-            return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
-                                               "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                                               "style-src 'self'; script-src 'self'; frame-ancestors *"})
+def learner_side(request: Request) -> LearnerSide:
+    return request.app.state.learner_side
 
-        @router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
-                     responses=_PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
-        async def submit(body: LearnerSubmissionIn = Body(...),
-                         session: LearnerSession = Depends(self.session_of)) -> Response:
-            """Judged like a platform's submission; the answer and later polls show the learner's view."""
-            self.submit_limit.take(session.learner)
-            if len(body.source.encode()) > ctx.settings.max_body_bytes:
-                raise ApiError(413, "request_too_large", "source: too large")
-            new = NewSubmission(platform=LTI_PLATFORM if session.issuer else LEARN_PLATFORM,
-                                problem=session.problem, source=body.source,
-                                metadata={"learner": session.learner[:16]})
-            try:
-                [(row, _)] = await run_in_threadpool(ctx.store.create, [new], ctx.settings.max_pending)
-            except QueueFull as exc:
-                raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
-            with_scores = bool(session.ags and SCORE_SCOPE in (session.ags.get("scope") or [])
-                               and session.ags.get("lineitem") and session.user_id)
-            await run_in_threadpool(lti.own, row.id, session, with_scores)
-            try:
-                await run_in_threadpool(ctx.backend.submit, [row.id])
-            except Exception:  # noqa: BLE001 - stored, so accepted: the sweeper publishes it again
-                log.exception("could not hand submission %s to the queue now; it will be retried", row.id)
-            wake = ctx.extras.get("score_wake")
-            if wake is not None:
-                wake()
-            return JSONResponse(_learner_json(row), status_code=202,
-                                headers={"Location": f"/lti/api/submissions/{row.id}"})
 
-        @router.get("/lti/api/submissions", response_model=LearnerHistory, responses=_PAGE_ERRORS,
-                    tags=["learner page"], summary="The learner's submissions for this problem, newest first")
-        async def history(session: LearnerSession = Depends(self.session_of)) -> Any:
-            self.read_limit.take(session.learner)
-            rows = await run_in_threadpool(lti.history, session)
-            return {"submissions": [_learner_json(r) for r in rows]}
+async def session_of(request: Request, side: LearnerSide = Depends(learner_side),
+                     x_csrf_token: str | None = Header(None, description="the page's <meta name=\"csrf-token\">"),
+                     ) -> LearnerSession:
+    """The page call's session: named by its CSRF token, proven by the browser's cookie."""
+    if not x_csrf_token:
+        raise ApiError(403, "csrf_missing", "missing X-CSRF-Token (the page's <meta name=\"csrf-token\">)")
+    found = await run_in_threadpool(side.lti.session, None, x_csrf_token[:100])
+    if found is None:
+        raise ApiError(403, "csrf_invalid", "unknown or expired X-CSRF-Token: launch the activity again")
+    session, secret_hash = found
+    cookie = request.cookies.get(f"judge-lti-{session.handle}")
+    if not cookie:
+        raise ApiError(401, "cookie_missing", COOKIE_BLOCKED)
+    if not hmac.compare_digest(digest(cookie), secret_hash):
+        raise ApiError(403, "session_mismatch", "this browser's session cookie belongs to another launch")
+    return session
 
-        @router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
-                    responses=_PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
-        async def get_one(submission_id: str, session: LearnerSession = Depends(self.session_of)) -> Any:
-            self.read_limit.take(session.learner)
-            row = await run_in_threadpool(lti.owned_row, submission_id[:64], session)
-            if row is None:
-                raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
-            view = _learner_json(row)
-            if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
-                view["verdict"]["pictures"] = await run_in_threadpool(lti.pictures_of, row.id)
-            return view
 
-        if ctx.settings.learn_codes:
-            self._learn_routes(router)
-        if self.tool_config is not None:
-            self._lti_routes(router)
-        return router
+# -- the page and its API ------------------------------------------------------------------------------
+page_router = APIRouter()
 
-    def _learn_routes(self, router: APIRouter) -> None:
-        codes = self.ctx.settings.learn_codes
 
-        def form(problem: str, note: str = "") -> str:
-            return simple_page("Sign in to practise", (
-                (f'<p role="alert">{escape(note)}</p>' if note else "")
-                + f'<form method="post" action="/learn/{escape(problem)}">'
-                '<label>Course <input name="course" required autocomplete="off"></label>'
-                '<label>Access code <input name="code" type="password" required></label>'
-                '<label>Your name (as the teacher knows you) <input name="name" required maxlength="80"></label>'
-                '<button type="submit">Open the exercise</button></form>'))
+@page_router.get("/lti/static/{name}", include_in_schema=False)
+async def static(name: str) -> Response:
+    path = STATIC / name
+    if name not in ("learner.js", "learner.css") or not path.is_file():
+        raise ApiError(404, "not_found", f"no static file {name!r}")
+    return FileResponse(path, headers={"Cache-Control": "public, max-age=3600"})
 
-        @router.get("/learn/{problem}", include_in_schema=False)
-        async def learn_form(problem: str, request: Request) -> Response:
-            if not problems.known(problem):
-                return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
-            return HTMLResponse(form(problem))
 
-        @router.post("/learn/{problem}", include_in_schema=False)
-        async def learn_sign_in(problem: str, request: Request) -> Response:
-            if not problems.known(problem):
-                return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
-            client = request.client.host if request.client else "?"
-            try:
-                self.code_limit.take(client)
-            except ApiError:
-                return refuse(429, "Too many attempts", "Too many sign-in attempts: wait a minute.", request)
-            data = await form_of(request)
-            course, code, name = (str(data.get(k, "")).strip() for k in ("course", "code", "name"))
-            expected = codes.get(course, "")
-            if not expected or not name or not hmac.compare_digest(code.encode(), expected.encode()):
-                log.warning("learn sign-in refused for course %r from %s", course[:64], client)
-                return HTMLResponse(form(problem, "Unknown course or wrong access code."), status_code=403)
-            learner = digest(f"learn\n{course}\n{name.casefold()}")
-            session, secret = await run_in_threadpool(self.lti.open_session, learner, problem, None, name[:80])
-            return self.open_page(request, session, secret)
+@page_router.get("/lti/page/{handle}", include_in_schema=False)
+async def page(handle: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    found = await run_in_threadpool(side.lti.session, handle[:32])
+    if found is None:
+        return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
+                      "activity again from your course.", request)
+    session, secret_hash = found
+    cookie = request.cookies.get(f"judge-lti-{handle}")
+    if not cookie:
+        return refuse(401, "Cookies blocked", COOKIE_BLOCKED, request)
+    if not hmac.compare_digest(digest(cookie), secret_hash):
+        return refuse(403, "Not your session", "This browser holds another launch's session.", request)
+    detail = await run_in_threadpool(problems.detail, session.problem)
+    html = render_page(detail, session)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                                       "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                                       "style-src 'self'; script-src 'self'; frame-ancestors *"})
 
-    def _lti_routes(self, router: APIRouter) -> None:
-        ctx, tool_config = self.ctx, self.tool_config
 
-        def services(request: Request, params: dict[str, str]) -> tuple[LtiRequest, Cookies, Sessions, DatabaseStorage]:
-            req = LtiRequest(params, dict(request.cookies), _is_secure(request, ctx))
-            storage = DatabaseStorage(self.lti)
-            return req, Cookies(req), Sessions(storage), storage
+@page_router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
+                  responses=_PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
+async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession = Depends(session_of),
+                 side: LearnerSide = Depends(learner_side)) -> Response:
+    """Judged like a platform's submission; the answer and later polls show the learner's view."""
+    ctx = side.ctx
+    side.submit_limit.take(session.learner)
+    if len(body.source.encode()) > ctx.settings.max_body_bytes:
+        raise ApiError(413, "request_too_large", "source: too large")
+    new = NewSubmission(platform=LTI_PLATFORM if session.issuer else LEARN_PLATFORM,
+                        problem=session.problem, source=body.source,
+                        metadata={"learner": session.learner[:16]})
+    try:
+        [(row, _)] = await run_in_threadpool(ctx.store.create, [new], ctx.settings.max_pending)
+    except QueueFull as exc:
+        raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
+    with_scores = bool(session.ags and SCORE_SCOPE in (session.ags.get("scope") or [])
+                       and session.ags.get("lineitem") and session.user_id)
+    await run_in_threadpool(side.lti.own, row.id, session, with_scores)
+    try:
+        await run_in_threadpool(ctx.backend.submit, [row.id])
+    except Exception:  # noqa: BLE001 - stored, so accepted: the sweeper publishes it again
+        log.exception("could not hand submission %s to the queue now; it will be retried", row.id)
+    wake = ctx.extras.get("score_wake")
+    if wake is not None:
+        wake()
+    return JSONResponse(_learner_json(row), status_code=202, headers={"Location": f"/lti/api/submissions/{row.id}"})
 
-        async def params_of(request: Request) -> dict[str, str]:
-            params = {k: v for k, v in request.query_params.items()}
-            if request.method == "POST":
-                params.update(await form_of(request))
-            return params
 
-        @router.api_route("/lti/login", methods=["GET", "POST"], include_in_schema=False)
-        async def login(request: Request) -> Response:
-            """OIDC login initiation: check the issuer is registered, set the state cookie, go to the platform."""
-            from pylti1p3.exception import LtiException, ToolConfException
+@page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=_PAGE_ERRORS,
+                 tags=["learner page"], summary="The learner's submissions for this problem, newest first")
+async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+    side.read_limit.take(session.learner)
+    rows = await run_in_threadpool(side.lti.history, session)
+    return {"submissions": [_learner_json(r) for r in rows]}
 
-            params = await params_of(request)
-            req, cookies, session, storage = services(request, params)
-            launch_url = f"{_base_url(request, ctx)}/lti/launch"  # what the platform has registered
-            oidc = Login(req, tool_config, session_service=session, cookie_service=cookies,
-                         launch_data_storage=storage)
-            oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
-                                      "course page.", click_msg="Open the exercise in a new tab.",
-                                      loading_msg="Opening the exercise...")
-            try:
-                response = await run_in_threadpool(oidc.redirect, launch_url)
-            except ToolConfException as exc:  # an issuer (or client id) this tool has no registration for
-                return refuse(400, "Launch refused", f"login initiation refused: the platform is not registered "
-                              f"here ({exc})", request)
-            except (LtiException, KeyError, ValueError) as exc:
-                return refuse(400, "Launch refused", f"login initiation refused: {exc}", request)
-            return cookies.apply(response)
 
-        @router.post("/lti/launch", include_in_schema=False)
-        async def launch(request: Request) -> Response:
-            """The platform's signed id_token: every check pylti1p3 and this adapter make, then the page."""
-            from pylti1p3.exception import LtiException, ToolConfException
+@page_router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
+                 responses=_PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
+async def get_one(submission_id: str, session: LearnerSession = Depends(session_of),
+                  side: LearnerSide = Depends(learner_side)) -> Any:
+    side.read_limit.take(session.learner)
+    row = await run_in_threadpool(side.lti.owned_row, submission_id[:64], session)
+    if row is None:
+        raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
+    view = _learner_json(row)
+    if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
+        view["verdict"]["pictures"] = await run_in_threadpool(side.lti.pictures_of, row.id)
+    return view
 
-            params = await params_of(request)
-            req, cookies, session_service, storage = services(request, params)
-            message = Launch(req, tool_config, session_service=session_service, cookie_service=cookies,
-                             launch_data_storage=storage)
-            message.set_launch_data_lifetime(3600)
-            try:
-                await run_in_threadpool(message.validate)
-                claims = message.get_launch_data()
-            except ToolConfException as exc:  # an issuer, or an audience (client id), with no registration
-                return refuse(403, "Launch refused", "launch refused: the id_token's issuer or audience (client id) "
-                              f"is not registered here ({exc})", request)
-            except LtiException as exc:
-                text = str(exc.args[0] if exc.args else exc)
-                if "state" in text.lower():
-                    return refuse(403, "Cookies blocked", f"launch refused ({text}). {COOKIE_BLOCKED}", request)
-                return refuse(403, "Launch refused", f"launch refused: {text}", request)
-            except Exception as exc:  # noqa: BLE001 - a malformed token or a platform's JWKS that cannot be read
-                return refuse(400, "Launch refused", f"launch refused: {type(exc).__name__}: {exc}", request)
-            if claims.get(MESSAGE_TYPE_CLAIM) != "LtiResourceLinkRequest":
-                return refuse(400, "Launch refused", f"this tool answers resource link launches, not "
-                              f"{claims.get(MESSAGE_TYPE_CLAIM)!r}", request)
-            problem = str((claims.get(CUSTOM_CLAIM) or {}).get("problem", "")).strip()
-            if not problems.known(problem):
-                return refuse(400, "No exercise chosen", (
-                    f"this activity names {'no problem' if not problem else f'the unknown problem {problem!r}'}: "
-                    f"set the custom parameter problem=<id> in the activity (known: "
-                    f"{', '.join(problems.available())})"), request)
-            user = str(claims.get("sub") or "")
-            if not user:
-                return refuse(400, "Launch refused", "the launch has no user (sub): anonymous launches cannot "
-                              "submit", request)
-            context = (claims.get(CONTEXT_CLAIM) or {}).get("id", "")
-            learner = digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
-                                        str(context), user]))
-            ags = claims.get(AGS_CLAIM)
-            name = claims.get("name") or claims.get("given_name") or None
-            opened, secret = await run_in_threadpool(
-                self.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
-                ags if isinstance(ags, dict) else None)
-            log.info("LTI launch: %s for problem %s (session %s)", claims["iss"], problem, opened.handle)
-            return cookies.apply(self.open_page(request, opened, secret))
 
-        @router.get("/lti/jwks", tags=["lti"], summary="The tool's public keys (JWKS) for platforms")
-        async def jwks() -> Any:
-            return tool_config.get_jwks()
+# -- signing in with a course's access code (no LMS) -----------------------------------------------------
+learn_router = APIRouter()
+
+
+def _sign_in_form(problem: str, note: str = "") -> str:
+    return simple_page("Sign in to practise", (
+        (f'<p role="alert">{escape(note)}</p>' if note else "")
+        + f'<form method="post" action="/learn/{escape(problem)}">'
+        '<label>Course <input name="course" required autocomplete="off"></label>'
+        '<label>Access code <input name="code" type="password" required></label>'
+        '<label>Your name (as the teacher knows you) <input name="name" required maxlength="80"></label>'
+        '<button type="submit">Open the exercise</button></form>'))
+
+
+@learn_router.get("/learn/{problem}", include_in_schema=False)
+async def learn_form(problem: str, request: Request) -> Response:
+    if not problems.known(problem):
+        return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
+    return HTMLResponse(_sign_in_form(problem))
+
+
+@learn_router.post("/learn/{problem}", include_in_schema=False)
+async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    if not problems.known(problem):
+        return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
+    client = request.client.host if request.client else "?"
+    try:
+        side.code_limit.take(client)
+    except ApiError:
+        return refuse(429, "Too many attempts", "Too many sign-in attempts: wait a minute.", request)
+    data = await form_of(request)
+    course, code, name = (str(data.get(k, "")).strip() for k in ("course", "code", "name"))
+    expected = side.ctx.settings.learn_codes.get(course, "")
+    if not expected or not name or not hmac.compare_digest(code.encode(), expected.encode()):
+        log.warning("learn sign-in refused for course %r from %s", course[:64], client)
+        return HTMLResponse(_sign_in_form(problem, "Unknown course or wrong access code."), status_code=403)
+    learner = digest(f"learn\n{course}\n{name.casefold()}")
+    session, secret = await run_in_threadpool(side.lti.open_session, learner, problem, None, name[:80])
+    return side.open_page(request, session, secret)
+
+
+# -- LTI 1.3 ---------------------------------------------------------------------------------------------
+lti_router = APIRouter()
+
+
+def _services(side: LearnerSide, request: Request,
+              params: dict[str, str]) -> tuple[LtiRequest, Cookies, Sessions, DatabaseStorage]:
+    req = LtiRequest(params, dict(request.cookies), _is_secure(request, side.ctx))
+    storage = DatabaseStorage(side.lti)
+    return req, Cookies(req), Sessions(storage), storage
+
+
+async def _params_of(request: Request) -> dict[str, str]:
+    params = {k: v for k, v in request.query_params.items()}
+    if request.method == "POST":
+        params.update(await form_of(request))
+    return params
+
+
+@lti_router.api_route("/lti/login", methods=["GET", "POST"], include_in_schema=False)
+async def login(request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    """OIDC login initiation: check the issuer is registered, set the state cookie, go to the platform."""
+    from pylti1p3.exception import LtiException, ToolConfException
+
+    params = await _params_of(request)
+    req, cookies, session, storage = _services(side, request, params)
+    launch_url = f"{_base_url(request, side.ctx)}/lti/launch"  # what the platform has registered
+    oidc = Login(req, side.tool_config, session_service=session, cookie_service=cookies,
+                 launch_data_storage=storage)
+    oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
+                              "course page.", click_msg="Open the exercise in a new tab.",
+                              loading_msg="Opening the exercise...")
+    try:
+        response = await run_in_threadpool(oidc.redirect, launch_url)
+    except ToolConfException as exc:  # an issuer (or client id) this tool has no registration for
+        return refuse(400, "Launch refused", f"login initiation refused: the platform is not registered "
+                      f"here ({exc})", request)
+    except (LtiException, KeyError, ValueError) as exc:
+        return refuse(400, "Launch refused", f"login initiation refused: {exc}", request)
+    return cookies.apply(response)
+
+
+@lti_router.post("/lti/launch", include_in_schema=False)
+async def launch(request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    """The platform's signed id_token: every check pylti1p3 and this adapter make, then the page."""
+    params = await _params_of(request)
+    req, cookies, session_service, storage = _services(side, request, params)
+    message = Launch(req, side.tool_config, session_service=session_service, cookie_service=cookies,
+                     launch_data_storage=storage)
+    message.set_launch_data_lifetime(3600)
+    claims = await _validated_claims(message, request)
+    if isinstance(claims, Response):
+        return claims
+    problem = str((claims.get(CUSTOM_CLAIM) or {}).get("problem", "")).strip()
+    if not problems.known(problem):
+        return refuse(400, "No exercise chosen", (
+            f"this activity names {'no problem' if not problem else f'the unknown problem {problem!r}'}: "
+            f"set the custom parameter problem=<id> in the activity (known: "
+            f"{', '.join(problems.available())})"), request)
+    user = str(claims.get("sub") or "")
+    if not user:
+        return refuse(400, "Launch refused", "the launch has no user (sub): anonymous launches cannot "
+                      "submit", request)
+    context = (claims.get(CONTEXT_CLAIM) or {}).get("id", "")
+    learner = digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
+                                str(context), user]))
+    ags = claims.get(AGS_CLAIM)
+    name = claims.get("name") or claims.get("given_name") or None
+    opened, secret = await run_in_threadpool(
+        side.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
+        ags if isinstance(ags, dict) else None)
+    log.info("LTI launch: %s for problem %s (session %s)", claims["iss"], problem, opened.handle)
+    return cookies.apply(side.open_page(request, opened, secret))
+
+
+async def _validated_claims(message: Launch, request: Request) -> dict | Response:
+    """The launch's claims once pylti1p3 validated them (signature, issuer, audience, expiry, nonce, state,
+    deployment) and it is a resource link launch; else the plain page saying which check refused it."""
+    from pylti1p3.exception import LtiException, ToolConfException
+
+    try:
+        await run_in_threadpool(message.validate)
+        claims = message.get_launch_data()
+    except ToolConfException as exc:  # an issuer, or an audience (client id), with no registration
+        return refuse(403, "Launch refused", "launch refused: the id_token's issuer or audience (client id) "
+                      f"is not registered here ({exc})", request)
+    except LtiException as exc:
+        text = str(exc.args[0] if exc.args else exc)
+        if "state" in text.lower():
+            return refuse(403, "Cookies blocked", f"launch refused ({text}). {COOKIE_BLOCKED}", request)
+        return refuse(403, "Launch refused", f"launch refused: {text}", request)
+    except Exception as exc:  # noqa: BLE001 - a malformed token or a platform's JWKS that cannot be read
+        return refuse(400, "Launch refused", f"launch refused: {type(exc).__name__}: {exc}", request)
+    if claims.get(MESSAGE_TYPE_CLAIM) != "LtiResourceLinkRequest":
+        return refuse(400, "Launch refused", f"this tool answers resource link launches, not "
+                      f"{claims.get(MESSAGE_TYPE_CLAIM)!r}", request)
+    return claims
+
+
+@lti_router.get("/lti/jwks", tags=["lti"], summary="The tool's public keys (JWKS) for platforms")
+async def jwks(side: LearnerSide = Depends(learner_side)) -> Any:
+    return side.tool_config.get_jwks()

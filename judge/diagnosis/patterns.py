@@ -16,6 +16,7 @@ import numpy as np
 
 from judge.feedback import FailurePattern
 from judge.grading.prepare import PreparedProblem
+from judge.grading.terms import Terms
 from judge.verdict import CaseResult, Status
 
 _VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",
@@ -104,10 +105,8 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                 if p in _defaults(f.signature):
                     d = _defaults(f.signature)[p]
                     add(("default", p, v == d), f"{p} {'=' if v == d else '!='} {_fmt(d)}", 3, True, i)
-        shape = prepared.cases[i].expected.shape
-        named = min(len(f.axes), len(shape))
-        lead = len(shape) - named
-        lead_name = f.leading_axes
+        terms = Terms(f, prepared.cases[i].expected.shape)
+        lead, lead_name = terms.lead, terms.leading_name
         if f.axes:
             add(("lead", lead == 0), f"the output has {'no' if lead == 0 else 'at least one'} {lead_name} axis",
                 2, True, i)
@@ -116,7 +115,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
             if lead:
                 add(("lead>1", lead > 1), f"the output has {'more than one' if lead > 1 else 'exactly one'} "
                                           f"{lead_name} axis", 2, True, i)
-        for axis, n in zip(f.axes[len(f.axes) - named:], shape[lead:]):
+        for axis, n in terms.named_sizes():
             alias = axis_alias.get(axis.name)
             label = f"{alias}" if alias else f"the number of {axis.name}s"
             add(("parity", axis.name, n % 2), f"{label} is {'odd' if n % 2 else 'even'}", 2, True, i)

@@ -124,31 +124,20 @@ def _sentence(parts: list[RecoveredComponent]) -> str:
     return wrong[0] if len(wrong) == 1 else "; ".join(wrong[:-1]) + "; and " + wrong[-1]
 
 
-def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
-    bank = ctx.bank
-    family = bank.spec.family if bank is not None else None
-    if family is None:
-        return None, []
+def _assessable(ctx: Context, bank) -> list[int]:
+    """Phase 1: the cases that can say something, smallest first: within the bank's size limit, and not
+    already reproduced by the right answer at the bank's tolerance."""
     limit = bank.spec.max_elements
-    # Only cases the right answer does not already reproduce at the bank's tolerance say anything.
-    assessable = sorted((i for i in ctx.assessable() if ctx.expected(i).size <= limit
-                         and not close(ctx.got(i), ctx.expected(i), bank.spec.match_tolerance)),
-                        key=lambda i: ctx.expected(i).size)
-    if not assessable:
-        return None, []
-    fitter = _Fitter(ctx, family)
-    search = [i for i in assessable if ctx.expected(i).size <= SEARCH_ELEMENTS][:MAX_FIT_CASES] or assessable[:1]
-    rest = [i for i in assessable if i not in search]
-    passing = sorted(passing_small(ctx), key=lambda i: ctx.expected(i).size)
-    guess, facts = _guess(fitter, ctx, [i for i in assessable if ctx.cases[i].visibility == "public"] + assessable)
+    return sorted((i for i in ctx.assessable() if ctx.expected(i).size <= limit
+                   and not close(ctx.got(i), ctx.expected(i), bank.spec.match_tolerance)),
+                  key=lambda i: ctx.expected(i).size)
 
-    def fits_failing(choice: tuple, cases: list[int]) -> bool:
-        fitter.keep_large = True  # a likely answer: the same file (or mistake) will come again
-        try:
-            return all(fitter.matches(choice, i, ctx.got(i)) for i in cases)
-        finally:
-            fitter.keep_large = False
 
+def _search_family(fitter: _Fitter, ctx: Context, search: list[int], rest: list[int], passing: list[int],
+                   guess: tuple | None) -> tuple[tuple | None, dict[tuple, int]]:
+    """Phase 3: a breadth-first walk of the family from the guess and the right answer, one component changed
+    at a time: the first choice that reproduces every searched and remaining failing case and keeps every
+    passing one right; and, for each choice tried, how many searched cases in a row it reproduced."""
     found = None
     seen: set[tuple] = set()
     frontier = [c for c in (guess, fitter.default) if c is not None]
@@ -160,42 +149,68 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
                 continue
             seen.add(choice)
             if len(seen) > MAX_CANDIDATES or time.perf_counter() > fitter.deadline:
-                frontier = []
-                break
+                return None, best_prefix
             ok = 0
             for i in search:
                 if not fitter.matches(choice, i, ctx.got(i)):
                     break
                 ok += 1
             best_prefix[choice] = ok
-            if ok == len(search) and choice != fitter.default \
-                    and fits_failing(choice, rest) \
-                    and all(fitter.matches(choice, i, ctx.expected(i), learner=False) for i in passing):
+            if ok == len(search) and choice != fitter.default and _fits_failing(fitter, ctx, choice, rest) \
+                    and _keeps_passing(fitter, ctx, choice, passing):
                 found = choice
                 break
             nxt.extend(n for n in fitter.neighbours(choice) if n not in seen)
         frontier = nxt
-    if found is not None:
-        # The simplest equivalent: undo every change the outputs do not need (a guess may carry extra ones).
-        for k, d in enumerate(fitter.default):
-            simpler = found[:k] + (d,) + found[k + 1:]
-            if simpler != found and simpler != fitter.default and fits_failing(simpler, assessable) \
-                    and all(fitter.matches(simpler, i, ctx.expected(i), learner=False) for i in passing):
-                found = simpler
-        parts = _describe(fitter, found)
-        recovery = Recovery(summary="Your output is reproduced exactly by code that " + _sentence(parts) + ".",
-                            components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],
-                            checked=len(assessable), facts=facts)
-        wrong = [p for p in parts if not p.right]
-        candidates = []
-        if all(p.mistake for p in wrong):
-            order = {m.id: k for k, m in enumerate(bank.spec.mistakes)}
-            ids = sorted({p.mistake for p in wrong}, key=lambda m: order.get(m, len(order)))
-            message = " ".join(bank.message(m, m) for m in ids) if len(ids) > 1 else None
-            candidates.append(Candidate("+".join(ids), "mistake", list(assessable), len(assessable),
-                                        components=len(ids), message=message))
-        return recovery, candidates
-    # Nothing reproduces every case: the closest combination (judged on the search cases), and how close.
+    return found, best_prefix
+
+
+def _fits_failing(fitter: _Fitter, ctx: Context, choice: tuple, cases: list[int]) -> bool:
+    fitter.keep_large = True  # a likely answer: the same file (or mistake) will come again
+    try:
+        return all(fitter.matches(choice, i, ctx.got(i)) for i in cases)
+    finally:
+        fitter.keep_large = False
+
+
+def _keeps_passing(fitter: _Fitter, ctx: Context, choice: tuple, passing: list[int]) -> bool:
+    return all(fitter.matches(choice, i, ctx.expected(i), learner=False) for i in passing)
+
+
+def _simplest(fitter: _Fitter, ctx: Context, found: tuple, assessable: list[int], passing: list[int]) -> tuple:
+    """Phase 4a: the simplest equivalent of a found formula: every change the outputs do not need undone
+    (a guess may carry extra ones)."""
+    for k, d in enumerate(fitter.default):
+        simpler = found[:k] + (d,) + found[k + 1:]
+        if simpler != found and simpler != fitter.default and _fits_failing(fitter, ctx, simpler, assessable) \
+                and _keeps_passing(fitter, ctx, simpler, passing):
+            found = simpler
+    return found
+
+
+def _explained(fitter: _Fitter, ctx: Context, bank, found: tuple, assessable: list[int],
+               facts: list[str]) -> tuple[Recovery, list[Candidate]]:
+    """Phase 4b: the formula that reproduces every failing case, said component by component, and the bank's
+    mistakes it is made of as one candidate explanation (when every wrong component names one)."""
+    parts = _describe(fitter, found)
+    recovery = Recovery(summary="Your output is reproduced exactly by code that " + _sentence(parts) + ".",
+                        components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],
+                        checked=len(assessable), facts=facts)
+    wrong = [p for p in parts if not p.right]
+    candidates = []
+    if all(p.mistake for p in wrong):
+        order = {m.id: k for k, m in enumerate(bank.spec.mistakes)}
+        ids = sorted({p.mistake for p in wrong}, key=lambda m: order.get(m, len(order)))
+        message = " ".join(bank.message(m, m) for m in ids) if len(ids) > 1 else None
+        candidates.append(Candidate("+".join(ids), "mistake", list(assessable), len(assessable),
+                                    components=len(ids), message=message))
+    return recovery, candidates
+
+
+def _closest(fitter: _Fitter, ctx: Context, search: list[int], best_prefix: dict[tuple, int],
+             facts: list[str]) -> Recovery | None:
+    """Phase 5: nothing reproduces every case: the closest combination (judged on the searched cases), and how
+    close; or only the facts read off public outputs."""
     ranked = sorted((c for c in best_prefix if c != fitter.default), key=lambda c: -best_prefix[c])[:8]
     best, best_cases = None, []
     for choice in ranked:
@@ -204,15 +219,38 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
             best, best_cases = choice, explained
     if best is None:
         if not facts:
-            return None, []
+            return None
         return Recovery(summary="No formula of the known family reproduces your output.", explains=False,
-                        checked=len(search), facts=facts), []
+                        checked=len(search), facts=facts)
     parts = _describe(fitter, best)
     n, m = len(best_cases), len(search)
     return Recovery(summary=f"No formula of the known family reproduces every failing case; the closest one "
                             f"(reproducing {n} of the {m} checked) is code that {_sentence(parts)}.",
                     components=parts, explains=False, cases=[ctx.cases[i].id for i in best_cases], checked=m,
-                    facts=facts), []
+                    facts=facts)
+
+
+def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
+    """The learner's output fitted to the bundle's family of plausible answers, in five phases: the cases that
+    can say something (:func:`_assessable`), a guess from facts read off public outputs (:func:`_guess`), a
+    search of the family (:func:`_search_family`), the simplest formula that reproduces every failing case
+    (:func:`_simplest`, :func:`_explained`), else the closest one (:func:`_closest`)."""
+    bank = ctx.bank
+    family = bank.spec.family if bank is not None else None
+    if family is None:
+        return None, []
+    assessable = _assessable(ctx, bank)
+    if not assessable:
+        return None, []
+    fitter = _Fitter(ctx, family)
+    search = [i for i in assessable if ctx.expected(i).size <= SEARCH_ELEMENTS][:MAX_FIT_CASES] or assessable[:1]
+    rest = [i for i in assessable if i not in search]
+    passing = sorted(passing_small(ctx), key=lambda i: ctx.expected(i).size)
+    guess, facts = _guess(fitter, ctx, [i for i in assessable if ctx.cases[i].visibility == "public"] + assessable)
+    found, best_prefix = _search_family(fitter, ctx, search, rest, passing, guess)
+    if found is not None:
+        return _explained(fitter, ctx, bank, _simplest(fitter, ctx, found, assessable, passing), assessable, facts)
+    return _closest(fitter, ctx, search, best_prefix, facts), []
 
 
 __all__ = ["recover"]

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from judge.feedback import FinishedCall, TimeFeedback
 from judge.grading.prepare import PreparedProblem
+from judge.grading.terms import Terms
 from judge.verdict import CaseResult, Status
 
 
 def _size(prepared: PreparedProblem, index: int) -> str:
     case = prepared.cases[index]
-    shape = case.expected.shape
-    function = prepared.bundle.spec.function(case.spec.function)
-    named = function.axes[max(0, len(function.axes) - len(shape)):]
-    lead = len(shape) - len(named)
-    parts = [f"{n} {function.leading_axes}" for n in shape[:lead]]
-    parts += [f"{n} {a.name}{'s' if n != 1 else ''}" for n, a in zip(shape[lead:], named)]
-    return " x ".join(parts) if parts else "x".join(map(str, shape)) or "scalar"
+    return Terms(prepared.bundle.spec.function(case.spec.function), case.expected.shape).size_text()
 
 
 def time_feedback(prepared: PreparedProblem, cases: list[CaseResult]) -> TimeFeedback | None:

@@ -23,12 +23,24 @@ class Terms:
     """How to talk about one function's output of a given shape."""
 
     def __init__(self, function: FunctionSpec | None, shape: tuple[int, ...]) -> None:
+        """The one place that says which axes of ``shape`` are named: the function's ``axes`` name the
+        trailing ones; whatever comes before them (``lead`` axes) is called ``leading_axes``."""
         self.shape = tuple(shape)
         axes = list(function.axes) if function is not None else []
         named = min(len(axes), len(self.shape))
         self.lead = len(self.shape) - named
         self.axes: list[AxisSpec] = axes[len(axes) - named:]
         self.leading_name = function.leading_axes if function is not None else "batch"
+
+    def named_sizes(self) -> list[tuple[AxisSpec, int]]:
+        """Each named axis with its length, outermost first."""
+        return list(zip(self.axes, self.shape[self.lead:]))
+
+    def size_text(self) -> str:
+        """The shape in words: ``2 batch x 64 positions x 32 columns``."""
+        parts = [f"{n} {self.leading_name}" for n in self.shape[:self.lead]]
+        parts += [f"{n} {a.name}{'s' if n != 1 else ''}" for a, n in self.named_sizes()]
+        return " x ".join(parts) if parts else "x".join(map(str, self.shape)) or "scalar"
 
     def axis_label(self, axis: int) -> str:
         """A short header for an axis (negative counts from the end)."""

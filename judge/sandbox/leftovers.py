@@ -224,63 +224,85 @@ def _remove_entry(parent_fd: int, name: str, budget: _Budget, removal: Removal) 
         removal.left += 1
 
 
+def _entries(folder: int) -> list[tuple[str, bool]] | None:
+    """(name, is a folder) of each entry of the open folder ``folder``; None when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    except OSError:
+        return None
+
+
+def _unlink(folder: int, name: str, removal: Removal) -> bool:
+    try:
+        os.unlink(name, dir_fd=folder)
+    except OSError:
+        return False
+    removal.entries += 1
+    return True
+
+
+def _rmdir(folder: int, name: str, removal: Removal) -> bool:
+    try:
+        os.rmdir(name, dir_fd=folder)  # only an empty folder goes
+    except OSError:
+        return False
+    removal.entries += 1
+    return True
+
+
+def _lift(top: int, name: str, budget: _Budget, removal: Removal) -> bool | None:
+    """Unlink the files of ``top``/``name`` and move its folders up into ``top`` under fresh names: whether
+    anything changed; None when the budget ran out."""
+    try:
+        sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
+    except OSError:
+        return False
+    changed = False
+    try:
+        children = _entries(sub) or []
+        for child, child_is_dir in children:
+            if not budget.take():
+                removal.left += len(children)
+                return None
+            if not child_is_dir:
+                changed |= _unlink(sub, child, removal)
+                continue
+            try:
+                os.rename(child, f".judge-rm-{os.urandom(8).hex()}", src_dir_fd=sub, dst_dir_fd=top)
+                changed = True
+            except OSError:
+                continue
+    finally:
+        os.close(sub)
+    return changed
+
+
 def _empty_flat(top: int, budget: _Budget, removal: Removal) -> None:
     """Empty the folder ``top``: files are unlinked, and every folder found at any depth is first renamed into
-    ``top`` itself under a fresh name, so the walk stays one level deep."""
+    ``top`` itself under a fresh name (:func:`_lift`), so the walk stays one level deep."""
     while True:
-        moved_or_removed = False
-        try:
-            with os.scandir(top) as entries:
-                names = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
-        except OSError:
+        names = _entries(top)
+        if names is None:
             removal.left += 1
             return
         if not names:
             return
+        changed = False
         for name, is_dir in names:
             if not budget.take():
                 removal.left += len(names)
                 return
             if not is_dir:
-                try:
-                    os.unlink(name, dir_fd=top)
-                    removal.entries += 1
-                    moved_or_removed = True
-                except OSError:
-                    pass
-                continue
-            try:
-                os.rmdir(name, dir_fd=top)  # already empty
-                removal.entries += 1
-                moved_or_removed = True
-                continue
-            except OSError:
-                pass
-            try:
-                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
-            except OSError:
-                continue
-            try:
-                with os.scandir(sub) as inner:
-                    children = [(e.name, e.is_dir(follow_symlinks=False)) for e in inner]
-                for child, child_is_dir in children:
-                    if not budget.take():
-                        removal.left += len(children)
-                        return
-                    try:
-                        if child_is_dir:
-                            os.rename(child, f".judge-rm-{os.urandom(8).hex()}", src_dir_fd=sub, dst_dir_fd=top)
-                        else:
-                            os.unlink(child, dir_fd=sub)
-                            removal.entries += 1
-                        moved_or_removed = True
-                    except OSError:
-                        continue
-            except OSError:
-                pass
-            finally:
-                os.close(sub)
-        if not moved_or_removed:
+                changed |= _unlink(top, name, removal)
+            elif _rmdir(top, name, removal):
+                changed = True
+            else:
+                lifted = _lift(top, name, budget, removal)
+                if lifted is None:
+                    return
+                changed |= lifted
+        if not changed:  # nothing here can be removed (a folder this process may not enter): give up on it
             removal.left += len(names)
             return
 

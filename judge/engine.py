@@ -7,6 +7,7 @@ cases, and the comparisons in this process.
 
 from __future__ import annotations
 
+import logging
 import platform
 import queue
 import threading
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
+log = logging.getLogger("judge")
 
 
 def _load_grading_side() -> None:
@@ -66,6 +68,41 @@ def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | N
     return running.result()
 
 
+def _search_runner(backend: SandboxBackend, continuing: bool):  # noqa: ANN202 - counterexample.search.Runner
+    """How a counterexample search's one run goes on ``backend``: its own slots, the learner's file, judged.
+    ``continuing``: the backend's buffer still holds this same submission's grading run (only slot headers
+    need clearing); else the buffer is zeroed as before any submission's run."""
+    from judge.grading.slots import CaseJudging
+
+    def run(searched: PreparedProblem, request: RunRequest):  # noqa: ANN202
+        buffer = backend.result_buffer_for(searched.result_size)
+        buffer.start_run(searched.slot_offsets, continuing=continuing)
+        report = backend.run(request, searched.inputs.fd)
+        if report.error or report.setup_error:
+            raise BackendError(report.error or report.setup_error)
+        return CaseJudging(searched, buffer.map).finish(report)
+
+    return run
+
+
+def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend,
+            observed: dict):
+    """The counterexample for ``verdict`` (or None), found with one more run of ``source`` on ``backend``, which
+    this submission still holds (its buffer holds only this submission's bytes).  Never raises: a search that
+    fails leaves the verdict as it is."""
+    from judge.diagnosis.counterexample import search as counterexample
+
+    try:
+        return counterexample.find(verdict, prepared, source, prepared.reference(), _search_runner(backend, True),
+                                   observed)
+    except BackendError as exc:  # the backend could not run it (gone, or a replay without this run)
+        log.info("no counterexample search for %s: %s", prepared.bundle.id, exc)
+        return None
+    except Exception:  # noqa: BLE001 - the search explains; it never decides
+        log.exception("counterexample search failed for %s", prepared.bundle.id)
+        return None
+
+
 class Judge:
     """Grades submissions; reusable and thread-safe.  Use as a context manager.
 
@@ -76,12 +113,13 @@ class Judge:
     machine can give, see :mod:`judge.sandbox.ladder`).  ``unsafe_no_sandbox``
     allows mode none where the machine cannot isolate; ``backend="container"``
     is ``isolation="container"``.  Every verdict records the mode in
-    ``verdict.isolation``.
+    ``verdict.isolation``.  ``counterexamples``: for a wrong answer or a runtime error, search the function's
+    input domain for the smallest input on which it differs (one extra run, :mod:`judge.diagnosis.counterexample`).
     """
 
     def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False, backend: str = "process",
                  image: str | None = None, isolation: str | None = None,
-                 backend_factory: BackendFactory | None = None) -> None:
+                 backend_factory: BackendFactory | None = None, counterexamples: bool = True) -> None:
         if backend_factory is None:
             from judge.sandbox.factory import backend_factory_for
 
@@ -93,6 +131,7 @@ class Judge:
         self._lock = threading.Lock()
         self._prepared: dict[Path, PreparedProblem] = {}
         self._closed = False
+        self.counterexamples = counterexamples
 
     # -- problems -----------------------------------------------------------
     def problem(self, problem: str | Path) -> PreparedProblem:
@@ -200,6 +239,8 @@ class Judge:
 
     def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None,
              early: EarlyRun | None = None) -> Verdict:
+        """One submission through the pipeline: the run (judged while it goes on), the verdict, then what
+        explains it -- the diagnosis, and beside it the counterexample search's own run on the same backend."""
         bundle = prepared.bundle
         request = prepared.run_request(source)
         backend = self._acquire()
@@ -215,6 +256,7 @@ class Judge:
             if backend.streams_slots:
                 judging.judge_until_over(run)
 
+        searching = None
         try:
             report = None
             if early is not None:
@@ -240,21 +282,36 @@ class Judge:
             if judging is None:
                 judging = CaseJudging(prepared, buffer.map)
             judged = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
-            if not backend.retired:  # judged: zero the buffer before anyone's next run
-                buffer.scrub_in_background()
+            verdict = self._assemble(bundle, judged.cases, report, judged.killed_for, isolation)
+            if self.counterexamples and verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR):
+                searching = InBackground(lambda: _search(verdict, prepared, source, backend, judged.observed), "judge-counterexample")
         finally:
-            self._release(backend)
-        verdict = self._assemble(bundle, judged.cases, report, judged.killed_for, isolation)
-        verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, judged.spans)
-        if any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else there is nothing to explain
-            from judge.diagnosis import explain_safely  # imported on the first failure: ~0.1 s off a cold start
+            if searching is None:  # the backend is no longer needed: free for the next submission
+                self._let_go(backend, prepared)
+        try:
+            verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, judged.spans)
+            if any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else there is nothing to explain
+                from judge.diagnosis import explain_safely  # imported on the first failure: ~0.1 s off a cold start
 
-            explain_safely(verdict, prepared, judged.observed, source)
+                explain_safely(verdict, prepared, judged.observed, source)
+            if searching is not None:
+                verdict.counterexample = searching.result()
+        finally:
+            if searching is not None:
+                searching.join()
+                self._let_go(backend, prepared)
         if pictures_dir is not None:
             from judge.diagnosis.pictures import render_pictures_safely
 
             verdict.pictures = render_pictures_safely(verdict, prepared, judged.observed, pictures_dir)
         return verdict
+
+    def _let_go(self, backend: SandboxBackend, prepared: PreparedProblem) -> None:
+        """This submission is done with ``backend``: its buffer zeroed (in the background) before anyone's next
+        run, and the backend back in the pool."""
+        if not backend.retired:
+            backend.result_buffer_for(prepared.result_size).scrub_in_background()
+        self._release(backend)
 
     def _assemble(self, bundle: Bundle, cases: list[CaseResult], report: RunReport, killed_for: str | None,
                   isolation: Isolation) -> Verdict:
@@ -274,6 +331,26 @@ class Judge:
                              resources=resources(report, killed_for), isolation=isolation)
 
     # -- lifecycle ----------------------------------------------------------
+    def search(self, source: str, problem: str | Path, seed_cases: list[int] | None = None):  # noqa: ANN201
+        """For authors (``judge verify``): the smallest input on which ``source`` differs from the reference,
+        over every function whose domain allows it, seeded by the cases ``seed_cases`` (indices; every case when
+        None) and equal to none of them, found in one sandboxed run.  A Counterexample or None."""
+        from judge.diagnosis.counterexample import search as counterexample
+
+        prepared = self.problem(problem)
+        seeds = list(range(len(prepared.cases))) if seed_cases is None else seed_cases
+        searched = counterexample.search_from(prepared, prepared.reference(), counterexample.searchable(prepared),
+                                              seeds, exclude_public=True)
+        if searched is None:
+            return None
+        backend = self._acquire()
+        try:
+            judged = _search_runner(backend, continuing=False)(searched.prepared, searched.request(source))
+            return counterexample.pick(searched, judged)
+        finally:
+            searched.close()
+            self._let_go(backend, searched.prepared)
+
     def close(self) -> None:
         self._closed = True
         while not self._pool.empty():

@@ -7,7 +7,7 @@ only: no values, locations or pictures of theirs.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -68,3 +68,25 @@ class TimeFeedback(BaseModel):
     finished: list[FinishedCall] = Field(default_factory=list)
     all_finished_correct: bool = False
     message: str = ""
+
+
+class Counterexample(BaseModel):
+    """The smallest input the judge found on which the learner's function differs from the reference.
+
+    The judge made it up itself, from the function's input domain (problem.yaml): it is never a hidden case, so
+    it is shown in full, arguments, expected and got values included."""
+
+    function: str
+    args: dict[str, Any] = Field(description="the arguments in the bundle's case syntax (judge case add takes them)")
+    call: str = Field(description="the call, as Python")
+    differs: Literal["values", "shape", "dtype", "not an array", "raises", "raises another exception", "returns",
+                     "input changed"] = Field(
+        description="what differs: the values, the shape or dtype, what came back, an exception raised where the "
+                    "reference returns (raises) or none where it raises (returns), or an input it modified")
+    expected: Any | None = Field(None, description="the reference's output (nested lists), None when it raises")
+    expected_raises: str | None = Field(None, description="the exception the call must raise, if it must")
+    got: Any | None = Field(None, description="the learner's output (nested lists), when an array came back")
+    got_text: str = Field("", description="what came back otherwise: the exception, or what the value was")
+    message: str = Field("", description="the numeric facts of the difference, as for a case")
+    searched: int = Field(0, description="inputs the search tried")
+    case_add: str = Field("", description="the command that adds it to the bundle as a case")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from judge.feedback import FailurePattern, Picture, Recovery, TimeFeedback
+from judge.feedback import Counterexample, FailurePattern, Picture, Recovery, TimeFeedback
 from judge.isolation_record import Isolation  # in a module of its own: backends make it before a verdict
 
 VERDICT_SCHEMA_VERSION = 1
@@ -159,6 +159,9 @@ class Verdict(BaseModel):
     recovered: Recovery | None = Field(None, description="what the learner computed, fitted to the bundle's family")
     pictures: list[Picture] = Field(default_factory=list, description="PNGs for failing public cases, if asked for")
     time_feedback: TimeFeedback | None = None
+    counterexample: Counterexample | None = Field(None, description="the smallest input the judge found on which "
+                                                  "your function differs from the reference (wrong answers and "
+                                                  "runtime errors; never a hidden case)")
     load_output: CallOutput | None = Field(None, description="printed while the file loaded, before any call")
 
     @property

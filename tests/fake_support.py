@@ -14,6 +14,7 @@ memory_limit_exceeded/memory_hog,time_limit_exceeded/sleep,runtime_error/raises_
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import yaml
@@ -48,7 +49,8 @@ def make_small_bundle(folder: str | Path) -> str:
 
 
 def record(out_dir: str, files: list[str], problem: str = "sinusoidal-pe") -> None:
-    """Grade ``files`` in a real sandbox and store each run as OUT_DIR/<file stem>.json."""
+    """Grade ``files`` in a real sandbox and store each run as OUT_DIR/<file stem>.json (a wrong answer's
+    counterexample search run beside it, as <file stem>.search.json)."""
     from judge.engine import Judge
     from judge.sandbox.factory import backend_factory_for
     from judge.sandbox.fake import RecordingBackend, source_key
@@ -66,9 +68,10 @@ def record(out_dir: str, files: list[str], problem: str = "sinusoidal-pe") -> No
         for name in files:
             source = Path(name).read_text()
             verdict = judge.grade(source, problem)
-            run = recorders[0].runs[source_key(source)]
-            (out / (Path(name).stem + ".json")).write_text(run.to_json() + "\n")
-            print(f"{name}: {verdict.status.value} -> {out / (Path(name).stem + '.json')}")
+            runs = [run for run in recorders[0].runs.values() if run.source_sha256 == source_key(source)]
+            for run, suffix in zip(runs, (".json", ".search.json")):
+                (out / (Path(name).stem + suffix)).write_text(run.to_json() + "\n")
+            print(f"{name}: {verdict.status.value} -> {out / Path(name).stem}.json ({len(runs)} run(s))")
 
 
 if __name__ == "__main__":

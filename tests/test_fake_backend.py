@@ -85,3 +85,29 @@ def test_readme_guarantee_table_is_the_code_table():
     start = text.index("\n", start) + 1
     end = text.index("<!-- guarantee-table:end -->")
     assert text[start:end] == render_markdown()
+
+
+def test_replayed_counterexample_is_the_recorded_search(judge, bundle):
+    """The search's run was recorded beside the grading run: replayed, its request must be the very one recorded
+    (same candidates, so a deterministic search), and the counterexample comes out of the judge's own code."""
+    swapped = judge.grade(SOURCES["sin_cos_swapped"].read_text(), bundle)
+    found = swapped.counterexample
+    assert found is not None and found.differs == "values", found
+    assert found.function in ("sinusoidal_pe", "add_positional_encoding")
+    assert judge.grade(SOURCES["vectorised"].read_text(), bundle).counterexample is None
+
+
+def test_replay_refuses_a_run_it_did_not_record():
+    """A stored run answers only the calls it was recorded for (the grading run is no answer to a search)."""
+    from judge.sandbox.contract import BackendError, Call, RunLimits, RunRequest
+    from judge.sandbox.fake import ReplayBackend
+
+    backend = ReplayBackend.from_dir(RUNS)
+    backend.result_buffer_for(1 << 16)
+    request = RunRequest(source=SOURCES["sin_cos_swapped"].read_text(), calls=(Call(0, "sinusoidal_pe", (), 0, 4096, 1.0),),
+                         input_size=0, result_size=1 << 16,
+                         limits=RunLimits(cpu_seconds=1, wall_seconds=1, memory_bytes=1 << 28, max_processes=4,
+                                          output_bytes=1024))
+    with pytest.raises(BackendError):
+        backend.run(request, None)
+    backend.close()

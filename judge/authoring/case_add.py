@@ -5,7 +5,8 @@ models and cross-checks the loader uses, run through the reference (it must retu
 what ``--raises`` says), and only then appended as a block at the end of cases.yaml: the file's comments
 and layout stay as they are.  The id is generated from the function and arguments unless given.  The kill
 matrix row of the new case (which bank mistakes it catches, which of them no other case catches) is
-reported at once."""
+reported at once.  A call whose array has a dtype the function's domain has a rule for (float32 inputs may
+give float32 outputs, within a looser tolerance) gets that rule's ``output_dtypes`` and ``tolerance``."""
 
 from __future__ import annotations
 
@@ -82,6 +83,25 @@ def case_block(case: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dtype_rule(bundle, function: str, args: dict) -> dict:  # noqa: ANN001 - a loaded Bundle
+    """How the function's domain says a call with these array dtypes is judged (``output_dtypes``,
+    ``tolerance``), e.g. a float32 input: a counterexample's ``judge case add`` line then adds a case judged
+    exactly as the search judged it."""
+    try:
+        domain = bundle.spec.function(function).domain
+    except (KeyError, ValueError):
+        return {}
+    if domain is None:
+        return {}
+    for value in args.values():
+        if isinstance(value, dict):
+            dtype = value.get("dtype") or (value.get("generate") or {}).get("dtype")
+            rule = domain.dtypes.get(dtype)
+            if rule is not None:
+                return rule.model_dump(exclude_none=True)
+    return {}
+
+
 def add_case(problem: str, function: str, args: dict, case_id: str | None = None, visibility: str = "hidden",
              description: str = "", raises: str | None = None, tags: list[str] | None = None) -> AddedCase:
     root = resolve(problem)
@@ -98,6 +118,7 @@ def add_case(problem: str, function: str, args: dict, case_id: str | None = None
     case["args"] = args
     if raises:
         case["raises"] = raises
+    case.update(dtype_rule(before, function, args))
     CaseSpec.model_validate(case)  # field errors before anything is written
     block = case_block(case)
     text = cases_path.read_text(encoding="utf-8")

@@ -45,7 +45,7 @@ def example_killer(name: str, verdict: Verdict) -> Killer:
     return killer
 
 
-def _judge_output(case: PreparedCase, out: object) -> tuple[bool, float]:
+def judge_output(case: PreparedCase, out: object) -> tuple[bool, float]:
     """(caught, tolerance ratio) of a bank implementation's return value on a case that must return."""
     if type(out) is not np.ndarray or out.dtype.kind not in "iuf" or out.shape != case.expected.shape:
         return True, INF
@@ -75,6 +75,6 @@ def mistake_killers(prepared: PreparedProblem) -> list[Killer]:
             if case.spec.raises:
                 killer.caught[case.spec.id] = True
                 continue
-            killer.caught[case.spec.id], killer.ratios[case.spec.id] = _judge_output(case, out)
+            killer.caught[case.spec.id], killer.ratios[case.spec.id] = judge_output(case, out)
         killers.append(killer)
     return killers

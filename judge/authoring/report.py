@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
+from typing import TYPE_CHECKING
 
+from judge.authoring.counterexamples import Smallest, counterexample_report, rows_text
 from judge.authoring.adequacy import adequacy_findings, matrix_json, matrix_text
 from judge.authoring.findings import Finding
 from judge.authoring.killers import Killer, example_killer, mistake_killers
@@ -14,6 +16,9 @@ from judge.authoring.statement import ShownExample, check_statement
 from judge.authoring.timelimits import Calibration, calibrate, calibration_text
 from judge.grading.prepare import PreparedProblem
 from judge.verdict import Verdict
+
+if TYPE_CHECKING:
+    from judge.engine import Judge
 
 
 @dataclass
@@ -33,6 +38,7 @@ class AuthorReport:
     shown: list[ShownExample]
     findings: list[Finding] = field(default_factory=list)
     cases: list = field(default_factory=list)
+    smallest: list[Smallest] = field(default_factory=list)  #: the counterexample search's rows
 
     @property
     def errors(self) -> int:
@@ -47,6 +53,8 @@ class AuthorReport:
         lines += ["", "== statement examples vs the reference =="]
         lines += [f"{'ok  ' if s.ok else 'FAIL'} {s.case:24} {s.values} values {s.detail}" for s in self.shown] \
             or ["(no numeric example blocks in the statement)"]
+        lines += ["", "== counterexamples: the smallest input that catches each wrong implementation =="]
+        lines += rows_text(self.smallest)
         lines += ["", "== findings =="] + ([f.line() for f in self.findings] or ["none"])
         return lines
 
@@ -55,6 +63,7 @@ class AuthorReport:
                 "tolerance": [m.as_dict() for m in self.margins],
                 "time_limits": self.calibration.as_dict() if self.calibration else None,
                 "statement": [s.as_dict() for s in self.shown],
+                "counterexamples": [row.as_dict() for row in self.smallest],
                 "findings": [f.as_dict() for f in self.findings]}
 
 
@@ -71,6 +80,14 @@ def author_report(prepared: PreparedProblem, examples: list[GradedExample], mult
     shown, statement = check_statement(prepared)
     findings = adequacy_findings(cases, killers) + tolerance + timing + statement
     return AuthorReport(killers, margins, calibration, shown, findings, cases)
+
+
+def add_counterexamples(report: AuthorReport, judge: "Judge", prepared: PreparedProblem,
+                        examples: list[GradedExample], sources: dict[str, str]) -> None:
+    """The counterexample section (:mod:`judge.authoring.counterexamples`): its rows and findings."""
+    rows, findings = counterexample_report(judge, prepared, examples, report.killers, sources)
+    report.smallest = rows
+    report.findings += findings
 
 
 def finite_json(value):

@@ -6,7 +6,8 @@
 4. every example in submissions/<id>/<status>/ gets exactly that status;
 5. the time limit leaves a margin over the slowest accepted example;
 6. the author's report (judge.authoring): kill matrix, tolerance margins, calibrated time limits,
-   statement examples; its errors fail verify too.
+   statement examples, the smallest input that catches each wrong implementation (and inputs where an
+   accepted example disagrees with the reference); its errors fail verify too.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from judge.authoring.report import AuthorReport, GradedExample, author_report
+from judge.authoring.report import AuthorReport, GradedExample, add_counterexamples, author_report
 from judge.authoring.skeleton import unfinished
 from judge.authoring.timelimits import DEFAULT_MULTIPLIER, write_calibration
 from judge.diagnosis.expectations import check as check_feedback
@@ -106,6 +107,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
     folder = Path(submissions) if submissions else default_submissions(bundle)
     slowest = 0.0
     graded: list[GradedExample] = []
+    sources: dict[str, str] = {}
     with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
         prepared = judge.problem(bundle.root)
         prepared.measure_errors = True  # accepted examples' errors, for the tolerance margins
@@ -124,6 +126,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
             data = path.read_bytes()
             verdict = judge.grade(data, bundle.root)
             graded.append(GradedExample(str(path.relative_to(folder)), expected, verdict))
+            sources[graded[-1].name] = data.decode("utf-8", errors="replace")
             if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
             detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
@@ -134,6 +137,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 ok = ok and feedback[2]
             add(Row(str(path.relative_to(folder)), want, got, ok, detail))
         report.author = author_report(prepared, graded, multiplier)  # before the judge closes the inputs
+        add_counterexamples(report.author, judge, prepared, graded, sources)
     limit = bundle.spec.limits.cpu_seconds
     add(Row("CPU limit vs slowest accepted example", f">= {TIME_MARGIN:g} x {slowest:.2f} s", f"{limit:g} s",
             limit >= TIME_MARGIN * slowest))

@@ -33,7 +33,8 @@ def patterns_for(verdict: Verdict, case: CaseResult) -> list[str]:
 
 def summary(verdict: Verdict) -> str:
     """The learner-facing summary: verdict, what the failing cases share, the explanation, then the facts."""
-    from judge.formats.explain import explanation_lines, pattern_lines, time_lines
+    from judge.formats.explain import COUNTEREXAMPLE_TITLE, counterexample_lines, explanation_lines, pattern_lines, \
+        time_lines
 
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"
@@ -48,6 +49,8 @@ def summary(verdict: Verdict) -> str:
             if not check.holds:
                 lines.append(f"Property violated: {check.description} "
                              f"(in {len(check.failed_cases)} of {check.checked} failing cases)")
+    if verdict.counterexample:
+        lines += [COUNTEREXAMPLE_TITLE + ":"] + counterexample_lines(verdict)
     lines += [line.strip() for line in time_lines(verdict)]
     if verdict.message:
         lines.append(verdict.message)

@@ -58,5 +58,47 @@ def explanation_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
     return lines
 
 
+#: What the counterexample's ``differs`` says, as a sentence.
+_DIFFERS = {
+    "values": "the values differ", "shape": "the shape differs", "dtype": "the dtype differs",
+    "not an array": "it did not return an array", "raises": "it raises where the reference returns",
+    "raises another exception": "it raises another exception than the one it must",
+    "returns": "it returns where it must raise", "input changed": "it changes its input",
+}
+COUNTEREXAMPLE_TITLE = "A smallest input where your function differs (the judge made it up: it is no case)"
+
+
+def counterexample_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
+    """The counterexample as a few lines: the call, what was expected and what came back, arrays printed small."""
+    found = verdict.counterexample
+    if found is None:
+        return []
+    lines = _wrap(found.call, indent)
+    lines.append(f"{indent}{_DIFFERS.get(found.differs, found.differs)}")
+    if found.expected_raises:
+        lines.append(f"{indent}expected: raises {found.expected_raises}")
+    else:
+        lines += _array_lines("expected", found.expected, indent)
+    if found.got is not None:
+        lines += _array_lines("got", found.got, indent)
+    elif found.got_text:
+        lines += _wrap(f"got: {found.got_text}", indent)
+    if found.message and found.differs in ("values", "input changed", "dtype", "shape"):
+        lines += _wrap(found.message, indent)
+    return lines
+
+
+def _array_lines(label: str, values: object, indent: str) -> list[str]:
+    import numpy as np
+
+    if values is None:
+        return [f"{indent}{label + ':':<10}(too large to show: where they differ is below)"]
+    text = np.array2string(np.asarray(values, dtype=np.float64), precision=6, suppress_small=True, separator=", ",
+                           threshold=48, edgeitems=3, max_line_width=96)
+    head = f"{indent}{label + ':':<10}"
+    rows = text.splitlines()
+    return [head + rows[0]] + [" " * len(head) + row for row in rows[1:]]
+
+
 def time_lines(verdict: Verdict) -> list[str]:
     return _wrap(verdict.time_feedback.message, "  ") if verdict.time_feedback else []

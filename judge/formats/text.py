@@ -24,7 +24,8 @@ def _paint(text: str, color: bool, **style) -> str:
 
 
 def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
-    from judge.formats.explain import explanation_lines, pattern_lines, time_lines
+    from judge.formats.explain import COUNTEREXAMPLE_TITLE, counterexample_lines, explanation_lines, pattern_lines, \
+        time_lines
 
     lines = []
     if verdict.patterns:
@@ -33,6 +34,8 @@ def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
     body = explanation_lines(verdict)
     if body:
         lines += ["", _paint("What went wrong", color, bold=True)] + body
+    if verdict.counterexample:
+        lines += ["", _paint(COUNTEREXAMPLE_TITLE, color, bold=True)] + counterexample_lines(verdict)
     if verdict.time_feedback:
         lines += ["", _paint("Time", color, bold=True)] + time_lines(verdict)
     if verdict.pictures:

@@ -64,6 +64,14 @@ class PreparedProblem:
                              output_bytes=limits.output_kib << 10),
             hide=tuple(self.private_paths))
 
+    def reference(self):  # noqa: ANN201 - the bundle's module
+        """The bundle's reference module, imported once (in the judge's process: it is trusted code)."""
+        if getattr(self, "_reference", None) is None:
+            from judge.problem.expected import load_reference
+
+            self._reference = load_reference(self.bundle)
+        return self._reference
+
     def close(self) -> None:
         self.inputs.close()
 

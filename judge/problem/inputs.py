@@ -114,6 +114,19 @@ def _logical(arg: ArrayArg) -> np.ndarray:
     return np.asarray(arg.literal, dtype=arg.dtype or "float64")
 
 
+def materialize(args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments in case syntax as the values a call gets (arrays in C order: layouts do not change values)."""
+    out = {}
+    for name, value in args.items():
+        if isinstance(value, ArrayArg):
+            out[name] = _logical(value)
+        elif isinstance(value, dict) and ("literal" in value or "generate" in value):
+            out[name] = _logical(ArrayArg.model_validate(value))
+        else:
+            out[name] = value
+    return out
+
+
 def _place(arg: ArrayArg, region: int) -> _Placed:
     if arg.generate is not None:
         shape, dtype = tuple(arg.generate.shape), np.dtype(arg.generate.dtype)
@@ -170,7 +183,7 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
                 args.append((name, value))
         planned.append(args)
     if size == 0:
-        return InputFile(0, [CaseInputs(dict(args), [(n, {"scalar": v}) for n, v in args]) for args in planned])
+        return InputFile(0, [CaseInputs(dict(args), tuple(ArgSpec(n, scalar=v) for n, v in args)) for args in planned])
     cached = cache_dir / "inputs.bin" if cache_dir is not None else None
     source = _open_cached(cached, size) if cached is not None else None
     if source is not None:

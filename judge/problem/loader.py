@@ -39,6 +39,31 @@ class Bundle:
         return self.root / self.spec.reference
 
 
+def _check_domains(spec: ProblemSpec, spec_path: Path) -> None:
+    """Each function's input domain names exactly its parameters, and every ``match`` an axis that exists."""
+    from judge.problem.models import ArrayDomain
+
+    _, lines = _load_yaml(spec_path)
+    for k, function in enumerate(spec.functions):
+        domain = function.domain
+        if domain is None:
+            continue
+        where = lines.get(("functions", k, "domain"), lines.get(("functions", k)))
+        missing = [p for p in function.params if p not in domain.args]
+        unknown = [a for a in domain.args if a not in function.params]
+        if missing or unknown:
+            raise BundleError(str(spec_path), where, f"{function.name}: the domain must name every parameter and "
+                              f"no other (missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'})")
+        for name, arg in domain.args.items():
+            if not isinstance(arg, ArrayDomain):
+                continue
+            for axis, other in arg.array.match.items():
+                target = domain.args.get(other)
+                if not isinstance(target, ArrayDomain) or axis not in target.array.axes or other == name:
+                    raise BundleError(str(spec_path), where, f"{function.name}: {name}: match {{{axis}: {other}}} "
+                                      f"names no axis {axis!r} of another array argument")
+
+
 def load_problem(problem: str | Path) -> Bundle:
     """Load and cross-check a bundle; raises :class:`BundleError` naming file and line."""
     root = resolve(problem)
@@ -60,6 +85,7 @@ def load_problem(problem: str | Path) -> Bundle:
         if unknown:
             raise BundleError(str(cases_path), lines.get(("cases", i, "args"), lines.get(("cases", i))),
                               f"case {case.id}: {case.function} has no parameter {', '.join(sorted(unknown))}")
+    _check_domains(spec, spec_path)
     for i, check in enumerate(spec.reference_checks):
         if check.function not in names:
             raise BundleError(str(spec_path), None, f"reference_checks[{i}]: unknown function {check.function!r}")

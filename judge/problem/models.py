@@ -36,6 +36,9 @@ class Limits(_Strict):
     processes: int = Field(ge=1, le=256, description="processes and threads at once")
     output_kib: int = Field(default=1024, ge=1, le=1 << 20, description="stdout+stderr cap")
     source_kib: int = Field(default=256, ge=1, le=1 << 16, description="largest accepted source file")
+    search_candidates: int = Field(default=96, ge=0, le=4096,
+                                   description="inputs a counterexample search may try (one extra run)")
+    search_seconds: float = Field(default=3.0, gt=0, le=60, description="wall time of that run")
 
 
 class AxisSpec(_Strict):
@@ -52,6 +55,97 @@ class AxisSpec(_Strict):
     pair_symbol: str = "i"
 
 
+class IntDomain(_Strict):
+    """An integer argument: every value in ``int: [lo, hi]`` is valid."""
+
+    int: tuple[int, int]
+    #: Values a counterexample tries first (after the default); the smallest in range are tried anyway.
+    simple: list[int] = []
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "IntDomain":
+        if self.int[0] > self.int[1]:
+            raise ValueError(f"int: [{self.int[0]}, {self.int[1]}] is empty")
+        if any(not self.int[0] <= v <= self.int[1] for v in self.simple):
+            raise ValueError("simple: every value must lie in the range")
+        return self
+
+
+class FloatDomain(_Strict):
+    """A float argument: every value in ``float: [lo, hi]`` is valid."""
+
+    float: tuple[float, float]
+    simple: list[float] = []
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "FloatDomain":
+        if not self.float[0] <= self.float[1]:
+            raise ValueError(f"float: [{self.float[0]}, {self.float[1]}] is empty")
+        if any(not self.float[0] <= v <= self.float[1] for v in self.simple):
+            raise ValueError("simple: every value must lie in the range")
+        return self
+
+
+class ArrayShape(_Strict):
+    """An array argument's valid shapes, dtypes, layouts and values, in the bundle's case syntax.
+
+    ``axes`` names the trailing axes (outermost first) with their length ranges; ``leading`` is how many axes may
+    come before them, each ``leading_size`` long.  ``match`` ties an axis's length to an axis of another argument
+    (``{row: x}``: as long as ``x``'s axis ``row``).  ``values`` bounds the elements (``integer``: whole numbers).
+    """
+
+    axes: dict[str, tuple[int, int]] = Field(min_length=1)
+    leading: tuple[int, int] = (0, 0)
+    leading_size: tuple[int, int] = (1, 3)
+    dtypes: list[DtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)
+    layouts: list[Literal["c", "fortran", "strided"]] = Field(default_factory=lambda: ["c"], min_length=1)
+    readonly: list[bool] = Field(default_factory=lambda: [False], min_length=1)
+    values: tuple[float, float] = (-1.0, 1.0)
+    integer: bool = False
+    match: dict[str, str] = {}
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "ArrayShape":
+        for name, (lo, hi) in self.axes.items():
+            if not 1 <= lo <= hi:
+                raise ValueError(f"axes: {name}: [{lo}, {hi}] must satisfy 1 <= lo <= hi")
+        if not 0 <= self.leading[0] <= self.leading[1] <= 4:
+            raise ValueError("leading: [lo, hi] must satisfy 0 <= lo <= hi <= 4")
+        if not 1 <= self.leading_size[0] <= self.leading_size[1]:
+            raise ValueError("leading_size: [lo, hi] must satisfy 1 <= lo <= hi")
+        if not self.values[0] <= self.values[1]:
+            raise ValueError("values: [lo, hi] is empty")
+        unknown = set(self.match) - set(self.axes)
+        if unknown:
+            raise ValueError(f"match: {', '.join(sorted(unknown))} is not one of the axes")
+        return self
+
+
+class ArrayDomain(_Strict):
+    """An array argument: ``array: {...}`` (see :class:`ArrayShape`); ``optional``: None is valid too."""
+
+    array: ArrayShape
+    optional: bool = False
+
+
+class DtypeRule(_Strict):
+    """How a case whose array input has this dtype is judged (as the bundle's cases with it are)."""
+
+    output_dtypes: list[DtypeName] | None = None
+    tolerance: Tolerance | None = None
+
+
+class Domain(_Strict):
+    """What a valid call of a function looks like: every argument's range, so that the judge can search it for
+    the smallest input on which a learner's function differs from the reference (a counterexample)."""
+
+    args: dict[str, Annotated[Union[IntDomain, FloatDomain, ArrayDomain], Field(union_mode="left_to_right")]]
+    #: False: no counterexamples for this function (the domain still documents valid calls).
+    counterexamples: bool = True
+    #: How an array input's dtype changes the judging (e.g. float32 inputs may give float32 outputs).
+    dtypes: dict[DtypeName, DtypeRule] = {}
+
+
 class FunctionSpec(_Strict):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     signature: str
@@ -60,6 +154,7 @@ class FunctionSpec(_Strict):
     summary: str = ""
     axes: list[AxisSpec] = Field(default_factory=list, description="the output's trailing axes, in order")
     leading_axes: str = Field("batch", description="what any axes before ``axes`` are called")
+    domain: Domain | None = Field(None, description="what a valid call looks like (counterexamples search it)")
 
 
 class Imports(_Strict):

@@ -32,6 +32,16 @@ def source_key(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
+def calls_key(request: RunRequest) -> str:
+    """What a run was asked to call: a grading run and the counterexample search's run of the same source differ."""
+    return hashlib.sha256(json.dumps([c.to_wire() for c in request.calls], sort_keys=True).encode()).hexdigest()
+
+
+def run_key(request: RunRequest) -> str:
+    """A stored run answers exactly the request it was recorded for: the same source, the same calls."""
+    return f"{source_key(request.source)}/{calls_key(request)}"
+
+
 @dataclass
 class StoredRun:
     """One run as a backend saw it: the report, the slots written (case index -> (header, data)),
@@ -41,9 +51,15 @@ class StoredRun:
     slots: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
     isolation: Isolation = field(default_factory=lambda: Isolation(mode="none", note="replayed"))
     source_sha256: str = ""
+    calls_sha256: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.source_sha256}/{self.calls_sha256}"
 
     def to_json(self) -> str:
-        return json.dumps({"source_sha256": self.source_sha256, "report": self.report.to_wire(),
+        return json.dumps({"source_sha256": self.source_sha256, "calls_sha256": self.calls_sha256,
+                           "report": self.report.to_wire(),
                            "isolation": self.isolation.model_dump(),
                            "slots": {str(k): [base64.b64encode(h).decode(), base64.b64encode(d).decode()]
                                      for k, (h, d) in self.slots.items()}},
@@ -54,7 +70,7 @@ class StoredRun:
         data = json.loads(text)
         return cls(report=RunReport.from_wire(data["report"]), isolation=Isolation(**data["isolation"]),
                    slots={int(k): (base64.b64decode(h), base64.b64decode(d)) for k, (h, d) in data["slots"].items()},
-                   source_sha256=data.get("source_sha256", ""))
+                   source_sha256=data.get("source_sha256", ""), calls_sha256=data.get("calls_sha256", ""))
 
 
 Handler = Callable[[RunRequest], StoredRun]
@@ -76,12 +92,13 @@ class ReplayBackend:
 
     @classmethod
     def from_runs(cls, runs: dict[str, StoredRun]) -> "ReplayBackend":
-        """Answers a request with the run stored for its source (by sha256); BackendError otherwise."""
+        """Answers a request with the run stored for it (:func:`run_key`: its source and its calls);
+        BackendError otherwise, as a sandbox that cannot run it would."""
         def handler(request: RunRequest) -> StoredRun:
             try:
-                return runs[source_key(request.source)]
+                return runs[run_key(request)]
             except KeyError:
-                raise BackendError("no stored run for this source") from None
+                raise BackendError("no stored run for this source and these calls") from None
 
         return cls(handler)
 
@@ -90,7 +107,7 @@ class ReplayBackend:
         runs = {}
         for path in sorted(Path(folder).glob("*.json")):
             run = StoredRun.from_json(path.read_text())
-            runs[run.source_sha256] = run
+            runs[run.key] = run
         return cls.from_runs(runs)
 
     @property
@@ -131,7 +148,8 @@ class ReplayBackend:
 
 
 class RecordingBackend:
-    """Wraps a real backend and keeps a :class:`StoredRun` of each run (``runs``, by source sha256)."""
+    """Wraps a real backend and keeps a :class:`StoredRun` of each run (``runs``, by :func:`run_key`, in the
+    order they ran: a wrong answer's grading run, then its counterexample search's)."""
 
     def __init__(self, inner: SandboxBackend) -> None:
         self.inner = inner
@@ -176,9 +194,10 @@ class RecordingBackend:
                 nbytes = max(0, min(nbytes, call.slot_capacity))
                 data_start = start + wire.SLOT_HEADER_SIZE
                 slots[call.case] = (header, bytes(buffer.map[data_start:data_start + nbytes]))
-        key = source_key(request.source)
-        self.runs[key] = StoredRun(report=RunReport.from_wire(report.to_wire()), slots=slots,
-                                   isolation=self.inner.isolation, source_sha256=key)
+        self.runs[run_key(request)] = StoredRun(report=RunReport.from_wire(report.to_wire()), slots=slots,
+                                                isolation=self.inner.isolation,
+                                                source_sha256=source_key(request.source),
+                                                calls_sha256=calls_key(request))
         return report
 
     def alive(self) -> bool:

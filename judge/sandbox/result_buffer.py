@@ -25,6 +25,8 @@ import mmap
 import os
 import threading
 
+from judge.sandbox.wire import SLOT_HEADER_SIZE
+
 SCRUB_CHUNK = 8 << 20  #: bytes zeroed between two looks at a cancellation (a closing buffer stops within ~1 ms)
 
 
@@ -54,12 +56,18 @@ class ResultBuffer:
         self._scrub: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def start_run(self, slot_offsets: list[int] | None = None) -> None:
+    def start_run(self, slot_offsets: list[int] | None = None, continuing: bool = False) -> None:
         """Ready the buffer for a run: nothing in it but zeros.  A fresh buffer is (the kernel zeroed it); a used
         one was zeroed in the background after its last run was judged, or is zeroed now.  ``slot_offsets`` is
-        kept for callers that name the slots; every byte is cleared, not only their headers."""
+        kept for callers that name the slots; every byte is cleared, not only their headers.  ``continuing``:
+        the same submission's next run (its counterexample search), which may see only its own bytes: nothing
+        to clear, but every slot header it will use (the judge reads only those)."""
         self._join_scrub()
-        if self.dirty:
+        if continuing:
+            for offset in slot_offsets or ():
+                end = min(offset + SLOT_HEADER_SIZE, self.size)
+                self.map[offset:end] = bytes(end - offset)
+        elif self.dirty:
             _zero(self.map)
         self.dirty = True
         self.runs += 1

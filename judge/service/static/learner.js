@@ -136,6 +136,32 @@
     return el("div", { "class": "table-wrap" }, [el("table", { "class": "window" }, [el("caption", { text: "Expected vs got around the largest error" + (win.where ? " (" + win.where + ")" : "") })].concat(rows))]);
   }
 
+  var DIFFERS = { values: "the values differ", shape: "the shape differs", dtype: "the dtype differs",
+    "not an array": "it did not return an array", raises: "it raises where the reference returns",
+    "raises another exception": "it raises another exception than the one it must",
+    returns: "it returns where it must raise", "input changed": "it changes its input" };
+  function nested(values) {  // a small array as rows of numbers
+    if (!Array.isArray(values)) return fmt(values);
+    if (!values.length || !Array.isArray(values[0])) return "[" + values.map(fmt).join(", ") + "]";
+    return "[" + values.map(nested).join(",\n ") + "]";
+  }
+  function counterexample(c) {  // made up by the judge from the input domain: shown in full, it is no hidden case
+    var parts = [el("h3", { text: "A smallest input where your function differs" }),
+      el("p", { "class": "hint", text: "The judge made this input up (it is not one of the cases): run it yourself." }),
+      el("pre", { "class": "counterexample-call", text: c.call }),
+      el("p", { text: DIFFERS[c.differs] || c.differs })];
+    var rows = [];
+    if (c.expected_raises) rows.push(["expected", "raises " + c.expected_raises]);
+    else rows.push(["expected", c.expected === null || c.expected === undefined ? "(too large to show)" : nested(c.expected)]);
+    if (c.got !== null && c.got !== undefined) rows.push(["got", nested(c.got)]);
+    else if (c.got_text) rows.push(["got", c.got_text]);
+    parts.push(el("div", { "class": "table-wrap" }, [el("table", { "class": "counterexample" }, rows.map(function (r) {
+      return el("tr", {}, [el("th", { scope: "row", text: r[0] }), el("td", {}, [el("pre", { text: r[1] })])]);
+    }))]));
+    if (c.message) parts.push(el("p", { "class": "message", text: c.message }));
+    return el("section", { "class": "counterexample", "aria-label": "counterexample" }, parts);
+  }
+
   function showPictures(pictures) {
     var box = document.getElementById("pictures");
     if (!box) return;
@@ -159,6 +185,7 @@
         return el("li", {}, [el("span", { text: d.message }), d.evidence ? el("div", { "class": "hint", text: d.evidence }) : null]);
       })));
     }
+    if (v.counterexample) box.appendChild(counterexample(v.counterexample));
     var failing = (v.cases || []).filter(function (c) { return c.status !== "accepted" && c.visibility === "public"; })[0];
     if (failing && failing.facts && failing.facts.window && failing.facts.window.rows.length) {
       box.appendChild(el("h3", { text: "First failing public case: " + failing.id }));

@@ -1,0 +1,294 @@
+"""The counterexample search: the candidates of every failing function, judged in one extra sandboxed run.
+
+For a wrong answer or a runtime error, the judge builds a small problem of its own: the candidates
+(:mod:`.candidates`) as cases, their expected outputs computed by the bundle's reference in the judge's
+process (a call the reference must raise on becomes a ``raises`` case), and runs the learner's file on all
+of them at once, in the same sandbox and isolation as the grading run, within the bundle's search budget
+(``limits.search_candidates``, ``limits.search_seconds``).  The first candidate, smallest first, whose result
+differs -- out of tolerance, another shape or dtype, an exception where the reference returns or none where
+it raises, a modified input -- is the counterexample.  A candidate that ran out of time or memory proves
+nothing (the search's own budget is tighter than the bundle's) and is passed over; the verdict itself never
+changes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from judge.diagnosis.counterexample.candidates import MAX_SEEDS, Candidate, candidates, size_of
+from judge.diagnosis.counterexample.seeds import Seed, default_of, mismatch_box, read_seed
+from judge.feedback import Counterexample
+from judge.grading.prepare import PreparedCase, PreparedProblem
+from judge.grading.slots import JudgedRun, Observed
+from judge.problem.models import ArrayArg, CaseSpec
+from judge.sandbox import wire
+from judge.sandbox.contract import RunLimits, RunRequest
+from judge.verdict import CaseResult, Status, Verdict
+
+#: Statuses of a candidate that show a difference (time and memory prove nothing under the search's budget).
+DIFFERING = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
+#: Elements of an expected or got array shown in full.
+SHOWN_ELEMENTS = 512
+
+
+@dataclass
+class Search:
+    """A search made ready: the candidates as a prepared problem, and what each one is."""
+
+    prepared: PreparedProblem
+    candidates: list[Candidate]
+    function_order: list[str]  #: the failing functions, the verdict's own first
+
+    def request(self, source: str) -> RunRequest:
+        limits = self.prepared.bundle.spec.limits
+        request = self.prepared.run_request(source)
+        return RunRequest(source=source, calls=request.calls, input_size=request.input_size,
+                          result_size=request.result_size, hide=request.hide,
+                          limits=RunLimits(cpu_seconds=limits.search_seconds, wall_seconds=limits.search_seconds,
+                                           memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
+                                           output_bytes=limits.output_kib << 10))
+
+    def close(self) -> None:
+        self.prepared.close()
+
+
+def failing_functions(verdict: Verdict, prepared: PreparedProblem) -> list[str]:
+    """The functions a counterexample may be searched for: a wrong answer or runtime error in one of their
+    cases, a domain in the bundle that allows counterexamples; the verdict's own failing case's first."""
+    spec = prepared.bundle.spec
+    order: list[str] = []
+    for case in verdict.cases:
+        if case.status in DIFFERING and case.function not in order:
+            domain = spec.function(case.function).domain
+            if domain is not None and domain.counterexamples:
+                order.append(case.function)
+    return order
+
+
+def prepare_search(verdict: Verdict, prepared: PreparedProblem, reference,  # noqa: ANN001 - the bundle's module
+                   observed: dict[int, Observed] | None = None) -> Search | None:
+    """The search for ``verdict`` (None when there is nothing to search): candidates seeded by its failing
+    cases (their outputs, where ``observed`` kept them, locate the first wrong element), none equal to a hidden
+    case, with their expected outputs from ``reference``."""
+    failing = [i for i, result in enumerate(verdict.cases) if result.status in DIFFERING]
+    return search_from(prepared, reference, failing_functions(verdict, prepared), failing, observed)
+
+
+def search_from(prepared: PreparedProblem, reference, functions: list[str], seed_cases: list[int],  # noqa: ANN001
+                observed: dict[int, Observed] | None = None, exclude_public: bool = False) -> Search | None:
+    """The search over ``functions`` seeded by the cases ``seed_cases`` (indices; for each function its
+    smallest few are used): no candidate equals a hidden case (with ``exclude_public``, any case: an author's
+    proposal is no case the bundle has)."""
+    bundle = prepared.bundle
+    if not functions or bundle.spec.limits.search_candidates == 0:
+        return None
+    budget = max(1, bundle.spec.limits.search_candidates // len(functions))
+    seeding = set(seed_cases)
+    chosen: list[Candidate] = []
+    for name in functions:
+        function = bundle.spec.function(name)
+        failing: list[tuple[int, int, dict]] = []
+        excluded: list[dict] = []
+        for index, case in enumerate(bundle.cases.cases):
+            if case.function != name:
+                continue
+            values = with_defaults(function, prepared.inputs.cases[index].values)
+            if case.visibility == "hidden" or exclude_public:
+                excluded.append(values)
+            if index in seeding:
+                failing.append((size_of(function, values), index, values))
+        seeds = [(_seed(function, prepared, index, values, observed), bundle.cases.cases[index].visibility == "hidden")
+                 for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]]
+        chosen += candidates(function, seeds, budget, excluded)
+    return _as_problem(prepared, chosen, functions, reference)
+
+
+def searchable(prepared: PreparedProblem) -> list[str]:
+    """The functions whose domain allows counterexamples, in the bundle's order."""
+    return [f.name for f in prepared.bundle.spec.functions if f.domain is not None and f.domain.counterexamples]
+
+
+def with_defaults(function, values: dict) -> dict:  # noqa: ANN001
+    """A call's arguments with every parameter the domain names, defaults filled in."""
+    return {name: values.get(name, default_of(function, name)) for name in function.domain.args}
+
+
+def _seed(function, prepared: PreparedProblem, index: int, values: dict,  # noqa: ANN001
+          observed: dict[int, Observed] | None) -> Seed:
+    case = prepared.cases[index]
+    spec = case.spec
+    arrays = {k: v for k, v in spec.args.items() if isinstance(v, ArrayArg)}
+    got = observed[index].got if observed is not None and index in observed else None
+    box = mismatch_box(function, values, case.expected, got, case.tolerance) if spec.raises is None else {}
+    return read_seed(function, values, {k: v.layout for k, v in arrays.items()},
+                     {k: v.readonly for k, v in arrays.items()}, hidden=spec.visibility == "hidden", box=box)
+
+
+def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: list[str],
+                reference) -> Search | None:  # noqa: ANN001
+    from judge.problem.inputs import build_input_file
+
+    bundle = prepared.bundle
+    spec = bundle.spec
+    specs: list[CaseSpec] = []
+    expected: list[np.ndarray] = []
+    kept: list[Candidate] = []
+    for k, candidate in enumerate(chosen):
+        function = spec.function(candidate.function)
+        rule = _dtype_rule(function, candidate)
+        out, raised = _reference_output(reference, candidate)
+        if out is None and raised is None:
+            continue  # the reference itself cannot answer this input: it is no counterexample
+        specs.append(CaseSpec(id=f"cx-{k}", function=candidate.function, visibility="public",
+                              args=candidate.args, raises=raised,
+                              output_dtypes=rule.output_dtypes if rule is not None else None,
+                              tolerance=rule.tolerance if rule is not None else None))
+        expected.append(out if out is not None else np.zeros((0,), dtype=np.float64))
+        kept.append(candidate)
+    if not specs:
+        return None
+    inputs = build_input_file(specs)
+    cases: list[PreparedCase] = []
+    offset = 0
+    wall = min(spec.limits.case_wall_seconds, spec.limits.search_seconds)
+    for case_spec, out in zip(specs, expected):
+        function = spec.function(case_spec.function)
+        capacity = max(int(out.nbytes), 4096)
+        cases.append(PreparedCase(spec=case_spec, expected=out, tolerance=case_spec.tolerance or spec.tolerance,
+                                  output_dtypes=list(case_spec.output_dtypes or function.output_dtypes),
+                                  wall_seconds=wall, slot_offset=offset, slot_capacity=capacity))
+        offset += wire.slot_size(capacity)
+    searched = PreparedProblem(bundle, inputs, cases, offset, prepared.mtimes)
+    return Search(searched, kept, functions)
+
+
+def _dtype_rule(function, candidate: Candidate):  # noqa: ANN001, ANN202
+    domain = function.domain
+    for value in candidate.args.values():
+        if isinstance(value, dict):
+            dtype = value.get("dtype") or value.get("generate", {}).get("dtype")
+            if dtype in domain.dtypes:
+                return domain.dtypes[dtype]
+    return None
+
+
+def _reference_output(reference, candidate: Candidate) -> tuple[np.ndarray | None, str | None]:  # noqa: ANN001
+    """The reference's float64 output on the candidate, or the name of the exception it raises (it must raise
+    it there too: a valid call the statement says raises, such as an odd d)."""
+    from judge.problem.inputs import materialize
+
+    values = materialize(candidate.args)
+    try:
+        out = getattr(reference, candidate.function)(**values)
+    except Exception as exc:  # noqa: BLE001 - the reference's own answer: this call raises
+        return None, type(exc).__name__
+    if type(out) is not np.ndarray or out.dtype.kind not in "iuf" or not np.isfinite(out).all():
+        return None, None
+    return np.ascontiguousarray(out, dtype=np.float64), None
+
+
+def pick(search: Search, judged: JudgedRun) -> Counterexample | None:
+    """The first differing candidate of the first failing function that has one (candidates are in size order)."""
+    found: dict[str, int] = {}
+    for index, (case, result) in enumerate(zip(search.prepared.cases, judged.cases)):
+        if result.status in DIFFERING and case.spec.function not in found:
+            found[case.spec.function] = index
+    for name in search.function_order:
+        if name in found:
+            index = found[name]
+            return _counterexample(search, index, judged.cases[index], judged.observed.get(index),
+                                   len(search.candidates))
+    return None
+
+
+def _counterexample(search: Search, index: int, result: CaseResult, observed: Observed | None,
+                    searched: int) -> Counterexample:
+    case = search.prepared.cases[index]
+    candidate = search.candidates[index]
+    raises = case.spec.raises
+    got = observed.got if observed is not None else None
+    if raises is not None:
+        differs = "raises another exception" if result.status is Status.RUNTIME_ERROR else "returns"
+    elif result.status is Status.RUNTIME_ERROR:
+        differs = "raises"
+    elif result.input_changed and result.facts is not None and not result.facts.mismatched:
+        differs = "input changed"
+    elif result.got_shape is not None and list(result.got_shape) != list(case.expected.shape):
+        differs = "shape"
+    elif result.got_shape is None:
+        differs = "not an array"
+    elif result.facts is not None and not result.facts.mismatched and not result.facts.nonfinite:
+        differs = "dtype" if not result.input_changed else "input changed"
+    else:
+        differs = "values"
+    shown_got = None
+    if got is not None and got.size <= SHOWN_ELEMENTS:
+        shown_got = got.tolist()
+    got_text = ""
+    if result.status is Status.RUNTIME_ERROR or (raises is not None and got is None) or differs == "not an array":
+        got_text = (observed.message if observed is not None else "") or result.message
+    return Counterexample(
+        function=candidate.function, args=candidate.args, call=python_call(candidate), differs=differs,
+        expected=None if raises is not None or case.expected.size > SHOWN_ELEMENTS else case.expected.tolist(),
+        expected_raises=raises,
+        got=shown_got, got_text=got_text[:2000], message=result.message[:2000], searched=searched,
+        case_add=case_add_command(search.prepared.bundle.id, candidate, raises))
+
+
+def case_add_command(problem: str, candidate: Candidate, raises: str | None) -> str:
+    """The ``judge case add`` line that adds the candidate to the bundle as a case (a dtype rule of the domain
+    is applied by ``judge case add`` itself)."""
+    args = json.dumps(candidate.args, separators=(", ", ": "))
+    return f"judge case add {problem} -f {candidate.function} --args '{args}'" + (f" --raises {raises}" if raises else "")
+
+
+def python_call(candidate: Candidate) -> str:
+    """The candidate as a line of Python a learner can paste (with ``import numpy as np``): the same values,
+    dtype, layout and read-only flag the judge's call had."""
+    parts = [f"{name}={_array_text(value) if isinstance(value, dict) else repr(value)}"
+             for name, value in candidate.args.items()]
+    return f"{candidate.function}({', '.join(parts)})"
+
+
+def _array_text(value: dict) -> str:
+    if "generate" in value:
+        made = value["generate"]
+        shape = tuple(made["shape"])
+        if made["distribution"] == "arange":
+            text = f"np.arange({math.prod(shape)}, dtype=np.{made['dtype']})"
+            text += f".reshape({shape})" if len(shape) > 1 else ""
+        else:
+            text = f"np.{made['distribution']}({shape}, dtype=np.{made['dtype']})"
+    else:
+        text = f"np.array({value['literal']!r}, dtype=np.{value['dtype']})"
+    if value.get("layout") == "fortran":
+        text = f"np.asfortranarray({text})"
+    elif value.get("layout") == "strided":  # every other element of an array twice as wide
+        text = f"np.repeat({text}, 2, axis=-1)[..., ::2]"
+    if value.get("readonly"):
+        text = f"np.lib.stride_tricks.as_strided({text}, writeable=False)"
+    return text
+
+
+Runner = Callable[[PreparedProblem, RunRequest], JudgedRun]
+
+
+def find(verdict: Verdict, prepared: PreparedProblem, source: str, reference, run: Runner,  # noqa: ANN001
+         observed: dict[int, Observed] | None = None) -> Counterexample | None:
+    """The counterexample for ``verdict``, or None: ``run`` judges the search's one sandboxed run."""
+    search = prepare_search(verdict, prepared, reference, observed)
+    if search is None:
+        return None
+    try:
+        judged = run(search.prepared, search.request(source))
+        return pick(search, judged)
+    finally:
+        search.close()
+
+
+__all__ = ["find", "pick", "prepare_search", "python_call", "Search", "search_from", "searchable"]

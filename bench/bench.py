@@ -11,7 +11,8 @@ a fresh process (as course autograders do), (6) a container per submission
 container start to results file, with the platform's own flags; images from
 ``.ci/docker.sh platforms``); then ratios, (7) the diagnosis cost of a wrong
 answer (``--diagnosis-only`` for that alone), throughput with 1 and 2 workers and
-the judge's peak RSS on the largest case.  ``--modes`` prints (8) alone: the warm
+the judge's peak RSS on the largest case.  ``--counterexamples`` prints (11) alone: what the counterexample
+search adds to each wrong example's verdict, side by side with the verdict without it.  ``--modes`` prints (8) alone: the warm
 cost per verdict of each isolation mode this machine gives (run it as root, as a
 normal user, and inside a default ``docker run`` to see all four).
 """
@@ -471,6 +472,42 @@ def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
         diagnosis.explain = original
 
 
+def counterexample_cost(runs: int) -> None:
+    """(11) What the counterexample search adds to a verdict (issue 22: <= 150 ms, median over the wrong
+    examples; nothing to an accepted one): two warm judges side by side, with and without the search, each file
+    graded by both in turn (which goes first alternates), per file the median of ``runs`` verdicts."""
+    examples = []
+    for problem in ("sinusoidal-pe", "rotary-embedding"):
+        for folder in ("wrong_answer", "runtime_error", "accepted"):
+            for path in sorted((REPO / "submissions" / problem / folder).glob("*.py")):
+                if not path.name.startswith("attack_"):
+                    examples.append((problem, folder, path))
+    rows: list[tuple[str, str, float, float]] = []
+    with Judge(counterexamples=True) as on, Judge(counterexamples=False) as off:
+        for judge in (on, off):
+            judge.warm_up()
+        for problem, folder, path in examples:
+            source = path.read_text()
+            times: dict[bool, list[float]] = {True: [], False: []}
+            for judge in (on, off):
+                judge.grade(source, problem)  # caches (diagnosis, bank) warm in both
+            for k in range(runs):
+                for flag in ((True, False) if k % 2 == 0 else (False, True)):
+                    start = time.perf_counter()
+                    (on if flag else off).grade(source, problem)
+                    times[flag].append(time.perf_counter() - start)
+            rows.append((f"{problem}/{folder}/{path.name}", folder, median_ms(times[True]), median_ms(times[False])))
+    print(f"{'example':64} {'with ms':>8} {'without':>8} {'added':>7}")
+    for name, _, with_ms, without_ms in rows:
+        print(f"{name[:64]:64} {with_ms:8.1f} {without_ms:8.1f} {with_ms - without_ms:7.1f}")
+    wrong = [w - wo for _, folder, w, wo in rows if folder != "accepted"]
+    right = [w - wo for _, folder, w, wo in rows if folder == "accepted"]
+    ratio = statistics.median(w / wo for _, folder, w, wo in rows if folder != "accepted")
+    print(f"\nsearch adds to a wrong verdict: median {statistics.median(wrong):.1f} ms over {len(wrong)} examples "
+          f"(target <= 150), ratio with/without {ratio:.2f}; to an accepted one: median "
+          f"{statistics.median(right):.1f} ms over {len(right)} (target ~0); load {Path('/proc/loadavg').read_text().strip()}")
+
+
 def modes(source: str, submission: Path, runs: int) -> None:
     """(8) Warm per-verdict cost of every isolation mode this machine gives, beside the floor."""
     from judge.sandbox.ladder import check
@@ -504,9 +541,14 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true",
                         help="measure only (3) cold `judge grade` and (4) a fresh bwrap interpreter, alternating, "
                              "--slow-runs pairs, with the load average beside each pair")
+    parser.add_argument("--counterexamples", action="store_true",
+                        help="measure only what the counterexample search adds per verdict (11), with and without")
     parser.add_argument("--modes", action="store_true",
                         help="measure only the warm cost per isolation mode (8): every mode this machine gives")
     args = parser.parse_args()
+    if args.counterexamples:
+        counterexample_cost(max(3, args.runs // 4))
+        return
     if args.modes:
         modes(args.submission.read_text(), args.submission, args.runs)
         return

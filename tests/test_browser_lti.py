@@ -117,6 +117,11 @@ def test_a_learner_solves_the_exercise_in_the_browser(browser, lms):
     diagnoses = frame.locator(".diagnoses li")
     assert diagnoses.count() >= 1 and diagnoses.first.inner_text().strip()
     assert frame.locator("table.cases tr").count() > 5
+    found = frame.locator("section.counterexample")  # the judge's own smallest input, shown in full
+    assert found.count() == 1, "a wrong answer shows its counterexample"
+    call = found.locator("pre.counterexample-call").inner_text()
+    assert call.startswith(("sinusoidal_pe(", "add_positional_encoding(")), call
+    assert "expected" in found.locator("table.counterexample").inner_text()
     frame.locator(".pictures img").first.wait_for(timeout=120_000)  # drawn after the verdict is shown
     page.screenshot(path=str(ARTIFACTS / "1-wrong-answer.png"), full_page=True)
     frame.locator("#verdict-section").screenshot(path=str(ARTIFACTS / "1-wrong-answer-verdict.png"))

@@ -41,7 +41,7 @@ def test_real_bundle_covers_the_required_cases():
 
 
 @pytest.mark.parametrize("file,old,new,line,words", [
-    ("problem.yaml", "memory_mib: 512", "memory_mib: lots", 34, "memory_mib"),
+    ("problem.yaml", "memory_mib: 512", "memory_mib: lots", 48, "memory_mib"),
     ("problem.yaml", "id: sinusoidal-pe", "id: Sinusoidal PE!", 4, "id"),
     ("cases.yaml", "args: {max_len: 1, d_model: 7}", "args: {max_len: 1, d_modle: 7}", 16, "no parameter d_modle"),
     ("cases.yaml", "function: sinusoidal_pe, description: \"max_len 1\"", "function: sinusoidal_p, description: \"max_len 1\"", 16, "unknown function"),

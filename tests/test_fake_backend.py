@@ -67,6 +67,8 @@ def test_exports_from_replayed_verdicts(judge, bundle, fmt):
         data = json.loads(text)
         assert data
     assert "ex-table-3x4" in text or "sinusoidal" in text
+    assert v.counterexample is not None and "A smallest input where your function differs" in text
+    assert v.counterexample.call in text, "the call itself, as a learner would paste it"
 
 
 def test_unknown_source_is_an_internal_error_not_a_crash(judge, bundle):

@@ -74,13 +74,20 @@ def _flow(value) -> str:
     return json.dumps(value)  # YAML is a superset of JSON: quoted strings, numbers, true/false/null
 
 
-def case_block(case: dict) -> str:
-    """The case as a block-style YAML list item whose values are flow mappings (like the bundles' own)."""
-    lines = [f"  - id: {case['id']}"]
+def case_block(case: dict, indent: str = "  ") -> str:
+    """The case as a block-style YAML list item whose values are flow mappings (like the bundles' own),
+    its dash ``indent`` from the margin (as the file's other cases are)."""
+    lines = [f"{indent}- id: {case['id']}"]
     for key, value in case.items():
         if key != "id":
-            lines.append(f"    {key}: {_flow(value)}")
+            lines.append(f"{indent}  {key}: {_flow(value)}")
     return "\n".join(lines) + "\n"
+
+
+def list_indent(text: str) -> str:
+    """How far the cases file indents its list items (``  - id:`` in the bundles, ``- id:`` as PyYAML writes)."""
+    found = re.search(r"^( *)- (?:id|function):", text, flags=re.MULTILINE)
+    return found.group(1) if found else "  "
 
 
 def dtype_rule(bundle, function: str, args: dict) -> dict:  # noqa: ANN001 - a loaded Bundle
@@ -89,17 +96,10 @@ def dtype_rule(bundle, function: str, args: dict) -> dict:  # noqa: ANN001 - a l
     exactly as the search judged it."""
     try:
         domain = bundle.spec.function(function).domain
-    except (KeyError, ValueError):
+    except KeyError:
         return {}
-    if domain is None:
-        return {}
-    for value in args.values():
-        if isinstance(value, dict):
-            dtype = value.get("dtype") or (value.get("generate") or {}).get("dtype")
-            rule = domain.dtypes.get(dtype)
-            if rule is not None:
-                return rule.model_dump(exclude_none=True)
-    return {}
+    rule = domain.rule_for(args) if domain is not None else None
+    return rule.model_dump(exclude_none=True) if rule is not None else {}
 
 
 def add_case(problem: str, function: str, args: dict, case_id: str | None = None, visibility: str = "hidden",
@@ -120,8 +120,8 @@ def add_case(problem: str, function: str, args: dict, case_id: str | None = None
         case["raises"] = raises
     case.update(dtype_rule(before, function, args))
     CaseSpec.model_validate(case)  # field errors before anything is written
-    block = case_block(case)
     text = cases_path.read_text(encoding="utf-8")
+    block = case_block(case, list_indent(text))
     new_text = text + ("" if text.endswith("\n") else "\n") + block
     with tempfile.TemporaryDirectory() as tmp:  # the whole bundle, checked with the new case, before writing
         trial = Path(tmp) / root.name

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator, Discriminator, Tag
 
 SCHEMA_VERSION = 1
 NUMERIC_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8",
@@ -135,15 +135,37 @@ class DtypeRule(_Strict):
     tolerance: Tolerance | None = None
 
 
+def _domain_kind(value: object) -> str | None:
+    """Which kind of argument domain ``value`` is, by its one key (a clear error otherwise, not three)."""
+    if isinstance(value, dict):
+        return next((k for k in ("int", "float", "array") if k in value), None)
+    return {IntDomain: "int", FloatDomain: "float", ArrayDomain: "array"}.get(type(value))
+
+
+ArgDomain = Annotated[
+    Union[Annotated[IntDomain, Tag("int")], Annotated[FloatDomain, Tag("float")], Annotated[ArrayDomain, Tag("array")]],
+    Discriminator(_domain_kind, custom_error_type="domain_kind",
+                  custom_error_message="an argument's domain is int: [lo, hi], float: [lo, hi] or array: {...}")]
+
+
 class Domain(_Strict):
     """What a valid call of a function looks like: every argument's range, so that the judge can search it for
     the smallest input on which a learner's function differs from the reference (a counterexample)."""
 
-    args: dict[str, Annotated[Union[IntDomain, FloatDomain, ArrayDomain], Field(union_mode="left_to_right")]]
+    args: dict[str, ArgDomain]
     #: False: no counterexamples for this function (the domain still documents valid calls).
     counterexamples: bool = True
     #: How an array input's dtype changes the judging (e.g. float32 inputs may give float32 outputs).
     dtypes: dict[DtypeName, DtypeRule] = {}
+
+    def rule_for(self, args: dict[str, Any]) -> DtypeRule | None:
+        """The dtype rule for a call whose arguments (case syntax) hold an array of a dtype named in ``dtypes``."""
+        for value in args.values():
+            if isinstance(value, dict):
+                dtype = value.get("dtype") or (value.get("generate") or {}).get("dtype")
+                if dtype in self.dtypes:
+                    return self.dtypes[dtype]
+        return None
 
 
 class FunctionSpec(_Strict):

@@ -115,7 +115,7 @@ class _Shapes:
                     leading += len(shape) - len(arg.array.axes)
         product = math.prod(lengths[i] for i in self.ints) if self.ints else 0
         most = LARGE_MAX_ELEMENTS if large else MAX_ELEMENTS
-        if elements > most or product > most * 8:
+        if elements > most or product > most:  # ints: the product stands for the output's size
             return None
         weighted = (elements + product) * (1 + len(features))  # a feature costs as much as the elements it needs
         return _Plan((weighted, elements + product, leading, len(features), lengths,

@@ -20,8 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-from judge.diagnosis.counterexample.candidates import MAX_SEEDS, Candidate, candidates, size_of
-from judge.diagnosis.counterexample.seeds import Seed, default_of, mismatch_box, read_seed
+from judge.diagnosis.counterexample.candidates import LADDER_TOP, MAX_SEEDS, Candidate, candidates, size_of
+from judge.diagnosis.counterexample.seeds import Seed, default_of, explorer, mismatch_box, read_seed
 from judge.feedback import Counterexample
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.grading.slots import JudgedRun, Observed
@@ -82,8 +82,9 @@ def prepare_search(verdict: Verdict, prepared: PreparedProblem, reference,  # no
 def search_from(prepared: PreparedProblem, reference, functions: list[str], seed_cases: list[int],  # noqa: ANN001
                 observed: dict[int, Observed] | None = None, exclude_public: bool = False) -> Search | None:
     """The search over ``functions`` seeded by the cases ``seed_cases`` (indices; for each function its
-    smallest few are used): no candidate equals a hidden case (with ``exclude_public``, any case: an author's
-    proposal is no case the bundle has)."""
+    smallest few are used): no candidate equals a hidden case.  ``exclude_public``: an author's search, whose
+    proposal is no case the bundle has (no candidate equals any case) and which also tries every feature the
+    domain allows (:func:`.seeds.explorer`), whether a case has it or not."""
     bundle = prepared.bundle
     if not functions or bundle.spec.limits.search_candidates == 0:
         return None
@@ -104,6 +105,8 @@ def search_from(prepared: PreparedProblem, reference, functions: list[str], seed
                 failing.append((size_of(function, values), index, values))
         seeds = [(_seed(function, prepared, index, values, observed), bundle.cases.cases[index].visibility == "hidden")
                  for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]]
+        if exclude_public:  # an author's search: also every feature the domain allows, failing case or not
+            seeds = [(explorer(function, LADDER_TOP), False)] + seeds[:MAX_SEEDS - 1]
         chosen += candidates(function, seeds, budget, excluded)
     return _as_problem(prepared, chosen, functions, reference)
 
@@ -140,7 +143,7 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
     kept: list[Candidate] = []
     for k, candidate in enumerate(chosen):
         function = spec.function(candidate.function)
-        rule = _dtype_rule(function, candidate)
+        rule = function.domain.rule_for(candidate.args)
         out, raised = _reference_output(reference, candidate)
         if out is None and raised is None:
             continue  # the reference itself cannot answer this input: it is no counterexample
@@ -165,16 +168,6 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
         offset += wire.slot_size(capacity)
     searched = PreparedProblem(bundle, inputs, cases, offset, prepared.mtimes)
     return Search(searched, kept, functions)
-
-
-def _dtype_rule(function, candidate: Candidate):  # noqa: ANN001, ANN202
-    domain = function.domain
-    for value in candidate.args.values():
-        if isinstance(value, dict):
-            dtype = value.get("dtype") or value.get("generate", {}).get("dtype")
-            if dtype in domain.dtypes:
-                return domain.dtypes[dtype]
-    return None
 
 
 def _reference_output(reference, candidate: Candidate) -> tuple[np.ndarray | None, str | None]:  # noqa: ANN001

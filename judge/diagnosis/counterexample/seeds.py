@@ -126,6 +126,31 @@ def read_seed(function: FunctionSpec, values: dict[str, Any], layouts: dict[str,
     return Seed(lengths, tuple(features), dict(box or {}))
 
 
+def explorer(function: FunctionSpec, top: int) -> Seed:
+    """A seed made from the domain alone, for a search no failing case seeds (an author's question: does any
+    valid input catch this?): lengths up to ``top``, and every feature the domain allows -- a simple non-default
+    value of each float, a leading axis, each other dtype and layout, a read-only array, a given optional one."""
+    domain = function.domain
+    assert domain is not None
+    lengths = {length.key: min(length.hi, max(length.lo, top)) for length in lengths_of(domain)}
+    features: list[Feature] = []
+    for name, arg in domain.args.items():
+        if isinstance(arg, FloatDomain):
+            simple = [v for v in arg.simple if v != default_of(function, name)]
+            if simple:
+                features.append((name, "value", simple[0]))
+        elif isinstance(arg, ArrayDomain):
+            a = arg.array
+            if arg.optional:
+                features.append((name, "given", True))
+            if a.leading[1] > a.leading[0]:
+                features.append((name, "lead", a.leading[0] + 1))
+            features += [(name, "dtype", d) for d in a.dtypes[1:2]] + [(name, "layout", lay) for lay in a.layouts[1:3]]
+            if True in a.readonly and not a.readonly[0]:
+                features.append((name, "readonly", True))
+    return Seed(lengths, tuple(features), {})
+
+
 def _array_features(domain: Domain, name: str, arg: ArrayDomain, array: np.ndarray, layout: str, readonly: bool,
                     lengths: dict[str, int]) -> list[Feature]:
     a = arg.array

@@ -1,0 +1,194 @@
+"""Counterexamples in the real sandbox (issue 22): every wrong example of both problems gets one, no larger than
+the smallest case it fails, found again identically, and it really fails (the learner's file, graded on a
+bundle whose only case is the counterexample, is not accepted there); accepted examples never get one; a
+learner's code that loops or blows memory during the search changes nothing in the verdict; ``judge verify``
+proposes the smallest case for what only large cases catch, and its ``judge case add`` line works."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from judge.diagnosis.counterexample.candidates import size_of
+from judge.diagnosis.counterexample.search import with_defaults
+from judge.verdict import Status
+from tests.conftest import REPO, require_sandbox
+
+PROBLEMS = ("sinusoidal-pe", "rotary-embedding")
+FAILING = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
+
+
+def _examples(folders: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """The learners' mistakes of both problems (the red team's attack_* files are not mistakes: left out)."""
+    return [(problem, path) for problem in PROBLEMS for folder in folders
+            for path in sorted((REPO / "submissions" / problem / folder).glob("*.py"))
+            if not path.name.startswith("attack_")]
+
+
+def _id(item) -> str:
+    return f"{item[0]}/{item[1].parent.name}/{item[1].stem}"
+
+
+WRONG = _examples(("wrong_answer", "runtime_error"))
+ACCEPTED = _examples(("accepted",))
+
+
+@pytest.fixture(scope="module")
+def judges():
+    """Two judges, so that "found again" means another judge with its own workers and caches."""
+    require_sandbox()
+    from judge import Judge
+
+    with Judge() as first, Judge() as second:
+        yield first, second
+
+
+def _smallest_failing(judge, problem: str, verdict, function: str) -> tuple[int, str, bool]:
+    """The size of the smallest case of ``function`` the verdict fails, its id, and whether it is the smallest
+    valid call of the domain (then it cannot be shown: it is a hidden case or the counterexample itself)."""
+    prepared = judge.problem(REPO / "problems" / problem)
+    spec = prepared.bundle.spec.function(function)
+    sizes = [(size_of(spec, with_defaults(spec, prepared.inputs.cases[i].values)), c.id)
+             for i, c in enumerate(verdict.cases) if c.function == function and c.status in FAILING]
+    if not sizes:
+        return 10**9, "", False
+    size, case = min(sizes)
+    return size, case, size <= 1
+
+
+def _one_case_bundle(tmp_path: Path, problem: str, found) -> Path:
+    """The bundle with the counterexample as its only case, as `judge case add` writes it (dtype rule included)."""
+    from judge.authoring.case_add import dtype_rule
+    from judge.problem.loader import load_problem
+
+    root = tmp_path / problem
+    shutil.copytree(REPO / "problems" / problem, root, ignore=shutil.ignore_patterns("__pycache__"))
+    case = {"id": "counterexample", "function": found.function, "visibility": "public", "args": found.args}
+    if found.expected_raises:
+        case["raises"] = found.expected_raises
+    case.update(dtype_rule(load_problem(root), found.function, found.args))
+    cases = yaml.safe_load((root / "cases.yaml").read_text())
+    cases["cases"] = [case]
+    (root / "cases.yaml").write_text(yaml.safe_dump(cases, sort_keys=False))
+    return root
+
+
+@pytest.mark.parametrize("item", WRONG, ids=_id)
+def test_every_wrong_example_gets_a_counterexample_that_really_fails(judges, tmp_path, item):
+    problem, path = item
+    first, second = judges
+    source = path.read_text()
+    verdict = first.grade(source, REPO / "problems" / problem)
+    assert verdict.status in FAILING, verdict.status
+    found = verdict.counterexample
+    assert found is not None, f"no counterexample for {path.name}"
+    again = second.grade(source, REPO / "problems" / problem).counterexample
+    assert again is not None and again.model_dump_json() == found.model_dump_json(), "the same submission, the same input"
+
+    prepared = first.problem(REPO / "problems" / problem)
+    spec = prepared.bundle.spec.function(found.function)
+    from judge.problem.inputs import materialize
+
+    size = size_of(spec, materialize(found.args))
+    smallest, case, unshowable = _smallest_failing(first, problem, verdict, found.function)
+    assert size <= smallest or unshowable, f"{size} values, more than failing case {case} ({smallest})"
+    hidden = [with_defaults(spec, prepared.inputs.cases[i].values) for i, c in enumerate(prepared.bundle.cases.cases)
+              if c.visibility == "hidden" and c.function == found.function]
+    shown = with_defaults(spec, materialize(found.args))
+    assert not any(all(np.array_equal(shown[k], h[k]) if isinstance(h[k], np.ndarray) else shown[k] == h[k]
+                       for k in h) for h in hidden), "never a hidden case's arguments"
+    assert found.call.startswith(found.function + "(") and found.case_add.startswith(f"judge case add {problem} ")
+
+    alone = first.grade(source, _one_case_bundle(tmp_path, problem, found))  # the learner's own file on it
+    result = next(c for c in alone.cases if c.id == "counterexample")
+    assert result.status in FAILING, (result.status, result.message, found.call)
+
+
+@pytest.mark.parametrize("item", ACCEPTED, ids=_id)
+def test_accepted_examples_get_none_and_agree_everywhere_searched(judges, item):
+    problem, path = item
+    first, _ = judges
+    source = path.read_text()
+    verdict = first.grade(source, REPO / "problems" / problem)
+    assert verdict.accepted and verdict.counterexample is None
+    assert first.search(source, REPO / "problems" / problem) is None, "an accepted example agrees with the reference"
+
+
+SWAPPED = (REPO / "submissions" / "sinusoidal-pe" / "wrong_answer" / "sin_cos_swapped.py").read_text()
+LOOPS_ON_ONE_ROW = SWAPPED.replace("def sinusoidal_pe(max_len, d_model, base=10000.0):",
+                                   "def sinusoidal_pe(max_len, d_model, base=10000.0):\n"
+                                   "    while max_len == 1 and d_model == 2:  # no case is 1 x 2: only the search\n"
+                                   "        pass")
+HOGS_ON_ONE_ROW = SWAPPED.replace("def sinusoidal_pe(max_len, d_model, base=10000.0):",
+                                  "def sinusoidal_pe(max_len, d_model, base=10000.0):\n"
+                                  "    if max_len == 1 and d_model == 2:  # no case is 1 x 2: only the search\n"
+                                  "        hog = [np.ones(1 << 27) for _ in range(200)]")
+
+
+@pytest.mark.parametrize("source", [LOOPS_ON_ONE_ROW, HOGS_ON_ONE_ROW], ids=["loops", "blows-memory"])
+def test_what_the_search_runs_into_changes_nothing_in_the_verdict(judges, source):
+    from judge import Judge
+
+    assert source != SWAPPED
+    first, _ = judges
+    with Judge(counterexamples=False) as plain:
+        without = plain.grade(source, "sinusoidal-pe")
+    verdict = first.grade(source, "sinusoidal-pe")
+    assert verdict.status is without.status is Status.WRONG_ANSWER
+    assert [(c.id, c.status) for c in verdict.cases] == [(c.id, c.status) for c in without.cases]
+    assert verdict.score == without.score and verdict.message == without.message
+    assert verdict.resources.oom_kills == without.resources.oom_kills == 0, "the grading run's own resources"
+    found = verdict.counterexample
+    assert found is None or found.args != {"max_len": 1, "d_model": 2, "base": 10000.0}, \
+        "a call that ran out of time or memory proves nothing"
+    limits = first.problem("sinusoidal-pe").bundle.spec.limits
+    assert verdict.judged_in_ms < (without.judged_in_ms or 0) + limits.search_seconds * 1e3 + 2000
+
+
+def test_verify_proposes_the_smallest_case_and_its_line_works(tmp_path):
+    """A bundle without its base cases lets base_ignored through, and rw_input_dtype is caught only by a 4096 x
+    64 float32 case: verify names both with a `judge case add` line; run, the line adds a case that catches."""
+    require_sandbox()
+    from click.testing import CliRunner
+
+    from judge.authoring.verify import verify_problem
+    from judge.cli import main
+
+    root = tmp_path / "problems" / "sinusoidal-pe"
+    shutil.copytree(REPO / "problems" / "sinusoidal-pe", root, ignore=shutil.ignore_patterns("__pycache__"))
+    cases = yaml.safe_load((root / "cases.yaml").read_text())
+    cases["cases"] = [c for c in cases["cases"] if "base" not in c["args"]]
+    (root / "cases.yaml").write_text(yaml.safe_dump(cases, sort_keys=False))
+    examples = tmp_path / "submissions" / "sinusoidal-pe"
+    for folder, name in [("accepted", "vectorised"), ("wrong_answer", "rw_input_dtype"),
+                         ("wrong_answer", "sin_cos_swapped")]:
+        (examples / folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / "submissions" / "sinusoidal-pe" / folder / f"{name}.py", examples / folder)
+    lines: list[str] = []
+    report = verify_problem(str(root), str(examples), echo=lines.append)
+    rows = {row.name: row for row in report.author.smallest}
+    assert rows["base_ignored"].smallest_case is None and "base=" in rows["base_ignored"].call
+    assert rows["wrong_answer/rw_input_dtype.py"].smallest_case == "add-float32"
+    assert "wrong_answer/sin_cos_swapped.py" not in rows, "a small case already catches it"
+    assert rows["accepted/vectorised.py"].call is None
+    proposals = [f.message for f in report.author.findings if f.section == "counterexamples"]
+    assert any("mistake base_ignored: no case catches it" in m for m in proposals), proposals
+    line = next(m for m in proposals if "rw_input_dtype" in m).split("the smallest that would: ", 1)[1]
+    argv = shlex.split(line)
+    assert argv[:3] == ["judge", "case", "add"]
+    argv[3] = str(root)
+    added = CliRunner().invoke(main, argv[1:])
+    assert added.exit_code == 0, added.output
+    from judge import Judge
+
+    with Judge() as judge:
+        verdict = judge.grade((examples / "wrong_answer" / "rw_input_dtype.py").read_text(), root)
+    new = [c for c in verdict.cases if c.id not in {c["id"] for c in cases["cases"]}]
+    assert len(new) == 1 and new[0].status is Status.WRONG_ANSWER, [(c.id, c.status) for c in new]
+    assert json.loads(json.dumps(report.as_dict(), default=str))["counterexamples"]

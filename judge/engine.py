@@ -103,6 +103,28 @@ def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: S
         return None
 
 
+def _from_notebook(source: str | bytes, required: list[str]):  # noqa: ANN202
+    """(the notebook's graded source or None, what to grade, why it cannot be graded or ""): a notebook is
+    graded by the statements its required functions reach (:mod:`judge.notebooks`); any other file as it is."""
+    from judge.notebooks import NotebookProblem, graded_source, looks_like_notebook
+
+    if not looks_like_notebook(source):
+        return None, source, ""
+    try:
+        notebook = graded_source(source, required)
+    except NotebookProblem as problem:
+        return None, source, problem.message
+    return notebook, notebook.source, ""
+
+
+def _with_cells(verdict: Verdict, notebook) -> Verdict:  # noqa: ANN001 - a GradedSource or None
+    if notebook is None:
+        return verdict
+    from judge.grading.source_lines import name_cells
+
+    return name_cells(verdict, notebook)
+
+
 class Judge:
     """Grades submissions; reusable and thread-safe.  Use as a context manager.
 
@@ -218,14 +240,17 @@ class Judge:
         prepared = self.problem(problem)
         bundle = prepared.bundle
         spec = bundle.spec
-        text, issue = decode_source(source, spec.limits.source_kib * 1024)
+        notebook, source, refused = _from_notebook(source, [f.name for f in spec.functions])
+        text, issue = (None, None) if refused else decode_source(source, spec.limits.source_kib * 1024)
         if issue is None and text is not None:
             issue = check_source(text, [f.name for f in spec.functions], spec.imports.allowed)
-        if issue is not None or text is None:
+        if refused or issue is not None or text is None:
             from judge.verdict import Status
 
-            return self._verdict(bundle, Status.COMPILE_ERROR, message=issue.message if issue else "",
-                                 judged_in_ms=(time.perf_counter() - started) * 1e3)
+            message = refused or (issue.message if issue else "")
+            verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message,
+                                    judged_in_ms=(time.perf_counter() - started) * 1e3)
+            return _with_cells(verdict, notebook)
         try:
             verdict = self._run(prepared, text, pictures_dir, early)
         except (BackendError, OSError) as exc:
@@ -235,7 +260,7 @@ class Judge:
         except Exception as exc:  # noqa: BLE001 - a judge bug is the judge's verdict, never the caller's crash
             verdict = self._internal_error(bundle, f"internal error in the judge: {type(exc).__name__}: {exc}")
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
-        return verdict
+        return _with_cells(verdict, notebook)
 
     def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None,
              early: EarlyRun | None = None) -> Verdict:
@@ -338,6 +363,9 @@ class Judge:
         from judge.diagnosis.counterexample import search as counterexample
 
         prepared = self.problem(problem)
+        _, source, refused = _from_notebook(source, [f.name for f in prepared.bundle.spec.functions])
+        if refused:
+            return None
         seeds = list(range(len(prepared.cases))) if seed_cases is None else seed_cases
         searched = counterexample.search_from(prepared, prepared.reference(), counterexample.searchable(prepared),
                                               seeds, exclude_public=True)

@@ -130,6 +130,16 @@ class CapturedOutput(BaseModel):
     truncated: bool = False
 
 
+class NotebookSource(BaseModel):
+    """A notebook was graded: which of its cells the graded functions came from (issue 20)."""
+
+    cells_used: list[int] = Field(default_factory=list, description="cells (1-based, all cells counted) whose "
+                                                                      "statements the required functions reach")
+    cells_skipped: list[int] = Field(default_factory=list, description="cells that are not Python (%%bash, "
+                                                                         "%%html ...) or do not parse")
+    ipython_lines: int = Field(0, description="magic, shell and help lines left out")
+
+
 class Verdict(BaseModel):
     """One submission's verdict.
 
@@ -163,6 +173,8 @@ class Verdict(BaseModel):
                                                   "your function differs from the reference (wrong answers and "
                                                   "runtime errors; never a hidden case)")
     load_output: CallOutput | None = Field(None, description="printed while the file loaded, before any call")
+    notebook: NotebookSource | None = Field(None, description="set when the file was a notebook: lines in every "
+                                                              "message are then named 'cell C, line M'")
 
     @property
     def accepted(self) -> bool:

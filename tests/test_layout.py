@@ -6,14 +6,15 @@ are type hints, never run, and are not counted):
 
 0. the verdict's vocabulary at the bottom: ``_version``, ``errors``, ``isolation_record``, ``feedback``;
 1. ``sandbox``: runs learner code; knows nothing of problems, grading or verdicts (it is given paths to hide);
-2. ``problem``: bundles (models, loading, cases, the reference's outputs);
-3. ``verdict``: the verdict's models;
-4. ``grading``: the pipeline's middle, one verb a module;
-5. ``diagnosis``: what went wrong;
-6. ``engine``: the orchestrator;
-7. ``formats``: the verdict written out (``--format``);
-8. ``authoring``: ``judge verify``, ``judge new``, ``judge case add``;
-9. the doors: the package itself, ``cli``, ``entry``, ``oneshot``, ``platforms``, ``service``.
+2. ``notebooks``: a learner's notebook as the one file that is graded (standard library only);
+3. ``problem``: bundles (models, loading, cases, the reference's outputs);
+4. ``verdict``: the verdict's models;
+5. ``grading``: the pipeline's middle, one verb a module;
+6. ``diagnosis``: what went wrong;
+7. ``engine``: the orchestrator;
+8. ``formats``: the verdict written out (``--format``);
+9. ``authoring``: ``judge verify``, ``judge new``, ``judge case add``;
+10. the doors: the package itself, ``cli``, ``entry``, ``oneshot``, ``platforms``, ``service``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "judge"
 LAYERS = [
     ("judge._version", "judge.errors", "judge.isolation_record", "judge.feedback"),
     ("judge.sandbox",),
+    ("judge.notebooks",),
     ("judge.problem",),
     ("judge.verdict",),
     ("judge.grading",),

@@ -28,8 +28,10 @@ def test_the_named_file_wins_then_the_only_one(tmp_path):
     assert found.source == b"x = 1\n" and found.name == "helper.py"
 
 
-@pytest.mark.parametrize("files,expect", [([], "no Python file"), (["a.py", "sub/b.py"], "several Python files"),
-                                          (["__MACOSX/._a.py", ".hidden/a.py"], "no Python file")])
+@pytest.mark.parametrize("files,expect", [([], "no Python file or notebook"), (["a.py", "sub/b.py"], "several files"),
+                                          (["a.py", "answer.ipynb"], "several files"),
+                                          (["__MACOSX/._a.py", ".hidden/a.py", ".ipynb_checkpoints/a-checkpoint.ipynb"],
+                                           "no Python file or notebook")])
 def test_none_or_several_is_a_clear_problem(tmp_path, files, expect):
     from judge.platforms.runner import find_submission
 
@@ -38,6 +40,18 @@ def test_none_or_several_is_a_clear_problem(tmp_path, files, expect):
         (tmp_path / name).write_text("pass\n")
     found = find_submission(tmp_path, "sinusoidal_pe.py")
     assert found.source is None and expect in found.problem and "sinusoidal_pe.py" in found.problem
+
+
+def test_a_notebook_is_a_submission(tmp_path):
+    """Colab and JupyterLab hand in notebooks: the one named for the problem, else the only one."""
+    from judge.platforms.runner import find_submission
+
+    (tmp_path / "homework.ipynb").write_text('{"cells": []}')
+    found = find_submission(tmp_path, "sinusoidal_pe.py")
+    assert found.source == b'{"cells": []}' and found.name == "homework.ipynb"
+    (tmp_path / "notes.py").write_text("x = 1\n")
+    (tmp_path / "sinusoidal_pe.ipynb").write_text('{"cells": [1]}')
+    assert find_submission(tmp_path, "sinusoidal_pe.py").name == "sinusoidal_pe.ipynb", "the problem's own name wins"
 
 
 def test_a_symlink_is_refused(tmp_path):

@@ -114,7 +114,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
         verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)
         add(Row("reference graded as a submission", "accepted", verdict.status.value,
                 verdict.status is Status.ACCEPTED, verdict.message[:80]))
-        files = sorted(folder.glob("*/*.py")) if folder.is_dir() else []
+        files = sorted(p for p in folder.glob("*/*") if p.suffix in (".py", ".ipynb")) if folder.is_dir() else []
         if not files:
             add(Row(f"examples in {folder}", "at least one", "none", False))
         statuses = {s.value for s in Status} - {Status.SKIPPED.value}

@@ -44,8 +44,22 @@ def recovered_facts(verdict: Verdict) -> dict[str, str] | None:
     return {c.id: c.option for c in r.components if not c.right}
 
 
+def _text(source: bytes) -> bytes:
+    """The example's lines: a notebook's are its code cells' (the comment lines live in a cell)."""
+    from judge.notebooks import looks_like_notebook
+    from judge.notebooks.read import NotebookProblem, read_cells
+
+    if not looks_like_notebook(source):
+        return source
+    try:
+        return "\n".join(cell.source for cell in read_cells(source)).encode()
+    except NotebookProblem:
+        return source
+
+
 def check(source: bytes, verdict: Verdict) -> tuple[str, str, bool] | None:
     """(wanted, got, ok) for an example's expectation lines, or None if it has none."""
+    source = _text(source)
     diagnosis, facts = expected_diagnosis(source), expected_facts(source)
     if diagnosis is None and facts is None:
         return None

@@ -100,5 +100,15 @@ def _array_lines(label: str, values: object, indent: str) -> list[str]:
     return [head + rows[0]] + [" " * len(head) + row for row in rows[1:]]
 
 
+def notebook_line(verdict: Verdict) -> str:
+    """Which cells of a notebook were graded, and that the others were never run."""
+    nb = verdict.notebook
+    cells = ", ".join(map(str, nb.cells_used))
+    skipped = f"; not Python or not parsed: cell{'s' if len(nb.cells_skipped) > 1 else ''} " \
+        f"{', '.join(map(str, nb.cells_skipped))}" if nb.cells_skipped else ""
+    return (f"notebook: graded the definitions in cell{'s' if len(nb.cells_used) != 1 else ''} {cells} (only what "
+            f"the functions need; nothing else was run){skipped}")
+
+
 def time_lines(verdict: Verdict) -> list[str]:
     return _wrap(verdict.time_feedback.message, "  ") if verdict.time_feedback else []

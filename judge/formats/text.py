@@ -94,6 +94,10 @@ def render_text(verdict: Verdict, color: bool = False) -> str:
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     counts = f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else ""
     lines = [f"{verdict.problem}: {_status(verdict.status, color)}  score {verdict.score:.3f}{counts}"]
+    if verdict.notebook is not None:
+        from judge.formats.explain import notebook_line
+
+        lines.append(notebook_line(verdict))
     if verdict.message:
         lines.append(verdict.message)
     lines += _diagnoses(verdict, color)

@@ -176,6 +176,13 @@ class EarlyRun:
             return None
         if plan is None:
             return None
+        from judge.notebooks import NotebookProblem, graded_source, looks_like_notebook
+
+        if looks_like_notebook(source):  # graded by the statements its functions reach, as the judge will
+            try:
+                source = graded_source(source, plan.functions).source
+            except NotebookProblem:
+                return None
         text, issue = decode_source(source, plan.source_bytes)
         if text is None or issue is not None or check_source(text, plan.functions, plan.allowed_imports):
             return None

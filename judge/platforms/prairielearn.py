@@ -28,7 +28,7 @@ import uuid
 from pathlib import Path
 
 from judge.platforms.assets import build_wheels, copy_bundle, expected_file, submission_name
-from judge.platforms.runner import Submission, find_submission, run_packaged
+from judge.platforms.runner import SUBMITTED, Submission, find_submission, run_packaged
 
 GRADER_HOME = "/opt/numpy-judge"
 ENTRYPOINT = [f"{GRADER_HOME}/venv/bin/judge", "pl-grade"]
@@ -133,7 +133,7 @@ def _from_data(grade: Path) -> Submission | None:
 
     try:
         data = json.loads((grade / "data" / "data.json").read_text())
-        files = [f for f in data["submitted_answers"]["_files"] if str(f.get("name", "")).endswith(".py")]
+        files = [f for f in data["submitted_answers"]["_files"] if str(f.get("name", "")).endswith(SUBMITTED)]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if len(files) != 1:

@@ -29,6 +29,9 @@ from typing import Callable
 from judge._version import __version__
 
 MAX_SUBMISSION = 1 << 20   # a learner's .py file; the bundle's own source limit is checked by the judge
+MAX_NOTEBOOK = 64 << 20    # a notebook with its outputs (never read); what is graded is checked by the judge
+#: What a learner may submit: a Python file, or a notebook whose functions are graded (judge.notebooks).
+SUBMITTED = (".py", ".ipynb")
 
 
 @dataclass
@@ -42,7 +45,7 @@ class Submission:
 
 def _candidates(folder: Path, skip: Callable[[Path], bool]) -> list[Path]:
     found = []
-    for path in sorted(folder.rglob("*.py")):
+    for path in sorted(p for p in folder.rglob("*") if p.suffix in SUBMITTED and p.is_file()):
         rel = path.relative_to(folder)
         if any(part.startswith(".") or part in ("__MACOSX", "__pycache__") for part in rel.parts) or skip(rel):
             continue
@@ -51,22 +54,27 @@ def _candidates(folder: Path, skip: Callable[[Path], bool]) -> list[Path]:
 
 
 def find_submission(folder: Path, preferred: str, skip: Callable[[Path], bool] = lambda p: False) -> Submission:
-    """The file named ``preferred`` in ``folder``, else its only ``.py`` file; symlinks are refused."""
+    """The file named ``preferred`` in ``folder`` (or the notebook of that name), else its only ``.py`` or
+    ``.ipynb`` file (checkpoints and hidden folders aside); symlinks are refused."""
     if not folder.is_dir():
         return Submission(None, problem=f"no submission folder {folder} (nothing was submitted)")
-    path = folder / preferred
+    notebook = Path(preferred).with_suffix(".ipynb").name
+    path = next((folder / name for name in (preferred, notebook)
+                 if (folder / name).is_file() and not (folder / name).is_symlink()), folder / preferred)
     if not path.is_file() or path.is_symlink():
         files = _candidates(folder, skip)
         if not files:
-            return Submission(None, problem=f"no Python file was submitted: submit {preferred}")
+            return Submission(None, problem=f"no Python file or notebook was submitted: submit {preferred} "
+                                            f"(or {notebook})")
         if len(files) > 1:
             names = ", ".join(str(p.relative_to(folder)) for p in files[:8])
-            return Submission(None, problem=f"several Python files were submitted ({names}): submit only {preferred}")
+            return Submission(None, problem=f"several files were submitted ({names}): submit only {preferred} "
+                                            f"(or {notebook})")
         path = files[0]
     if path.is_symlink():
         return Submission(None, problem=f"{path.name} is a symbolic link: submit the file itself")
     size = path.stat().st_size
-    if size > MAX_SUBMISSION:
+    if size > (MAX_NOTEBOOK if path.suffix == ".ipynb" else MAX_SUBMISSION):
         return Submission(None, problem=f"{path.name} is {size} bytes, far too large for a submission")
     return Submission(path.read_bytes(), name=path.name)
 

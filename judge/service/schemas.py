@@ -21,7 +21,8 @@ class SubmissionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     problem: str = Field(min_length=1, max_length=200, examples=["sinusoidal-pe"])
-    source: str = Field(description="the learner's Python file")
+    source: str = Field(description="the learner's Python file, or a Jupyter notebook's text (an .ipynb file as it "
+                                    "is: its functions are graded, no other cell is run; messages name cell and line)")
     callback_url: str | None = Field(None, max_length=2048, pattern=CALLBACK_URL_PATTERN,
                                      description="receives a signed POST of the finished submission "
                                                  "(http or https, with a host)")

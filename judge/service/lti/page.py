@@ -114,6 +114,8 @@ Ctrl+Enter submits. Your draft is kept in this browser.</p>
  aria-describedby="editor-hint" aria-label="Python source">{escape(_starter(detail))}</textarea>
 </div>
 <p><button id="submit" type="button">Submit</button> <span id="state" role="status" aria-live="polite"></span></p>
+<p class="notebook-upload"><label for="notebook-file">Or submit a notebook (.ipynb): its functions are graded,
+no other cell is run</label> <input id="notebook-file" type="file" accept=".ipynb,application/x-ipynb+json"></p>
 <noscript><p class="error">This page needs JavaScript to submit.</p></noscript>
 <p id="problem-banner" class="error" role="alert" hidden></p>
 </section>

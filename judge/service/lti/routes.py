@@ -54,7 +54,7 @@ _PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for 
 class LearnerSubmissionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    source: str = Field(description="the learner's Python file")
+    source: str = Field(description="the learner's Python file, or a notebook's text (.ipynb)")
 
 
 class LearnerSubmission(BaseModel):

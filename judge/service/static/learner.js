@@ -178,6 +178,9 @@
     var status = el("p", {}, [el("span", { "class": "status " + v.status, text: words(v.status) }),
       el("span", { "class": "score", text: "score " + Math.round(v.score * 1000) / 10 + "%" })]);
     box.appendChild(status);
+    if (v.notebook) box.appendChild(el("p", { "class": "hint notebook", text: "Notebook: graded the definitions in cell" +
+      (v.notebook.cells_used.length === 1 ? " " : "s ") + v.notebook.cells_used.join(", ") +
+      " (only what the functions need; no other cell was run)." }));
     if (v.message) box.appendChild(el("p", { "class": "message", text: v.message }));
     if (v.diagnoses && v.diagnoses.length) {
       box.appendChild(el("h3", { text: "What went wrong" }));
@@ -218,6 +221,15 @@
     section.setAttribute("data-status", v.status);
   }
 
+  // -- a notebook instead of the editor: sent as it is (the judge extracts the functions, names cells) --------
+  var notebookInput = document.getElementById("notebook-file");
+  if (notebookInput) notebookInput.addEventListener("change", function () {
+    var file = notebookInput.files && notebookInput.files[0];
+    if (!file) return;
+    file.text().then(function (text) { notebookInput.value = ""; submit(text); })
+      .catch(function (err) { showProblem(new Error("The notebook could not be read: " + err.message)); });
+  });
+
   // -- submit and follow ------------------------------------------------------------------------------
   var busy = false;
   function follow(id, started) {
@@ -247,12 +259,12 @@
     }, 1000);
   }
 
-  function submit() {
+  function submit(source) {  // the editor's text, or a notebook file's (the judge grades what its cells define)
     if (busy) return;
     busy = true; submitButton.disabled = true; banner.hidden = true;
     stateLine.textContent = "Sending...";
     var started = performance.now();
-    api("POST", "/lti/api/submissions", { source: editor.value })
+    api("POST", "/lti/api/submissions", { source: typeof source === "string" ? source : editor.value })
       .then(function (sub) { stateLine.textContent = "Queued..."; return follow(sub.id, started); })
       .catch(function (err) { stateLine.textContent = ""; showProblem(err); })
       .then(function () { busy = false; submitButton.disabled = false; });

@@ -1,0 +1,39 @@
+"""A notebook's verdict speaks of cells: every "line N" of the graded file named "cell C, line M" (issue 20).
+
+The sandbox and the judge see one file (the statements :mod:`judge.notebooks.extract` kept); the learner wrote
+cells.  After grading, every text of the verdict that can name a line -- the verdict's message, each case's
+message and output, what was printed, the diagnosis, the counterexample -- is rewritten with the notebook's
+:class:`~judge.notebooks.extract.SourceMap`.
+"""
+
+from __future__ import annotations
+
+from judge.notebooks import GradedSource
+from judge.verdict import CallOutput, NotebookSource, Verdict
+
+
+def _output(out: CallOutput | None, rewrite) -> None:  # noqa: ANN001
+    if out is not None:
+        out.stdout, out.stderr = rewrite(out.stdout), rewrite(out.stderr)
+
+
+def name_cells(verdict: Verdict, notebook: GradedSource) -> Verdict:
+    """``verdict`` with the notebook's cells named wherever a line is, and ``verdict.notebook`` set."""
+    rewrite = notebook.map.rewrite
+    verdict.message = rewrite(verdict.message)
+    for case in verdict.cases:
+        case.message = rewrite(case.message)
+        _output(case.output, rewrite)
+    verdict.stdout.text = rewrite(verdict.stdout.text)
+    verdict.stderr.text = rewrite(verdict.stderr.text)
+    _output(verdict.load_output, rewrite)
+    for diagnosis in verdict.diagnoses:
+        diagnosis.message = rewrite(diagnosis.message)
+        if diagnosis.evidence:
+            diagnosis.evidence = rewrite(diagnosis.evidence)
+    if verdict.counterexample is not None:
+        verdict.counterexample.got_text = rewrite(verdict.counterexample.got_text)
+        verdict.counterexample.message = rewrite(verdict.counterexample.message)
+    verdict.notebook = NotebookSource(cells_used=notebook.cells_used, cells_skipped=notebook.cells_skipped,
+                                      ipython_lines=notebook.ipython_lines)
+    return verdict

@@ -32,6 +32,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_THP_DISABLE = 41
 
 #: the namespaces of NAMESPACES in judge.sandbox.contract, as clone(2) flags
 NAMESPACE_FLAGS = {"pid": CLONE_NEWPID, "mount": CLONE_NEWNS, "network": CLONE_NEWNET, "ipc": CLONE_NEWIPC,

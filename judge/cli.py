@@ -50,8 +50,15 @@ def _isolation_option(f):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
-def main() -> None:
+@click.option("--problems-dir", type=click.Path(file_okay=False), default=None, expose_value=True,
+              help="look problems up here first [env JUDGE_PROBLEMS_DIR; then ./problems, the current folder, "
+                   "the installed ones]")
+def main(problems_dir: str | None) -> None:
     """Auto-grading judge for numpy exercises."""
+    if problems_dir:
+        import os
+
+        os.environ["JUDGE_PROBLEMS_DIR"] = str(Path(problems_dir).resolve())
 
 
 _one_shot = False  #: set by a command after which nothing of the process is needed (see run)
@@ -165,14 +172,14 @@ def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backe
 @click.option("--function", default="solve", show_default=True, help="the first function's name")
 @click.option("--title", default=None, help="the problem's title")
 @click.option("--problems-dir", type=click.Path(file_okay=False), default=None,
-              help="where bundles live [default: the judge's problems folder]")
+              help="where bundles live [default: $JUDGE_PROBLEMS_DIR, else ./problems]")
 def new(problem_id: str, function: str, title: str | None, problems_dir: str | None) -> None:
     """Write a bundle skeleton PROBLEM_ID (and submissions/PROBLEM_ID/<status>/) to fill in."""
     from judge.authoring.skeleton import new_bundle
     from judge.errors import JudgeError
-    from judge.problem.loader import PROBLEMS_DIR
+    from judge.problem.locate import authoring_dir
 
-    problems = Path(problems_dir) if problems_dir else PROBLEMS_DIR
+    problems = Path(problems_dir) if problems_dir else authoring_dir()
     try:
         written = new_bundle(problem_id, problems, problems.parent / "submissions", function, title)
     except JudgeError as exc:

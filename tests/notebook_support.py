@@ -36,7 +36,8 @@ def paragraphs(source: str) -> list[str]:
     return ["\n".join(c).strip("\n") for c in cells if "\n".join(c).strip()]
 
 
-def notebook(cells: list[str], shape: str = "jupyter", markdown: bool = True, noise: bool = True) -> str:
+def notebook(cells: list[str], shape: str = "jupyter", markdown: bool = True, noise: bool = True,
+             outputs: int = 200_000) -> str:
     """The code ``cells`` as a notebook of ``shape``: jupyter (nbformat 4.5, ids), colab (4.0, its metadata and
     form cells), vscode (4.2, no ids, no cell metadata), with a title, noise cells between and huge outputs."""
     nb = v4.new_notebook()
@@ -57,7 +58,7 @@ def notebook(cells: list[str], shape: str = "jupyter", markdown: bool = True, no
         if shape == "colab":
             code = "#@title Part %d { display-mode: \"form\" }\n" % (k + 1) + code
         cell = v4.new_code_cell(code, execution_count=k + 1)
-        cell.outputs = [v4.new_output("display_data", data={"image/png": "iVBORw0KGgo" + "A" * 200_000})]
+        cell.outputs = [v4.new_output("display_data", data={"image/png": "iVBORw0KGgo" + "A" * outputs})]
         nb.cells.append(cell)
         if extra:
             nb.cells.append(v4.new_code_cell(extra.pop(0)))
@@ -74,6 +75,7 @@ def notebook(cells: list[str], shape: str = "jupyter", markdown: bool = True, no
     return json.dumps(data, indent=1)
 
 
-def twin(source: str, shape: str = "jupyter") -> str:
-    """The notebook a learner would have written for the .py ``source``."""
-    return notebook(paragraphs(source), shape)
+def twin(source: str, shape: str = "jupyter", outputs: int = 200_000) -> str:
+    """The notebook a learner would have written for the .py ``source`` (``outputs``: characters of picture each
+    code cell's output holds)."""
+    return notebook(paragraphs(source), shape, outputs=outputs)

@@ -140,6 +140,17 @@ def test_a_learner_solves_the_exercise_in_the_browser(browser, lms):
     page.screenshot(path=str(ARTIFACTS / "2-accepted.png"), full_page=True)
     frame.locator("#verdict-section").screenshot(path=str(ARTIFACTS / "2-accepted-verdict.png"))
 
+    # a notebook instead of the editor: uploaded, its functions graded, its cells named
+    from tests.notebook_support import twin
+
+    notebook = ARTIFACTS / "homework.ipynb"
+    notebook.write_text(twin(SOURCES["wrong_answer"], "colab", outputs=5000))
+    frame.locator("#notebook-file").set_input_files(str(notebook))
+    frame.locator("#history li").nth(2).wait_for(timeout=60_000)
+    frame.locator('#verdict-section[data-status="wrong_answer"]').wait_for(timeout=60_000)
+    assert "Notebook: graded the definitions in cell" in frame.locator("p.notebook").inner_text()
+    assert editor.input_value() == SOURCES["accepted"], "the editor is left as it was"
+
     final = wait_for(lambda: [s["score"] for s in platform.scores
                               if s["score"]["gradingProgress"] == "FullyGraded" and s["score"]["scoreGiven"] == 1.0],
                      30, what="the accepted score at the platform")

@@ -158,12 +158,12 @@ def _gradescope_image(base: str) -> str:
     return image
 
 
-def _gradescope(tmp_path: Path, source: bytes, base: str = "bookworm") -> tuple[dict, str]:
+def _gradescope(tmp_path: Path, source: bytes, base: str = "bookworm", name: str = SUBMIT_AS) -> tuple[dict, str]:
     image = _gradescope_image(base)
     sub, res = tmp_path / "submission", tmp_path / "results"
     sub.mkdir()
     res.mkdir()
-    (sub / SUBMIT_AS).write_bytes(source)
+    (sub / name).write_bytes(source)
     r = _docker_run(*GRADESCOPE_FLAGS, "-v", f"{sub}:/autograder/submission", "-v", f"{res}:/autograder/results",
                     image, "/autograder/run_autograder")
     assert r.returncode == 0, r.stderr[-2000:]
@@ -196,6 +196,21 @@ def test_gradescope_package(engine, host, tmp_path, base, example):
         assert (test["status"] == "passed") == (case.status.value == "accepted")
         if case.visibility == "hidden":
             assert test["visibility"] == "after_due_date" and not _reveals_location(test["output"])
+
+
+def test_gradescope_grades_a_notebook(engine, host, tmp_path):
+    """A learner hands in a Colab notebook, whatever its name: graded by its functions, cells named."""
+    from tests.notebook_support import twin
+
+    example = "wrong_answer/sin_cos_swapped.py"
+    data, _ = _gradescope(tmp_path, twin((SUBMISSIONS / example).read_text(), "colab").encode(), name="Homework3.ipynb")
+    if not REDUCED:
+        assert data["extra_data"]["status"] == "internal_error"
+        return
+    verdict = host(example)
+    assert data["extra_data"]["status"] == verdict.status.value == "wrong_answer"
+    assert data["extra_data"]["diagnoses"] == [d.id for d in verdict.diagnoses]
+    assert "notebook: graded the definitions in cell" in data["output"]
 
 
 @pytest.mark.parametrize("base", GRADESCOPE_IMAGES)
@@ -232,13 +247,13 @@ def _question() -> Path:
 
 
 def _prairielearn(tmp_path: Path, source: bytes | None, data_json: dict | None = None,
-                  ran: bool = True) -> tuple[dict, str]:
+                  ran: bool = True, name: str = SUBMIT_AS) -> tuple[dict, str]:
     job = tmp_path / "job"
     (job / "student").mkdir(parents=True)
     (job / "data").mkdir()
     shutil.copytree(_question() / "tests", job / "tests")
     if source is not None:
-        (job / "student" / SUBMIT_AS).write_bytes(source)
+        (job / "student" / name).write_bytes(source)
     (job / "data" / "data.json").write_text(json.dumps(data_json or {"params": {}, "correct_answers": {},
                                                                      "submitted_answers": {}}))
     info = json.loads((_question() / "info.json").read_text())
@@ -278,6 +293,20 @@ def test_prairielearn_package(engine, host, tmp_path, example):
         assert (test["points"] == test["max_points"]) == (case.status.value == "accepted")
         if case.visibility == "hidden":
             assert not _reveals_location(test["message"])
+
+
+def test_prairielearn_grades_a_workspace_notebook(engine, host, tmp_path):
+    """PrairieLearn's JupyterLab workspace hands in a notebook: graded by its functions, cells named."""
+    from tests.notebook_support import twin
+
+    example = "runtime_error/raises_index_error.py"
+    data, _ = _prairielearn(tmp_path, twin((SUBMISSIONS / example).read_text()).encode(), name="sinusoidal_pe.ipynb")
+    if not REDUCED:
+        assert data["gradable"] is False
+        return
+    verdict = host(example)
+    assert data["gradable"] is True and data["score"] == pytest.approx(verdict.score)
+    assert "cell " in data["message"] or any("cell " in t.get("message", "") for t in data["tests"]), data
 
 
 def test_prairielearn_attack_and_files_from_data_json(engine, tmp_path):

@@ -34,7 +34,7 @@ bundle = pathlib.Path("/tmp/bundles/sinusoidal-pe")
 shutil.copytree("/opt/judge/problems/sinusoidal-pe", bundle)
 root = pathlib.Path("/opt/judge/submissions/sinusoidal-pe")
 with Judge() as judge:
-    for path in sorted(root.glob("*/*.py")):
+    for path in sorted(p for p in root.glob("*/*") if p.suffix in (".py", ".ipynb")):
         v = judge.grade(path.read_bytes(), str(bundle))
         print(json.dumps({"file": f"{path.parent.name}/{path.name}", "status": v.status.value,
                           "isolation": v.isolation.model_dump() if v.isolation else None,
@@ -58,7 +58,7 @@ def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded):
     from judge.sandbox.modes import mode_named
 
     canary, rows = graded
-    expected = {f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*.py")}
+    expected = {f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*") if p.suffix in (".py", ".ipynb")}
     assert set(rows) == expected
     wrong = {f: r["status"] for f, r in rows.items() if r["status"] != f.split("/")[0]}
     assert wrong == {}, wrong

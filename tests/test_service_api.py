@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from judge.service.callbacks import verify
+from tests.conftest import REPO
 from tests.service_support import (SOURCES, CallbackListener, Server, body_json, require_sandbox, service_env,
                                    wait_done, wait_for)
 
@@ -119,6 +120,19 @@ def test_submit_wait_returns_verdict(alpha):
     assert r.headers["Location"] == f"/v1/submissions/{body['id']}"
     again = alpha.get(f"/v1/submissions/{body['id']}").json()
     assert again == body
+
+
+def test_a_notebook_is_sent_as_its_text(alpha):
+    """A notebook is submitted as the .ipynb file's text in ``source``: its functions are graded, its cells named."""
+    from tests.notebook_support import twin
+
+    crash = (REPO / "submissions" / "sinusoidal-pe" / "runtime_error" / "raises_index_error.py").read_text()
+    r = alpha.post("/v1/submissions", params={"wait": "true"},
+                   json={"problem": "sinusoidal-pe", "source": twin(crash, "colab", outputs=2000)})
+    assert r.status_code == 200, r.text
+    verdict = r.json()["verdict"]
+    assert verdict["status"] == "runtime_error" and verdict["notebook"]["cells_used"], verdict["notebook"]
+    assert "cell " in verdict["message"] and ", line " in verdict["message"], verdict["message"]
 
 
 def test_submit_then_poll(alpha):

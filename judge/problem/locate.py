@@ -1,7 +1,16 @@
-"""Where a problem's bundle folder is: by id in the problems folder, or by path.
+"""Where a problem's bundle folder is: by path, or by id in the folders of the person at the keyboard.
 
-Kept apart from the loader (which imports pydantic) so that a cold ``judge grade``
-can find the bundle, and its cached run plan, before the heavy imports.
+By id, the first of these folders that holds ``<id>/problem.yaml`` wins:
+
+1. ``$JUDGE_PROBLEMS_DIR`` (``--problems-dir`` sets it for one command; the service's image sets it);
+2. ``./problems`` where the command runs (an author's course repository);
+3. the current folder itself (a notebook hand-out: the public bundle beside the starter notebook);
+4. a notebook's own folder and its ``problems/`` (``check()`` in a kernel started elsewhere);
+5. the problems folder beside the package (a checkout; a wheel installs none).
+
+``judge new`` and ``judge case add`` write where the author stands (``$JUDGE_PROBLEMS_DIR``, else
+``./problems``), never into the installed package.  Kept apart from the loader (which imports pydantic) so that
+a cold ``judge grade`` can find the bundle, and its cached run plan, before the heavy imports.
 """
 
 from __future__ import annotations
@@ -11,23 +20,57 @@ from pathlib import Path
 
 from judge.errors import BundleError
 
-# JUDGE_PROBLEMS_DIR overrides the problems folder beside the package (e.g. /opt/judge/problems in the image).
-PROBLEMS_DIR = Path(os.environ.get("JUDGE_PROBLEMS_DIR") or Path(__file__).resolve().parents[2] / "problems")
+ENV = "JUDGE_PROBLEMS_DIR"
+#: The problems folder beside the package: a checkout's ``problems/`` (a wheel has none).
+INSTALLED = Path(__file__).resolve().parents[2] / "problems"
+#: Where bundles are written and listed first: ``$JUDGE_PROBLEMS_DIR`` or, in a checkout, its problems folder.
+PROBLEMS_DIR = Path(os.environ.get(ENV) or INSTALLED)
 
 
-def resolve(problem: str | Path) -> Path:
-    """A problem id in the problems folder, or a path to a bundle folder."""
+def search_dirs(near: str | Path | None = None) -> list[Path]:
+    """The folders a problem id is looked up in, in order (see the module's docstring); ``near``: a notebook's
+    folder."""
+    folders: list[Path] = []
+    if os.environ.get(ENV):
+        folders.append(Path(os.environ[ENV]))
+    here = Path.cwd()
+    folders += [here / "problems", here]
+    if near is not None:
+        folders += [Path(near), Path(near) / "problems"]
+    folders.append(INSTALLED)
+    unique: list[Path] = []
+    for folder in folders:
+        if folder.resolve() not in [u.resolve() for u in unique]:
+            unique.append(folder)
+    return unique
+
+
+def authoring_dir() -> Path:
+    """Where ``judge new`` writes a bundle: ``$JUDGE_PROBLEMS_DIR``, else ``./problems``."""
+    return Path(os.environ.get(ENV) or Path.cwd() / "problems")
+
+
+def resolve(problem: str | Path, near: str | Path | None = None) -> Path:
+    """A path to a bundle folder, or a problem id looked up in :func:`search_dirs`."""
     candidate = Path(problem)
     if candidate.is_dir() and (candidate / "problem.yaml").is_file():
         return candidate.resolve()
-    by_id = PROBLEMS_DIR / str(problem)
-    if "/" not in str(problem) and (by_id / "problem.yaml").is_file():
-        return by_id
-    known = ", ".join(available()) or "none"
-    raise BundleError(str(problem), None, f"unknown problem (known: {known})")
+    if "/" not in str(problem) and str(problem) not in ("", ".", ".."):
+        for folder in search_dirs(near):
+            if (folder / str(problem) / "problem.yaml").is_file():
+                return folder / str(problem)
+    looked = "; ".join(str(f) for f in search_dirs(near))
+    known = ", ".join(available(near)) or "none"
+    raise BundleError(str(problem), None, f"unknown problem (known: {known}; looked in: {looked})")
 
 
-def available() -> list[str]:
-    if not PROBLEMS_DIR.is_dir():
-        return []
-    return sorted(p.name for p in PROBLEMS_DIR.iterdir() if (p / "problem.yaml").is_file())
+def available(near: str | Path | None = None) -> list[str]:
+    """Every problem id the folders of :func:`search_dirs` hold (the first folder's wins for an id)."""
+    found: set[str] = set()
+    for folder in search_dirs(near):
+        if folder.is_dir():
+            try:
+                found.update(p.name for p in folder.iterdir() if (p / "problem.yaml").is_file())
+            except OSError:
+                continue
+    return sorted(found)

@@ -4,6 +4,7 @@ Public API (imported lazily, so ``judge grade`` starts fast and the sandbox's
 zygote, which imports ``judge.sandbox``, never loads the grading side)::
 
     from judge import grade, Judge, load_problem, Verdict
+    from judge import check        # in a notebook: grade the kernel's functions on the public cases
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from judge._version import __version__
 
 if TYPE_CHECKING:
+    from judge.notebook_check import check
     from judge.errors import BundleError, JudgeError
     from judge.engine import Judge, grade
     from judge.problem.loader import load_problem
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "grade": "judge.engine", "Judge": "judge.engine", "load_problem": "judge.problem.loader",
     "Verdict": "judge.verdict", "Status": "judge.verdict", "JudgeError": "judge.errors",
-    "BundleError": "judge.errors",
+    "BundleError": "judge.errors", "check": "judge.notebook_check",
 }
 
 __all__ = ["__version__", *_LAZY]

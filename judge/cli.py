@@ -366,10 +366,10 @@ def worker(broker: str | None, db: str | None, concurrency: int | None, hostname
 # -- course platforms (judge/platforms): packages, and the entry points run inside them ----------------
 
 @main.command()
-@click.argument("platform", type=click.Choice(["gradescope", "prairielearn", "exercism"]))
+@click.argument("platform", type=click.Choice(["gradescope", "prairielearn", "exercism", "notebook"]))
 @click.argument("problem")
 @click.option("-o", "--output", "out", required=True, type=click.Path(),
-              help="gradescope: the zip to write; prairielearn, exercism: the folder to write")
+              help="gradescope: the zip to write; prairielearn, exercism, notebook: the folder to write")
 @click.option("--hidden-visibility", default="after_due_date", show_default=True,
               type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]),
               help="gradescope: when learners see hidden cases' results")
@@ -386,7 +386,8 @@ def worker(broker: str | None, db: str | None, concurrency: int | None, hostname
 @click.option("--no-smoke-tests", is_flag=True, help="exercism: no tests/ folder (nothing is graded while packaging)")
 def package(platform: str, problem: str, out: str, hidden_visibility: str, image: str | None, min_isolation: str,
             pythons: str, wheel_cache: str | None, examples: str | None, no_smoke_tests: bool) -> None:
-    """Write what PLATFORM needs to grade PROBLEM (README: "Course platforms")."""
+    """Write what PLATFORM needs to grade PROBLEM (README: "Course platforms"); notebook: a starter notebook and
+    the hand-out bundle its check() reads (README: "Notebooks")."""
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
 
@@ -394,7 +395,13 @@ def package(platform: str, problem: str, out: str, hidden_visibility: str, image
     cache = Path(wheel_cache) if wheel_cache else None
     try:
         bundle = load_problem(problem)
-        if platform == "gradescope":
+        if platform == "notebook":
+            from judge.platforms import notebook
+
+            starter, handout = notebook.package(bundle, Path(out))
+            click.echo(f"wrote {starter} (give it to learners) and {handout} (the public cases and recorded outputs "
+                       f"check() reads; keep it beside the notebook)")
+        elif platform == "gradescope":
             from judge.platforms import gradescope
 
             path = gradescope.package(bundle, Path(out), hidden_visibility, min_isolation, versions, cache)

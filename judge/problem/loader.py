@@ -64,6 +64,16 @@ def _check_domains(spec: ProblemSpec, spec_path: Path) -> None:
                                       f"names no axis {axis!r} of another array argument")
 
 
+def _check_handout(spec: ProblemSpec, cases: CasesFile, spec_path: Path) -> None:
+    """A hand-out holds public cases only and nothing that needs the reference's code."""
+    hidden = [c.id for c in cases.cases if c.visibility != "public"]
+    if hidden:
+        raise BundleError(str(spec_path), None, f"a hand-out bundle holds public cases only (hidden: {len(hidden)})")
+    if spec.reference_checks or any(f.domain is not None for f in spec.functions):
+        raise BundleError(str(spec_path), None, "a hand-out bundle has no reference: no reference_checks and no "
+                                                "input domains (counterexamples are searched when submitted)")
+
+
 def load_problem(problem: str | Path) -> Bundle:
     """Load and cross-check a bundle; raises :class:`BundleError` naming file and line."""
     root = resolve(problem)
@@ -90,12 +100,21 @@ def load_problem(problem: str | Path) -> Bundle:
         if check.function not in names:
             raise BundleError(str(spec_path), None, f"reference_checks[{i}]: unknown function {check.function!r}")
     statement = _read_text(root / spec.statement)
-    reference = _read_text(root / spec.reference)
+    if spec.handout is not None:  # a hand-out: recorded outputs stand where the reference's code would
+        from judge.problem.recorded import index_bytes
+
+        _check_handout(spec, cases, spec_path)
+        reference = index_bytes(root / spec.handout.recorded).decode("utf-8", "replace")
+    else:
+        reference = _read_text(root / spec.reference)
     parts = [spec_path.read_bytes(), cases_path.read_bytes(), reference.encode()]
     bank = None
     if spec.mistakes:
-        bank = load_bank(root, spec.mistakes, set(names))
-        parts += [(root / spec.mistakes).read_bytes(), _read_text(root / bank.spec.module).encode()]
+        bank = load_bank(root, spec.mistakes, set(names), spec.handout.recorded if spec.handout else None)
+        if spec.handout is None:
+            parts += [(root / spec.mistakes).read_bytes(), _read_text(root / bank.spec.module).encode()]
+        else:
+            parts.append((root / spec.mistakes).read_bytes())
     digest = hashlib.sha256()
     for part in parts:
         digest.update(hashlib.sha256(part).digest())

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -43,6 +43,9 @@ from judge.problem.yamlfile import _validate
 # Recognisers the judge implements itself, driven by facts; a bundle may reword them.
 GENERIC_IDS = ("not_ndarray", "ndarray_subclass", "non_finite", "input_mutated", "transposed",
                "float32_precision", "constant_output", "forged_verdict", "monkeypatch_numpy", "extra_leading_axis")
+
+if TYPE_CHECKING:
+    from judge.problem.recorded import RecordedModule
 
 
 class MistakeSpec(_Strict):
@@ -103,7 +106,7 @@ CACHE_BYTES = 256 << 20  # outputs of the bank's implementations, reused across 
 @dataclass(eq=False)
 class Bank:
     spec: MistakesFile
-    module: ModuleType | None
+    module: ModuleType | RecordedModule | None  # a hand-out's recorded outputs stand for the module
     path: Path
     cache: dict = field(default_factory=dict, repr=False)
     cached_bytes: int = 0
@@ -153,13 +156,24 @@ def check_bank(path: Path, spec: MistakesFile, functions: set[str]) -> None:
             raise BundleError(str(path), None, f"property {p.id}: unknown function {', '.join(sorted(unknown))}")
 
 
-def load_bank(root: Path, name: str, functions: set[str]) -> Bank:
-    """Load mistakes.yaml and import its module (in the judge's process, never in the sandbox)."""
+def load_bank(root: Path, name: str, functions: set[str], recorded: str | None = None) -> Bank:
+    """Load mistakes.yaml and import its module (in the judge's process, never in the sandbox); in a hand-out
+    (``recorded``: its folder of recorded outputs) the module's outputs on the public cases stand for it."""
     path = root / name
     spec: MistakesFile = _validate(MistakesFile, path)
     check_bank(path, spec, functions)
-    module_path = root / spec.module
-    module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}", "the mistakes module")
+    if recorded is not None:
+        from judge.problem.recorded import load_recorded
+
+        if spec.properties or spec.family is not None:
+            raise BundleError(str(path), None, "a hand-out's bank holds mistakes only (properties and the family "
+                                               "need the mistakes module's code)")
+        module_path = root / recorded
+        module = load_recorded(module_path, "mistakes")
+    else:
+        module_path = root / spec.module
+        module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}",
+                                    "the mistakes module")
     names = [a for m in spec.mistakes for a in m.implements.values()] + [p.check for p in spec.properties]
     if spec.family is not None:
         names += [spec.family.build] + ([spec.family.recover] if spec.family.recover else [])

@@ -198,6 +198,16 @@ class Scoring(_Strict):
     mode: Literal["fraction", "weights"] = "fraction"
 
 
+class Handout(_Strict):
+    """Marks a hand-out bundle (``judge package notebook``): public cases only, and instead of the reference and
+    the mistakes module, their outputs on those cases, recorded (:mod:`judge.problem.recorded`).  A learner holds
+    it; nothing in it computes the answer or names a hidden case, only how many there are."""
+
+    hidden_cases: int = Field(ge=0, description="how many hidden cases the full bundle runs on submission")
+    recorded: str = Field("recorded", description="the folder of recorded outputs")
+    source_digest: str = Field(description="the full bundle's digest, to tell which version it was cut from")
+
+
 class ProblemSpec(_Strict):
     schema_version: Literal[1]
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
@@ -212,6 +222,7 @@ class ProblemSpec(_Strict):
     scoring: Scoring = Scoring()
     reference_checks: list[ReferenceCheck] = []
     mistakes: str | None = Field(None, description="the bank of known mistakes (e.g. mistakes.yaml), if any")
+    handout: Handout | None = Field(None, description="set only in a hand-out bundle (judge package notebook)")
 
     def function(self, name: str) -> FunctionSpec:
         for f in self.functions:

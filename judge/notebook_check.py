@@ -1,0 +1,154 @@
+"""``from judge import check``: grade the functions a learner's kernel holds now, on the public cases.
+
+The door for notebook courses (issue 20).  In Jupyter, JupyterLab, Colab or VS Code, the cells the kernel has
+run (IPython's raw input history, in the order they ran) become a notebook that is graded exactly as a saved
+``.ipynb`` is (:mod:`judge.notebooks`: the statements the required functions reach, IPython syntax handled
+as IPython does), so a check and the grade of the saved notebook agree.  Cell N in a message is ``In [N]``.
+Outside IPython the running script (``__main__``'s file) is graded.
+
+The learner's code runs in the best isolation the machine gives (a laptop: rootless; Colab or a container as
+root: reduced; a Linux machine as root: full); where none works, in a separate process without isolation, and
+the report says so: it is the learner's own code on the learner's own machine.
+
+The problem is found beside the notebook (the hand-out folder ``judge package notebook`` wrote), or by path, or
+among the installed problems (:mod:`judge.problem.locate`).  A hand-out holds public cases only, and the report
+says how many hidden cases run on submission: "public cases: 3 of 4 passed; 18 hidden cases run when you
+submit".  With a full bundle (an author checking their own course), hidden cases are graded and counted, never
+shown.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from judge.verdict import Status, Verdict
+
+_judges: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+class CheckedVerdict(Verdict):
+    """The verdict ``check()`` returns: a :class:`Verdict` with a one-line repr (the report was shown already)."""
+
+    def __repr__(self) -> str:
+        return f"<Verdict {self.problem}: {self.status.value}, {headline(self)}>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython's pretty printer
+        printer.text(repr(self))
+
+
+def headline(verdict: Verdict, hidden_in_handout: int | None = None) -> str:
+    """"public cases: k of n passed; m hidden cases run when you submit" (a hand-out), or the hidden cases'
+    own count when the bundle had them."""
+    public = [c for c in verdict.cases if c.visibility == "public"]
+    hidden = [c for c in verdict.cases if c.visibility == "hidden"]
+    passed = sum(c.status is Status.ACCEPTED for c in public)
+    line = f"public cases: {passed} of {len(public)} passed"
+    if hidden:
+        line += f"; hidden cases: {sum(c.status is Status.ACCEPTED for c in hidden)} of {len(hidden)} passed"
+    elif hidden_in_handout:
+        line += f"; {hidden_in_handout} hidden case{'s' if hidden_in_handout != 1 else ''} run when you submit"
+    return line
+
+
+def _ipython() -> Any:
+    try:
+        from IPython import get_ipython  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def kernel_notebook(shell: Any) -> str:
+    """The cells ``shell`` has run, in order, as nbformat 4 JSON (cell N is ``In [N]``)."""
+    raw = list(shell.history_manager.input_hist_raw)[1:]  # [0] is IPython's empty placeholder
+    cells = [{"cell_type": "code", "execution_count": n, "metadata": {}, "outputs": [], "source": text}
+             for n, text in enumerate(raw, start=1)]
+    return json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": cells})
+
+
+def _source(source: str | Path | None, shell: Any) -> tuple[str | bytes, Path]:
+    """What to grade and the folder it lives in (where a hand-out is looked for)."""
+    if source is not None:
+        path = Path(source)
+        if isinstance(source, Path) or (len(str(source)) < 4096 and "\n" not in str(source) and path.is_file()):
+            return path.read_bytes(), path.resolve().parent
+        return str(source), Path.cwd()
+    if shell is not None and getattr(shell, "history_manager", None) is not None:
+        return kernel_notebook(shell), Path.cwd()
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main:
+        return Path(main).read_bytes(), Path(main).resolve().parent
+    raise RuntimeError("check() grades a notebook's kernel or a script: call it from one, or pass source=")
+
+
+def _judge(isolation: str | None) -> Any:
+    """One judge per isolation choice for the kernel's life (its sandbox stays warm between checks)."""
+    from judge.engine import Judge
+    from judge.sandbox.ladder import ENV_MODE, choose
+    from judge.sandbox.modes import mode_named
+
+    key = isolation or os.environ.get(ENV_MODE) or "auto"
+    with _lock:
+        judge = _judges.get(key)
+        if judge is None:
+            mode, _ = choose(key, unsafe_no_sandbox=True)  # auto: the best mode here, none only as the last
+            judge = Judge(unsafe_no_sandbox=not mode_named(mode).sandboxed, isolation=mode)
+            _judges[key] = judge
+            if len(_judges) == 1:
+                atexit.register(_close_all)
+        return judge
+
+
+def _close_all() -> None:
+    for judge in list(_judges.values()):
+        judge.close()
+    _judges.clear()
+
+
+def check(problem: str | Path, source: str | Path | None = None, *, isolation: str | None = None,
+          show: bool = True, pictures: bool = True) -> CheckedVerdict:
+    """Grade what the kernel holds now (or ``source``: a file or the text of one) against ``problem`` and show
+    the report (HTML in a notebook, text elsewhere); returns the :class:`Verdict`.
+
+    ``problem``: an id (found beside the notebook, in ``./problems``, among the installed ones) or a folder.
+    ``isolation``: a mode to insist on (default: the best this machine gives, else none, said plainly).
+    """
+    from judge.problem.locate import resolve
+    from judge.sandbox.modes import mode_named
+
+    shell = _ipython()
+    text, near = _source(source, shell)
+    root = resolve(problem, near=near)
+    judge = _judge(isolation)
+    with tempfile.TemporaryDirectory(prefix="judge-check-") as folder:
+        verdict = judge.grade(text, root, pictures_dir=folder if pictures and show else None)
+        checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
+        handout = judge.problem(root).bundle.spec.handout
+        line = headline(checked, handout.hidden_cases if handout is not None else None)
+        if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
+            line += "; not isolated: your code ran as you, in a separate process (it is your own code)"
+        if show:
+            _show(checked, line, Path(folder), shell)
+    return checked
+
+
+def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any) -> None:
+    if shell is not None and type(shell).__name__ != "TerminalInteractiveShell":
+        from IPython.display import HTML, display  # type: ignore[import-not-found]
+
+        from judge.formats.html import render_html
+
+        display(HTML(render_html(verdict, line, pictures_dir)))
+        return
+    from judge.formats.text import render_text
+
+    report = render_text(verdict).splitlines()
+    print("\n".join(report[:1] + [line] + report[1:]))

@@ -366,10 +366,10 @@ def worker(broker: str | None, db: str | None, concurrency: int | None, hostname
 # -- course platforms (judge/platforms): packages, and the entry points run inside them ----------------
 
 @main.command()
-@click.argument("platform", type=click.Choice(["gradescope", "prairielearn", "exercism", "notebook"]))
+@click.argument("platform", type=click.Choice(["gradescope", "prairielearn", "exercism", "notebook", "otter"]))
 @click.argument("problem")
 @click.option("-o", "--output", "out", required=True, type=click.Path(),
-              help="gradescope: the zip to write; prairielearn, exercism, notebook: the folder to write")
+              help="gradescope: the zip to write; prairielearn, exercism, notebook, otter: the folder to write")
 @click.option("--hidden-visibility", default="after_due_date", show_default=True,
               type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]),
               help="gradescope: when learners see hidden cases' results")
@@ -395,7 +395,12 @@ def package(platform: str, problem: str, out: str, hidden_visibility: str, image
     cache = Path(wheel_cache) if wheel_cache else None
     try:
         bundle = load_problem(problem)
-        if platform == "notebook":
+        if platform == "otter":
+            from judge.platforms import otter
+
+            path = otter.write_test_file(bundle.id, Path(out))
+            click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format)")
+        elif platform == "notebook":
             from judge.platforms import notebook
 
             starter, handout = notebook.package(bundle, Path(out))

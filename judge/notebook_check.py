@@ -121,23 +121,31 @@ def check(problem: str | Path, source: str | Path | None = None, *, isolation: s
     ``problem``: an id (found beside the notebook, in ``./problems``, among the installed ones) or a folder.
     ``isolation``: a mode to insist on (default: the best this machine gives, else none, said plainly).
     """
-    from judge.problem.locate import resolve
-    from judge.sandbox.modes import mode_named
-
     shell = _ipython()
-    text, near = _source(source, shell)
-    root = resolve(problem, near=near)
-    judge = _judge(isolation)
     with tempfile.TemporaryDirectory(prefix="judge-check-") as folder:
-        verdict = judge.grade(text, root, pictures_dir=folder if pictures and show else None)
-        checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
-        handout = judge.problem(root).bundle.spec.handout
-        line = headline(checked, handout.hidden_cases if handout is not None else None)
-        if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
-            line += "; not isolated: your code ran as you, in a separate process (it is your own code)"
+        checked, line = grade_here(problem, source, isolation, Path(folder) if pictures and show else None)
         if show:
             _show(checked, line, Path(folder), shell)
     return checked
+
+
+def grade_here(problem: str | Path, source: str | Path | None = None, isolation: str | None = None,
+               pictures_dir: Path | None = None) -> tuple[CheckedVerdict, str]:
+    """The verdict on what this kernel (or script, or ``source``) holds, and its headline: the one grading step
+    behind ``check()`` and the otter and nbgrader adapters (:mod:`judge.platforms.otter`, ``.nbgrader``)."""
+    from judge.problem.locate import resolve
+    from judge.sandbox.modes import mode_named
+
+    text, near = _source(source, _ipython())
+    root = resolve(problem, near=near)
+    judge = _judge(isolation)
+    verdict = judge.grade(text, root, pictures_dir=pictures_dir)
+    checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
+    handout = judge.problem(root).bundle.spec.handout
+    line = headline(checked, handout.hidden_cases if handout is not None else None)
+    if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
+        line += "; not isolated: your code ran as you, in a separate process (it is your own code)"
+    return checked, line
 
 
 def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any) -> None:

@@ -1,0 +1,146 @@
+"""Courses that already grade with otter-grader or nbgrader keep their tool and grade with the judge (issue 20,
+part 4), run with the real tools: `otter generate` + `otter run` on a fixture assignment, and
+`nbgrader generate_assignment` + `nbgrader autograde` + `nbgrader export` on a one-assignment course.
+
+The tools live in their own virtualenv (.ci/notebook-tools.sh makes it; their dependencies would otherwise pin
+the test environment's): JUDGE_NBTOOLS, default /opt/judge-nbtools.  Their kernels import this checkout's judge
+(PYTHONPATH) and find the full bundle through JUDGE_PROBLEMS_DIR, as a course's grading machine would.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, require_sandbox, unavailable
+
+TOOLS = Path(os.environ.get("JUDGE_NBTOOLS", "/opt/judge-nbtools"))
+
+RIGHT = '''def sinusoidal_pe(max_len, d_model, base=10000.0):
+    pos = np.arange(max_len)[:, None]
+    pairs = d_model // 2
+    w = pos / base ** (2 * np.arange(pairs) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0:2 * pairs:2] = np.sin(w)
+    pe[:, 1:2 * pairs:2] = np.cos(w)
+    return pe
+
+
+def add_positional_encoding(x, base=10000.0):
+    x = np.asarray(x)
+    return x + sinusoidal_pe(x.shape[-2], x.shape[-1], base)'''
+SWAPPED = RIGHT.replace("np.sin(w)", "@").replace("np.cos(w)", "np.sin(w)").replace("@", "np.cos(w)")
+UNRELATED_CRASH = 'data = np.load("my_data.npy")  # only on the learner\'s laptop'
+
+
+def _tool(name: str) -> Path:
+    path = TOOLS / "bin" / name
+    if not path.is_file():
+        unavailable(f"{path} missing: bash .ci/notebook-tools.sh makes the otter/nbgrader virtualenv")
+    return path
+
+
+def _env() -> dict[str, str]:
+    # the virtualenv's bin first, as when it is activated: nbgrader runs `alembic` from PATH
+    return {**os.environ, "PATH": f"{TOOLS / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(REPO), "JUDGE_PROBLEMS_DIR": str(REPO / "problems")}
+
+
+def _run(*argv: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(a) for a in argv], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{argv}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    return done
+
+
+def _notebook(cells: list[str], metadata: list[dict] | None = None):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook(cells=[new_markdown_cell("# Week 2: positional encodings")]
+                      + [new_code_cell(c, metadata=(metadata or [{}] * len(cells))[k]) for k, c in enumerate(cells)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nbformat, nb
+
+
+# -- otter ----------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def otter_assignment(tmp_path_factory) -> Path:
+    require_sandbox()
+    otter = _tool("otter")
+    root = tmp_path_factory.mktemp("otter-assignment")
+    _run("python3", "-m", "judge", "package", "otter", "sinusoidal-pe", "-o", root, cwd=REPO)
+    _run(otter, "generate", "-t", "tests", "-o", "autograder.zip", "--no-requirements", "--no-environment",
+         "--no-config", cwd=root)
+    return root
+
+
+def _otter_run(root: Path, name: str, cells: list[str]) -> dict:
+    nbformat, nb = _notebook(cells)
+    nbformat.write(nb, root / f"{name}.ipynb")
+    out = root / f"out-{name}"
+    out.mkdir()
+    _run(_tool("otter"), "run", "-a", "autograder.zip", "-o", out, f"{name}.ipynb", cwd=root)
+    return json.loads((out / "results.json").read_text())
+
+
+def _otter_test(results: dict) -> dict:
+    return next(t for t in results["tests"] if t["name"] == "sinusoidal-pe")
+
+
+def test_otter_run_gives_the_points_to_a_correct_notebook_despite_an_unrelated_crash(otter_assignment):
+    results = _otter_run(otter_assignment, "right", ["import numpy as np", RIGHT, UNRELATED_CRASH])
+    test = _otter_test(results)
+    assert test["score"] == test["max_score"] == 1.0, test
+
+
+def test_otter_run_fails_a_wrong_notebook_with_the_judges_diagnosis(otter_assignment):
+    results = _otter_run(otter_assignment, "swapped", ["import numpy as np", "%matplotlib inline", SWAPPED])
+    test = _otter_test(results)
+    assert test["score"] == 0, test
+    assert "sin_cos_swapped" in test["output"] and "Sine and cosine are swapped" in test["output"]
+    # otter inserts cells of its own before the learner's, so the kernel's cell numbers are otter's
+    assert "public cases: 0 of 4 passed" in test["output"] and "graded the definitions in cells" in test["output"]
+
+
+# -- nbgrader -------------------------------------------------------------------------------------------------
+def _meta(**fields) -> dict:
+    return {"nbgrader": {"schema_version": 3, "solution": False, "grade": False, "locked": False, **fields}}
+
+
+def test_nbgrader_autograde_scores_a_class_with_the_judge(tmp_path):
+    require_sandbox()
+    nbgrader = _tool("nbgrader")
+    course = tmp_path / "course"
+    (course / "source" / "ps1").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "numpy-course"\n')
+    solution = RIGHT.replace("    pos =", "    ### BEGIN SOLUTION\n    pos =", 1).replace(
+        "    return pe\n", "    return pe\n    ### END SOLUTION\n", 1)
+    grade = 'from judge.platforms.nbgrader import grade_cell\ngrade_cell("sinusoidal-pe", points=10)'
+    nbformat, nb = _notebook(["import numpy as np", solution, grade],
+                             [_meta(grade_id="imports", locked=True), _meta(grade_id="answer", solution=True),
+                              _meta(grade_id="judge", grade=True, locked=True, points=10)])
+    nbformat.write(nb, course / "source" / "ps1" / "ps1.ipynb")
+    _run(nbgrader, "generate_assignment", "ps1", "--force", cwd=course)
+    released = nbformat.read(course / "release" / "ps1" / "ps1.ipynb", as_version=4)
+    assert "raise NotImplementedError" in released.cells[2].source  # the solution was cut out
+    for student, answer, extra in (("alice", RIGHT, None), ("bob", SWAPPED, None), ("carol", RIGHT, UNRELATED_CRASH)):
+        mine = nbformat.read(course / "release" / "ps1" / "ps1.ipynb", as_version=4)
+        mine.cells[2].source = answer
+        if extra:
+            mine.cells.insert(3, nbformat.v4.new_code_cell(extra))
+        (course / "submitted" / student / "ps1").mkdir(parents=True)
+        nbformat.write(mine, course / "submitted" / student / "ps1" / "ps1.ipynb")
+    _run(nbgrader, "autograde", "ps1", "--force", cwd=course)
+    _run(nbgrader, "export", cwd=course)
+    scores = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "grades.csv").open())}
+    assert scores["alice"] == 10.0 and scores["carol"] == 10.0, scores
+    assert scores["bob"] == pytest.approx(10 * 2 / 22, abs=1e-3), scores  # 2 of 22 cases: partial credit
+    graded = nbformat.read(course / "autograded" / "bob" / "ps1" / "ps1.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for o in graded.cells[3].outputs if o.output_type == "stream")
+    assert "sin_cos_swapped" in printed and "public cases: 0 of 4 passed" in printed, printed[:1500]
+    assert not [o for o in graded.cells[3].outputs if o.output_type == "stream" and o.name == "stderr"]

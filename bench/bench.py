@@ -12,7 +12,8 @@ container start to results file, with the platform's own flags; images from
 ``.ci/docker.sh platforms``); then ratios, (7) the diagnosis cost of a wrong
 answer (``--diagnosis-only`` for that alone), throughput with 1 and 2 workers and
 the judge's peak RSS on the largest case.  ``--counterexamples`` prints (11) alone: what the counterexample
-search adds to each wrong example's verdict, side by side with the verdict without it.  ``--modes`` prints (8) alone: the warm
+search adds to each wrong example's verdict, side by side with the verdict without it.  ``--notebooks`` prints
+(12) alone: cold ``judge grade`` of a notebook beside its ``.py`` twin.  ``--modes`` prints (8) alone: the warm
 cost per verdict of each isolation mode this machine gives (run it as root, as a
 normal user, and inside a default ``docker run`` to see all four).
 """
@@ -508,6 +509,38 @@ def counterexample_cost(runs: int) -> None:
           f"{statistics.median(right):.1f} ms over {len(right)} (target ~0); load {Path('/proc/loadavg').read_text().strip()}")
 
 
+def notebook_cost(runs: int) -> None:
+    """(12) Cold ``judge grade`` of a notebook beside the same functions as a ``.py`` (issue 20: <= 1.05x): for
+    each example, its Colab-shaped twin (the file's paragraphs as cells between markdown, magics, a training
+    loop, a plot and 200 kB of outputs per cell: tests/notebook_support.py) and the file itself, graded in turn
+    (which goes first alternates), ``runs`` pairs, the median of each."""
+    from tests.notebook_support import twin
+
+    compile_checkout()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for folder, name in (("accepted", "vectorised.py"), ("wrong_answer", "sin_cos_swapped.py"),
+                             ("runtime_error", "raises_index_error.py")):
+            py = REPO / "submissions" / PROBLEM / folder / name
+            nb = Path(tmp) / f"{py.stem}.ipynb"
+            nb.write_text(twin(py.read_text(), "colab"))
+            times: dict[str, list[float]] = {"py": [], "ipynb": []}
+            for k in range(runs):
+                for kind in (("py", "ipynb") if k % 2 == 0 else ("ipynb", "py")):
+                    path = py if kind == "py" else nb
+                    start = time.perf_counter()
+                    subprocess.run([sys.executable, "-m", "judge", "grade", str(path), "--format", "json"],
+                                   capture_output=True, cwd=REPO)
+                    times[kind].append(time.perf_counter() - start)
+            rows.append((f"{folder}/{name}", median_ms(times["py"]), median_ms(times["ipynb"]), nb.stat().st_size))
+    print(f"{'example':40} {'.py ms':>8} {'.ipynb ms':>10} {'ratio':>6} {'notebook bytes':>15}")
+    for name, py_ms, nb_ms, size in rows:
+        print(f"{name:40} {py_ms:8.1f} {nb_ms:10.1f} {nb_ms / py_ms:6.3f} {size:15d}")
+    ratio = statistics.median(nb_ms / py_ms for _, py_ms, nb_ms, _ in rows)
+    print(f"\nnotebook / .py, cold judge grade: median ratio {ratio:.3f} (target <= 1.05); "
+          f"load {Path('/proc/loadavg').read_text().strip()}")
+
+
 def modes(source: str, submission: Path, runs: int) -> None:
     """(8) Warm per-verdict cost of every isolation mode this machine gives, beside the floor."""
     from judge.sandbox.ladder import check
@@ -543,11 +576,16 @@ def main() -> None:
                              "--slow-runs pairs, with the load average beside each pair")
     parser.add_argument("--counterexamples", action="store_true",
                         help="measure only what the counterexample search adds per verdict (11), with and without")
+    parser.add_argument("--notebooks", action="store_true",
+                        help="measure only cold `judge grade` of a notebook beside its .py twin (12)")
     parser.add_argument("--modes", action="store_true",
                         help="measure only the warm cost per isolation mode (8): every mode this machine gives")
     args = parser.parse_args()
     if args.counterexamples:
         counterexample_cost(max(3, args.runs // 4))
+        return
+    if args.notebooks:
+        notebook_cost(args.slow_runs)
         return
     if args.modes:
         modes(args.submission.read_text(), args.submission, args.runs)

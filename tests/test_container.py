@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SUBMISSIONS, require_docker
+from conftest import SUBMISSIONS, require_docker, roomy_problem
 
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
@@ -72,7 +72,7 @@ def test_same_verdicts_as_process_backend(cj, pj, path: Path):
 def test_memory_hog_is_oom_killed_by_the_engine(cj):
     from judge.verdict import Status
 
-    v = cj.grade((SUBMISSIONS / "memory_limit_exceeded" / "memory_hog.py").read_bytes())
+    v = cj.grade((SUBMISSIONS / "memory_limit_exceeded" / "memory_hog.py").read_bytes(), roomy_problem())
     assert v.status is Status.MEMORY_LIMIT_EXCEEDED
     assert v.resources.oom_kills == 1  # from the engine's State.OOMKilled
     assert "memory limit" in v.message

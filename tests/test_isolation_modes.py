@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from conftest import require_sandbox, unavailable
+from conftest import require_sandbox, roomy_problem, unavailable
 from helpers_sandbox import CORRECT, FORK_50, REPO, SUBMISSIONS, learner, require_mode
 from test_limits import cpu1_bundle  # noqa: F401 - the same 1 s CPU-limit bundle fixture
 
@@ -64,7 +64,7 @@ def test_accepted_says_which_mode_and_what_limits(mj):
 
 @pytest.mark.parametrize("name", ["memory_hog.py", "catch_memoryerror_and_continue.py", "python_bytes_hog.py"])
 def test_memory_hogs(mj, name):
-    v = mj.grade((SUBMISSIONS / "memory_limit_exceeded" / name).read_bytes())
+    v = mj.grade((SUBMISSIONS / "memory_limit_exceeded" / name).read_bytes(), roomy_problem())
     assert v.status.value == "memory_limit_exceeded", (v.status, v.message, v.resources)
     assert v.resources.oom_kills >= 1, v.resources  # cgroup OOM kill, or the supervisor's kill from VmRSS
     _no_leftovers(mj)
@@ -74,7 +74,7 @@ def test_one_huge_touched_allocation_is_memory_limit(mj):
     v = mj.grade(learner("""
         a = np.ones(2 << 30 >> 3)  # 2 GiB of float64, every page touched
         print(a.sum())
-    """))
+    """), roomy_problem())
     assert v.status.value == "memory_limit_exceeded", (v.status, v.message, v.resources)
     assert "memory limit" in v.message
 

@@ -12,6 +12,7 @@ import time
 import pytest
 import yaml
 
+from conftest import roomy_problem
 from helpers_sandbox import (CORRECT, FORK_50, PROBLEM_DIR, assert_still_grades, cgroup_pids, learner,
                              leftover_learner_processes, require_sandbox, worker_name)
 
@@ -112,7 +113,7 @@ def test_touching_2gib_is_memory_limit(lj):
     v = lj.grade(learner("""
         a = np.ones(2 << 30 >> 3)  # 2 GiB of float64, every page touched
         print(a.sum())
-    """), "sinusoidal-pe")
+    """), roomy_problem())
     assert v.status is Status.MEMORY_LIMIT_EXCEEDED, (v.status, v.message, v.resources)
     assert v.resources.oom_kills >= 1
     assert "memory" in v.message
@@ -132,7 +133,7 @@ def test_catching_memoryerror_does_not_help(lj):
             except MemoryError:
                 size //= 2
         print("SURVIVED", len(hoard))
-    """), "sinusoidal-pe")
+    """), roomy_problem())
     assert v.status is Status.MEMORY_LIMIT_EXCEEDED, (v.status, v.message, v.resources)
     assert v.resources.oom_kills >= 1
     assert "SURVIVED" not in v.stdout.text

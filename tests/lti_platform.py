@@ -5,7 +5,10 @@
   signed ``id_token`` (RS256) and the ``state`` to the tool's launch URL (auto-submitting, as LMSs do);
 - ``/token``: client-credentials grant, checking the tool's JWT client assertion against the tool's
   own public key, and handing out a bearer token;
-- ``/lineitems/<n>/lineitem/scores``: the AGS score endpoint, recording every Score it receives.
+- ``/lineitems/<n>/lineitem/scores``: the AGS score endpoint, recording every Score it receives;
+- ``/contexts/<course>/memberships``: the NRPS roster of a course (``members[course]``), for a bearer token;
+- ``/deep_link_return``: where a Deep Linking response is posted; the JWT is checked against the tool's key
+  and kept in ``deep_links``.
 
 ``next_launch`` lets a test bend one claim (audience, expiry, deployment, signing key) so that each
 launch check fails on its own.  Also writes the tool's key pair and its JUDGE_LTI_CONFIG file.
@@ -57,6 +60,8 @@ class LoopbackPlatform:
         self.next_launch: dict = {}
         self.launches: list[dict] = []
         self.tool_url = ""  # set once the tool runs: the course page frames it
+        self.members: dict[str, list[dict]] = {}  # course id -> NRPS members
+        self.deep_links: list[dict] = []  # the decoded LtiDeepLinkingResponse messages received
         self.fail_scores = 0  # answer this many score posts with 503 (a gradebook that is down)
         self.refused_scores = 0
         self._lock = threading.Lock()
@@ -76,10 +81,15 @@ class LoopbackPlatform:
                     jwk = json.loads(RSAAlgorithm.to_jwk(platform.key.public_key()))
                     jwk.update(kid=KID, alg="RS256", use="sig")
                     self._send(200, json.dumps({"keys": [jwk]}).encode())
-                elif url.path == "/course":
-                    self._send(200, platform.course_page().encode(), "text/html; charset=utf-8")
+                elif url.path == "/course":  # ?user=<id>: who is signed in to the LMS
+                    user = parse_qs(url.query).get("user", ["learner-1"])[0]
+                    self._send(200, platform.course_page(user).encode(), "text/html; charset=utf-8")
                 elif url.path == "/favicon.ico":
                     self._send(204, b"", "image/x-icon")
+                elif re.fullmatch(r"/contexts/[^/]+/memberships", url.path):
+                    status, answer = platform.memberships(url.path.split("/")[2], self.headers)
+                    self._send(status, json.dumps(answer).encode(),
+                               "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
                 elif url.path == "/auth":
                     params = {k: v[0] for k, v in parse_qs(url.query).items()}
                     self._send(200, platform.auth_page(params).encode(), "text/html; charset=utf-8")
@@ -92,6 +102,9 @@ class LoopbackPlatform:
                 if url.path == "/token":
                     status, answer = platform.token(parse_qs(body.decode()))
                     self._send(status, json.dumps(answer).encode())
+                elif url.path == "/deep_link_return":
+                    status, answer = platform.deep_link_return(parse_qs(body.decode()))
+                    self._send(status, answer.encode(), "text/html; charset=utf-8")
                 elif re.fullmatch(r"/lineitems/\d+/lineitem/scores", url.path):
                     status = platform.score(url.path, self.headers, body)
                     self._send(status, b"{}")
@@ -141,20 +154,31 @@ class LoopbackPlatform:
             "iss": overrides.get("iss", self.issuer), "aud": overrides.get("aud", params.get("client_id", CLIENT_ID)),
             "sub": params.get("login_hint", "learner-1"), "iat": now, "exp": now + overrides.get("exp_in", 300),
             "nonce": params.get("nonce", ""), "name": overrides.get("name", "Ada Learner"),
-            "https://purl.imsglobal.org/spec/lti/claim/message_type": "LtiResourceLinkRequest",
+            "https://purl.imsglobal.org/spec/lti/claim/message_type": overrides.get("message_type",
+                                                                                    "LtiResourceLinkRequest"),
             "https://purl.imsglobal.org/spec/lti/claim/version": "1.3.0",
             "https://purl.imsglobal.org/spec/lti/claim/deployment_id": overrides.get("deployment_id", DEPLOYMENT),
             "https://purl.imsglobal.org/spec/lti/claim/target_link_uri": params.get("redirect_uri", ""),
             "https://purl.imsglobal.org/spec/lti/claim/resource_link": {"id": "activity-1", "title": "PE"},
-            "https://purl.imsglobal.org/spec/lti/claim/roles": [
-                "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"],
-            "https://purl.imsglobal.org/spec/lti/claim/context": {"id": "course-1", "title": "Transformers"},
+            "https://purl.imsglobal.org/spec/lti/claim/roles": overrides.get("roles", [
+                "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]),
+            "https://purl.imsglobal.org/spec/lti/claim/context": {"id": overrides.get("course", "course-1"),
+                                                                  "title": "Transformers"},
+            "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
+                "context_memberships_url": f"{self.url}/contexts/{overrides.get('course', 'course-1')}/memberships",
+                "service_versions": ["2.0"]},
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": [SCORE_SCOPE], "lineitems": f"{self.url}/lineitems",
                 "lineitem": f"{self.url}/lineitems/1/lineitem"},
         }
         if problem is not None:
             claims["https://purl.imsglobal.org/spec/lti/claim/custom"] = {"problem": problem}
+        if claims["https://purl.imsglobal.org/spec/lti/claim/message_type"] == "LtiDeepLinkingRequest":
+            claims.pop("https://purl.imsglobal.org/spec/lti/claim/resource_link")
+            claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {
+                "deep_link_return_url": f"{self.url}/deep_link_return", "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["iframe", "window"], "accept_multiple": False,
+                "data": overrides.get("data", "opaque-data-42")}
         return claims
 
     def auth_page(self, params: dict) -> str:
@@ -203,6 +227,22 @@ class LoopbackPlatform:
                 return 503
             self.scores.append({"path": path, "score": json.loads(body), "id": str(uuid.uuid4())})
         return 200
+
+    def memberships(self, course: str, headers) -> tuple[int, dict]:  # noqa: ANN001
+        if headers.get("Authorization", "").removeprefix("Bearer ") not in self.tokens:
+            return 401, {"error": "unauthorized"}
+        return 200, {"id": f"{self.url}/contexts/{course}/memberships", "context": {"id": course},
+                     "members": self.members.get(course, [])}
+
+    def deep_link_return(self, form: dict) -> tuple[int, str]:
+        """Check the tool's signed LtiDeepLinkingResponse as a platform does, and keep it."""
+        try:
+            message = jwt.decode(form.get("JWT", [""])[0], self.tool_key.public_key(), algorithms=["RS256"],
+                                 audience=self.issuer)
+        except jwt.InvalidTokenError as exc:
+            return 400, f"invalid deep linking response: {exc}"
+        self.deep_links.append(message)
+        return 200, "<!DOCTYPE html><title>Added</title><p>Activity added.</p>"
 
     def stop(self) -> None:
         self.server.shutdown()

@@ -173,3 +173,36 @@ def test_a_learner_solves_the_exercise_in_the_browser(browser, lms):
                                                          indent=2))
     print(f"\npage weight {page_bytes} bytes {weights}; first verdict in {first_verdict_s:.2f} s")
     assert not problems, problems
+
+
+def test_the_teacher_sees_the_class_in_the_browser(browser, lms):
+    """After the learner's test above (same LMS and tool): the teacher's launch from the course page shows the
+    roster from the platform's NRPS, the class's mistakes, a learner's submissions, and downloads the CSV."""
+    platform, server = lms
+    instructor = ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]
+    learner = ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]
+    platform.members["course-1"] = [{"user_id": "teacher-1", "name": "Grace Teacher", "roles": instructor},
+                                    {"user_id": "learner-1", "name": "Ada Learner", "roles": learner},
+                                    {"user_id": "learner-2", "name": "Bo Absent", "roles": learner}]
+    platform.next_launch = {"roles": instructor, "name": "Grace Teacher"}
+    problems: list[str] = []
+    page = browser.new_page()
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.goto(f"{platform.url}/course?user=teacher-1")
+    frame = page.frame_locator("#tool")
+    rows = frame.locator("#roster tbody tr")
+    rows.nth(1).wait_for(timeout=30_000)
+    assert rows.count() == 2
+    ada, bo = rows.nth(0).inner_text(), rows.nth(1).inner_text()
+    assert "Ada Learner" in ada and "1.000" in ada and "not submitted" in bo  # best score: the accepted one
+    assert frame.locator("#mistakes tbody tr").count() >= 1, "the learner's wrong answers name a mistake"
+    frame.locator("#roster button.link").first.click()
+    frame.locator("#learner-submissions details").nth(2).wait_for(timeout=30_000)
+    assert frame.locator("#learner-submissions details").count() == 3
+    with page.expect_download() as download:
+        frame.locator("#download-csv").click()
+    text = Path(download.value.path()).read_text()
+    assert text.splitlines()[0].startswith("user_id,name,attempts") and "learner-2" in text
+    page.screenshot(path=str(ARTIFACTS / "4-teacher.png"), full_page=True)
+    assert not problems, problems

@@ -1,4 +1,5 @@
-"""The learner side: LTI 1.3 (``/lti/login``, ``/lti/launch``, ``/lti/jwks``), the learner page
+"""The learner side: LTI 1.3 (``/lti/login``, ``/lti/launch``, ``/lti/jwks``; a teacher's launches go on to
+:mod:`judge.service.lti.teacher`), the learner page
 (``/lti/page/{handle}``, also reached from ``/learn/{problem}`` with a course's access code) and the
 page's API (``/lti/api/submissions``).
 
@@ -41,6 +42,8 @@ AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
+DEEP_LINKING = "LtiDeepLinkingRequest"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LTI_PLATFORM = "lti:learners"  # the submissions' platform column; ':' can never be in an API token's name
 LEARN_PLATFORM = "learn:codes"
@@ -113,16 +116,18 @@ class LearnerSide:
         self.read_limit = RateLimiter(10.0, 60.0)
         self.code_limit = RateLimiter(0.2, 5.0)  # access-code guesses per client address
 
-    def open_page(self, request: Request, session: LearnerSession, secret: str) -> Response:
-        response = RedirectResponse(f"/lti/page/{session.handle}", status_code=303)
+    def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None) -> Response:
+        response = RedirectResponse(to or f"/lti/page/{session.handle}", status_code=303)
         set_cookie(response, f"judge-lti-{session.handle}", secret, SESSION_SECONDS, _is_secure(request, self.ctx))
         return response
 
     def routers(self) -> list[APIRouter]:
         """The routers to include: the page and its API always; the access-code sign-in where courses have
         codes (JUDGE_LEARN_CODES); LTI 1.3 where platforms are registered."""
+        from judge.service.lti.teacher import teacher_router
+
         return ([page_router] + ([learn_router] if self.ctx.settings.learn_codes else [])
-                + ([lti_router] if self.tool_config is not None else []))
+                + ([lti_router, teacher_router] if self.tool_config is not None else []))
 
 
 def learner_side(request: Request) -> LearnerSide:
@@ -154,7 +159,7 @@ page_router = APIRouter()
 @page_router.get("/lti/static/{name}", include_in_schema=False)
 async def static(name: str) -> Response:
     path = STATIC / name
-    if name not in ("learner.js", "learner.css") or not path.is_file():
+    if name not in ("learner.js", "learner.css", "teacher.js", "autopost.js") or not path.is_file():
         raise ApiError(404, "not_found", f"no static file {name!r}")
     return FileResponse(path, headers={"Cache-Control": "public, max-age=3600"})
 
@@ -322,6 +327,15 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     claims = await _validated_claims(message, request)
     if isinstance(claims, Response):
         return claims
+    from judge.service.lti.class_view import is_staff
+    from judge.service.lti import teacher
+
+    staff = is_staff(claims.get(ROLES_CLAIM))
+    if claims.get(MESSAGE_TYPE_CLAIM) == DEEP_LINKING:
+        if not staff:
+            return refuse(403, "Launch refused", "adding an exercise to the course is for its teachers: this "
+                          "launch's roles are a learner's", request)
+        return cookies.apply(await teacher.open_picker(side, request, claims, message.get_client_id()))
     problem = str((claims.get(CUSTOM_CLAIM) or {}).get("problem", "")).strip()
     if not problems.known(problem):
         return refuse(400, "No exercise chosen", (
@@ -340,6 +354,12 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     opened, secret = await run_in_threadpool(
         side.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
         ags if isinstance(ags, dict) else None)
+    if staff:  # the teacher's page for this problem and course, instead of the learner page
+        await run_in_threadpool(side.lti.mark_staff, opened.handle,
+                                teacher.course_of_launch(claims, message.get_client_id()))
+        log.info("LTI launch: %s, a teacher of %s, for problem %s (session %s)", claims["iss"],
+                 (claims.get(CONTEXT_CLAIM) or {}).get("id", ""), problem, opened.handle)
+        return cookies.apply(side.open_page(request, opened, secret, f"/lti/teacher/{opened.handle}"))
     log.info("LTI launch: %s for problem %s (session %s)", claims["iss"], problem, opened.handle)
     return cookies.apply(side.open_page(request, opened, secret))
 
@@ -362,8 +382,8 @@ async def _validated_claims(message: Launch, request: Request) -> dict | Respons
         return refuse(403, "Launch refused", f"launch refused: {text}", request)
     except Exception as exc:  # noqa: BLE001 - a malformed token or a platform's JWKS that cannot be read
         return refuse(400, "Launch refused", f"launch refused: {type(exc).__name__}: {exc}", request)
-    if claims.get(MESSAGE_TYPE_CLAIM) != "LtiResourceLinkRequest":
-        return refuse(400, "Launch refused", f"this tool answers resource link launches, not "
+    if claims.get(MESSAGE_TYPE_CLAIM) not in ("LtiResourceLinkRequest", DEEP_LINKING):
+        return refuse(400, "Launch refused", f"this tool answers resource link and deep linking launches, not "
                       f"{claims.get(MESSAGE_TYPE_CLAIM)!r}", request)
     return claims
 

@@ -7,6 +7,8 @@
 - ``judge_lti_owned``: which learner made which submission (a learner sees only their own).
 - ``judge_lti_scores``: AGS score posts, retried with backoff by :mod:`judge.service.lti.passback`.
 - ``judge_lti_pictures``: the PNGs a learner's verdict names (failing public cases), shown on the page.
+- ``judge_lti_staff``: which sessions are a teacher's, and their course (issuer, client id, deployment,
+  context, the roster's NRPS URL): the class view (:mod:`judge.service.lti.class_view`) reads only that course.
 
 Everything is in the same database as the submissions, so several servers share it.
 """
@@ -68,6 +70,12 @@ scores = Table(
     Column("next_at", Float),
     Column("error", Text),
     Index("ix_judge_lti_scores_state", "state", "next_at"),
+)
+
+staff = Table(
+    "judge_lti_staff", metadata,
+    Column("handle", String(32), primary_key=True),          # the teacher's session (judge_lti_sessions)
+    Column("course_json", Text, nullable=False),             # issuer, client id, deployment, context, NRPS URL
 )
 
 pictures = Table(
@@ -182,6 +190,26 @@ class LtiStore:
         with self.store._read() as conn:
             row = conn.execute(query).mappings().first()
         return (self._session(row), row["secret_hash"]) if row is not None else None
+
+    # -- teachers ----------------------------------------------------------------------
+    def mark_staff(self, handle: str, course: dict) -> None:
+        with self.store._write() as conn:
+            conn.execute(insert(staff).values(handle=handle, course_json=json.dumps(course)))
+
+    def course_of(self, handle: str) -> dict | None:
+        """The course of a teacher's session; None for a learner's."""
+        with self.store._read() as conn:
+            row = conn.execute(select(staff.c.course_json).where(staff.c.handle == handle)).first()
+        return json.loads(row[0]) if row is not None else None
+
+    def class_rows(self, learners: list[str], problem: str) -> list[tuple[str, StoredSubmission]]:
+        """(learner, submission) for every submission these learners made for ``problem``, oldest first."""
+        if not learners:
+            return []
+        query = (select(owned.c.learner, submissions).join(owned, owned.c.submission_id == submissions.c.id)
+                 .where(owned.c.learner.in_(learners), owned.c.problem == problem).order_by(owned.c.created_at))
+        with self.store._read() as conn:
+            return [(r["learner"], StoredSubmission.of(r)) for r in conn.execute(query).mappings().all()]
 
     # -- ownership --------------------------------------------------------------------
     def own(self, submission_id: str, session: LearnerSession, with_scores: bool) -> None:

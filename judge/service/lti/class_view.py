@@ -1,0 +1,124 @@
+"""The class view: a course's roster joined with its learners' submissions, and the mistakes the class makes.
+
+The roster comes from the platform (LTI Names and Role Provisioning Services, the membership URL of the
+teacher's launch), so learners who never opened the exercise are listed too.  A learner's submissions are
+found by the same key the learner side files them under: SHA-256 of (issuer, client id, deployment, course,
+user id), so a teacher reads exactly their own course's learners and no one else's.
+
+The class's mistakes count, for each named mistake (a diagnosis that explains every failing case it was
+checked on) and each failure pattern (what the failing cases have in common), how many learners hit it and
+in how many submissions, most learners first: what to explain on Monday.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from judge.service.lti.tables import LtiStore, digest
+from judge.service.store import StoredSubmission
+
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+STAFF_ROLES = ("Instructor", "TeachingAssistant", "ContentDeveloper", "Administrator")
+CSV_FIELDS = ("user_id", "name", "attempts", "best_score", "last_status", "first_accepted_at", "mistakes")
+
+
+def is_staff(roles: list[str] | None) -> bool:
+    """An LTI role URI (or short name) of course staff: Instructor, TeachingAssistant, ContentDeveloper or
+    Administrator, as membership, sub-role or institution role."""
+    for role in roles or []:
+        name = str(role).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        if name in STAFF_ROLES:
+            return True
+    return False
+
+
+def learner_key(course: dict, user_id: str) -> str:
+    """The key the learner side files a learner's submissions under (see :func:`routes.launch`)."""
+    return digest("\n".join([course["issuer"], course["client_id"], str(course["deployment"]),
+                             str(course["context"]), user_id]))
+
+
+def roster(course: dict, tool_config: Any) -> list[dict]:
+    """The course's members from the platform (NRPS), every page of them."""
+    from pylti1p3.names_roles import NamesRolesProvisioningService
+
+    from judge.service.lti.adapter import CachingConnector
+
+    registration = tool_config.find_registration_by_params(course["issuer"], course["client_id"])
+    service = NamesRolesProvisioningService(CachingConnector(registration),
+                                            {"context_memberships_url": course["nrps"]})
+    return list(service.get_members())
+
+
+def _ts(value: float | None) -> str | None:
+    return datetime.fromtimestamp(value, tz=timezone.utc).isoformat() if value else None
+
+
+@dataclass
+class LearnerRow:
+    user_id: str
+    name: str
+    roles: list[str]
+    key: str
+    submissions: list[StoredSubmission] = field(default_factory=list)
+
+    def verdicts(self) -> list[dict]:
+        return [json.loads(s.verdict_json) for s in self.submissions if s.verdict_json]
+
+    def summary(self) -> dict:
+        verdicts = self.verdicts()
+        accepted = [s for s in self.submissions if s.verdict_json and json.loads(s.verdict_json)["status"] == "accepted"]
+        mistakes = sorted({d["id"] for v in verdicts for d in v.get("diagnoses") or [] if d.get("explains")})
+        return {"user_id": self.user_id, "name": self.name, "roles": self.roles, "attempts": len(self.submissions),
+                "best_score": max((float(v.get("score", 0.0)) for v in verdicts), default=None),
+                "last_status": verdicts[-1]["status"] if verdicts else None,
+                "first_accepted_at": _ts(accepted[0].finished_at or accepted[0].created_at) if accepted else None,
+                "mistakes": mistakes}
+
+
+def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict]) -> dict:
+    """What the teacher's page and ``GET /lti/api/class`` show: every member of the roster who is not staff."""
+    learners = [m for m in members if m.get("status", "Active") != "Deleted" and m.get("user_id")
+                and not is_staff(m.get("roles"))]
+    rows = {learner_key(course, m["user_id"]): LearnerRow(m["user_id"], m.get("name") or m.get("given_name") or
+                                                          m["user_id"], list(m.get("roles") or []),
+                                                          learner_key(course, m["user_id"])) for m in learners}
+    for key, submission in lti.class_rows(list(rows), problem):
+        rows[key].submissions.append(submission)
+    summaries = sorted((r.summary() for r in rows.values()), key=lambda s: (s["name"].casefold(), s["user_id"]))
+    return {"problem": problem, "course": {"context": course["context"], "title": course.get("title")},
+            "learners": summaries, "mistakes": class_mistakes(list(rows.values())),
+            "submitted": sum(1 for s in summaries if s["attempts"]), "enrolled": len(summaries)}
+
+
+def class_mistakes(rows: list[LearnerRow]) -> list[dict]:
+    """Each named mistake and failure pattern: learners and submissions that hit it, most learners first."""
+    seen: dict[tuple[str, str], dict] = {}
+    for row in rows:
+        for verdict in row.verdicts():
+            hits = {("mistake", d["id"]): d.get("message", "") for d in verdict.get("diagnoses") or []
+                    if d.get("explains")}
+            hits.update({("pattern", p["description"]): p["description"] for p in verdict.get("patterns") or []})
+            for (kind, ident), message in hits.items():
+                entry = seen.setdefault((kind, ident), {"id": ident, "kind": kind, "message": message,
+                                                        "learners": set(), "submissions": 0})
+                entry["learners"].add(row.user_id)
+                entry["submissions"] += 1
+    out = [{**e, "learners": len(e["learners"])} for e in seen.values()]
+    return sorted(out, key=lambda e: (-e["learners"], -e["submissions"], e["kind"], e["id"]))
+
+
+def class_csv(view: dict) -> str:
+    """A header and one row per learner, for spreadsheets."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\r\n")
+    writer.writeheader()
+    for learner in view["learners"]:
+        writer.writerow({**learner, "best_score": "" if learner["best_score"] is None else learner["best_score"],
+                         "mistakes": " ".join(learner["mistakes"])})
+    return buffer.getvalue()

@@ -1,0 +1,232 @@
+"""The teacher's side of LTI 1.3: adding an exercise by Deep Linking 2.0, and the class view.
+
+- A deep-linking launch (``LtiDeepLinkingRequest``) by course staff shows a picker of every problem, a plain
+  form (``problem`` and ``csrf``, no JavaScript needed) posted to ``/lti/deep-link/{token}``; the answer is the
+  spec's auto-posting form to the platform's ``deep_link_return_url`` with the signed
+  ``LtiDeepLinkingResponse`` in ``JWT``: one ``ltiResourceLink`` whose custom parameter is ``problem`` and
+  whose ``lineItem`` has a ``scoreMaximum``, so the platform makes the gradebook column.  A learner's
+  deep-linking launch is refused.
+- A resource-link launch by staff opens the teacher's page for that problem and course (the roster from the
+  platform's NRPS joined with the stored submissions, and the class's mistakes: :mod:`.class_view`), with the
+  page's API in the learner page's style (session cookie + ``X-CSRF-Token``): ``GET /lti/api/class``,
+  ``GET /lti/api/class.csv``, ``GET /lti/api/class/learners/{user_id}``.  A learner's session gets 403 there.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from html import escape
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from judge.service import problems
+from judge.service.errors import ApiError
+from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, roster
+from judge.service.lti.page import simple_page
+from judge.service.lti.routes import (_PAGE_ERRORS, CONTEXT_CLAIM, DEPLOYMENT_CLAIM, LearnerSide, _base_url, form_of,
+                                      learner_side, refuse, session_of)
+from judge.service.lti.tables import LearnerSession, digest
+from judge.service.schemas import submission_view
+
+DEEP_LINKING_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+PICKER_SECONDS = 3600
+SCORE_MAXIMUM = 1.0
+
+teacher_router = APIRouter()
+
+
+# -- Deep Linking 2.0 ----------------------------------------------------------------------------------------
+def _case_counts(problem: str) -> tuple[int, int]:
+    from judge.problem.loader import load_problem
+
+    cases = load_problem(problem).cases.cases
+    public = sum(1 for c in cases if c.visibility == "public")
+    return public, len(cases) - public
+
+
+def _first_line(statement: str) -> str:
+    for line in statement.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            return line[:200]
+    return ""
+
+
+def picker_entries() -> list[dict]:
+    """Every problem of the problems folder: id, title, a line of its statement, its case counts."""
+    out = []
+    for pid in problems.available():
+        detail = problems.detail(pid)
+        public, hidden = _case_counts(pid)
+        out.append({"id": pid, "title": detail["title"], "line": _first_line(detail["statement"]),
+                    "public": public, "hidden": hidden})
+    return out
+
+
+async def open_picker(side: LearnerSide, request: Request, claims: dict, client_id: str) -> Response:
+    """The picker for a staff member's deep-linking launch (its settings kept server-side for the answer)."""
+    settings = claims.get(DEEP_LINKING_CLAIM) or {}
+    if not settings.get("deep_link_return_url"):
+        return refuse(400, "Launch refused", "the deep-linking launch has no deep_link_return_url", request)
+    token, csrf = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    await run_in_threadpool(side.lti.kv_set, f"deep-link:{token}", {
+        "issuer": claims["iss"], "client_id": client_id, "deployment_id": claims.get(DEPLOYMENT_CLAIM),
+        "settings": settings, "csrf": digest(csrf)}, PICKER_SECONDS)
+    entries = await run_in_threadpool(picker_entries)
+    items = "".join(
+        f'<li><label><input type="radio" name="problem" value="{escape(e["id"])}" required> '
+        f'<strong>{escape(e["title"])}</strong> <code>{escape(e["id"])}</code></label>'
+        f'<p>{escape(e["line"])}</p><p class="hint">{e["public"]} public cases, {e["hidden"]} hidden</p></li>'
+        for e in entries)
+    body = (f'<form method="post" action="/lti/deep-link/{escape(token)}">'
+            f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
+            f'<ul class="picker">{items}</ul><button type="submit">Add this exercise</button></form>')
+    return HTMLResponse(simple_page("Add an exercise", body), headers={"Cache-Control": "no-store"})
+
+
+def _auto_post(action: str, jwt_value: str) -> str:
+    return simple_page("Adding the exercise", (
+        f'<form method="post" action="{escape(action)}" id="deep-link-return">'
+        f'<input type="hidden" name="JWT" value="{escape(jwt_value)}">'
+        '<noscript><button type="submit">Continue</button></noscript></form>'
+        '<script src="/lti/static/autopost.js"></script>'))
+
+
+@teacher_router.post("/lti/deep-link/{token}", include_in_schema=False)
+async def picked(token: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    from pylti1p3.deep_link import DeepLink
+    from pylti1p3.deep_link_resource import DeepLinkResource
+    from pylti1p3.lineitem import LineItem
+
+    form = await form_of(request)
+    key = f"deep-link:{token[:64]}"
+    stored = await run_in_threadpool(side.lti.kv_get, key)
+    if stored is None or not hmac.compare_digest(digest(form.get("csrf", "")), stored["csrf"]):
+        return refuse(403, "Picker expired", "This picker is unknown, expired or was already used: start "
+                      "adding the activity again from your course.", request)
+    problem = form.get("problem", "")
+    if not problems.known(problem):
+        return refuse(400, "No exercise chosen", f"unknown problem {problem!r}: pick one of the list", request)
+    if not await run_in_threadpool(side.lti.kv_take, key):  # single use
+        return refuse(403, "Picker expired", "This picker was already used.", request)
+    title = problems.detail(problem)["title"]
+    registration = side.tool_config.find_registration_by_params(stored["issuer"], stored["client_id"])
+    resource = (DeepLinkResource().set_url(f"{_base_url(request, side.ctx)}/lti/launch").set_title(title)
+                .set_custom_params({"problem": problem})
+                .set_lineitem(LineItem().set_score_maximum(SCORE_MAXIMUM).set_label(title)))
+    link = DeepLink(registration, stored["deployment_id"], stored["settings"])
+    jwt_value = link.get_response_jwt([resource])
+    return HTMLResponse(_auto_post(stored["settings"]["deep_link_return_url"], jwt_value),
+                        headers={"Cache-Control": "no-store"})
+
+
+# -- the class view --------------------------------------------------------------------------------------------
+def course_of_launch(claims: dict, client_id: str) -> dict:
+    context = claims.get(CONTEXT_CLAIM) or {}
+    nrps = claims.get(NRPS_CLAIM) or {}
+    return {"issuer": claims["iss"], "client_id": client_id, "deployment": claims.get(DEPLOYMENT_CLAIM),
+            "context": context.get("id", ""), "title": context.get("title"),
+            "nrps": nrps.get("context_memberships_url")}
+
+
+async def _class(side: LearnerSide, session: LearnerSession) -> dict:
+    course = await run_in_threadpool(side.lti.course_of, session.handle)
+    if course is None:
+        raise ApiError(403, "not_staff", "the class view is for the course's teachers: launch as one")
+    if not course.get("nrps"):
+        raise ApiError(409, "no_roster", "the launch carried no Names and Role Provisioning service: enable it "
+                       "for this tool in the course (the roster comes from there)")
+    try:
+        members = await run_in_threadpool(roster, course, side.tool_config)
+    except Exception as exc:  # noqa: BLE001 - the platform's roster service down or refusing
+        raise ApiError(503, "roster_unavailable", f"the course's roster could not be read: {exc}",
+                       headers={"Retry-After": "10"}) from None
+    return await run_in_threadpool(class_view, side.lti, course, session.problem, members)
+
+
+@teacher_router.get("/lti/api/class", responses=_PAGE_ERRORS, tags=["teacher page"],
+                    summary="The class: roster with attempts, best score, last status; the class's mistakes")
+async def class_json(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+    side.read_limit.take(session.learner)
+    return await _class(side, session)
+
+
+@teacher_router.get("/lti/api/class.csv", responses=_PAGE_ERRORS, tags=["teacher page"],
+                    summary="The class as CSV: a header and one row per learner")
+async def class_csv_api(session: LearnerSession = Depends(session_of),
+                        side: LearnerSide = Depends(learner_side)) -> Response:
+    side.read_limit.take(session.learner)
+    view = await _class(side, session)
+    return Response(class_csv(view), media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="{session.problem}-class.csv"'})
+
+
+@teacher_router.get("/lti/api/class/learners/{user_id}", responses=_PAGE_ERRORS, tags=["teacher page"],
+                    summary="One learner's submissions with full verdicts (hidden cases included: staff see them)")
+async def learner_submissions(user_id: str, session: LearnerSession = Depends(session_of),
+                              side: LearnerSide = Depends(learner_side)) -> Any:
+    side.read_limit.take(session.learner)
+    view = await _class(side, session)
+    if not any(learner["user_id"] == user_id for learner in view["learners"]):
+        raise ApiError(404, "not_found", f"no learner {user_id!r} in this course's roster")
+    from judge.service.lti.class_view import learner_key
+
+    course = await run_in_threadpool(side.lti.course_of, session.handle)
+    rows = await run_in_threadpool(side.lti.class_rows, [learner_key(course, user_id)], session.problem)
+    return {"user_id": user_id, "submissions": [submission_view(row) for _, row in reversed(rows)]}
+
+
+def teacher_page(session: LearnerSession, title: str) -> str:
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="{escape(session.csrf)}">
+<link rel="icon" href="data:,">
+<title>{escape(title)}: the class</title>
+<link rel="stylesheet" href="/lti/static/learner.css">
+<script src="/lti/static/teacher.js" defer></script>
+</head>
+<body>
+<header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ''}</header>
+<main id="class" data-problem="{escape(session.problem)}">
+<p id="class-state" role="status" aria-live="polite">Loading the roster...</p>
+<section aria-labelledby="mistakes-h"><h2 id="mistakes-h">What the class gets wrong</h2>
+<table id="mistakes"><thead><tr><th>mistake or pattern</th><th>learners</th><th>submissions</th></tr></thead>
+<tbody></tbody></table><p id="mistakes-empty" hidden>No named mistake or pattern yet.</p></section>
+<section aria-labelledby="roster-h"><h2 id="roster-h">Learners</h2>
+<p><button id="download-csv" type="button">Download CSV</button></p>
+<table id="roster"><thead><tr><th>learner</th><th>attempts</th><th>best score</th><th>last status</th>
+<th>first accepted</th><th>mistakes</th></tr></thead><tbody></tbody></table></section>
+<section aria-labelledby="learner-h" id="learner-section" hidden><h2 id="learner-h" tabindex="-1"></h2>
+<div id="learner-submissions"></div></section>
+<noscript><p class="error">This page needs JavaScript.</p></noscript>
+</main>
+</body>
+</html>
+"""
+
+
+@teacher_router.get("/lti/teacher/{handle}", include_in_schema=False)
+async def teacher(handle: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    found = await run_in_threadpool(side.lti.session, handle[:32])
+    if found is None:
+        return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
+                      "activity again from your course.", request)
+    session, secret_hash = found
+    cookie = request.cookies.get(f"judge-lti-{handle}")
+    if not cookie or not hmac.compare_digest(digest(cookie), secret_hash):
+        return refuse(403, "Not your session", "This browser does not hold this launch's session.", request)
+    if await run_in_threadpool(side.lti.course_of, handle) is None:
+        return refuse(403, "Not a teacher", "The class view is for the course's teachers.", request)
+    title = (await run_in_threadpool(problems.detail, session.problem))["title"]
+    return HTMLResponse(teacher_page(session, title), headers={
+        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                                   "frame-ancestors *"})
+

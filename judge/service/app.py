@@ -166,12 +166,13 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     app.include_router(platform_router)
     app.include_router(operations_router(ctx))
     if learner is not None:
-        from judge.service.lti.routes import LearnerSide
+        from judge.service.lti.routes import routers
+        from judge.service.lti.side import LearnerSide
 
         if learner[1] is not None:
             ctx.extras["score_wake"] = learner[1].wake
         app.state.learner_side = side = LearnerSide(ctx, learner[0])
-        for router in side.routers():
+        for router in routers(side):
             app.include_router(router)
     app.openapi = lambda: document(app)  # type: ignore[method-assign]
     return app

@@ -12,46 +12,26 @@ tokens are never accepted here, and these sessions are never accepted by ``/v1``
 from __future__ import annotations
 
 import hmac
-import logging
 from html import escape
-from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Body, Depends, Header, Request
+from fastapi import APIRouter, Body, Depends, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.service import problems
-from judge.service.auth import RateLimiter
-from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
-from judge.service.lti.adapter import (Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions,
-                                       set_cookie)
+from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions
 from judge.service.lti.learner_view import learner_verdict
 from judge.service.lti.page import render_page, simple_page
-from judge.service.lti.tables import SESSION_SECONDS, LearnerSession, LtiStore, digest
-from judge.service.schemas import ErrorBody, submission_view
+from judge.service.lti.side import (AGS_CLAIM, CONTEXT_CLAIM, COOKIE_BLOCKED, CUSTOM_CLAIM, DEEP_LINKING,
+                                    DEPLOYMENT_CLAIM, LEARN_PLATFORM, LTI_PLATFORM, MESSAGE_TYPE_CLAIM, PAGE_ERRORS,
+                                    ROLES_CLAIM, SCORE_SCOPE, STATIC, LearnerSide, base_url, form_of, is_secure,
+                                    learner_side, log, refuse, session_of)
+from judge.service.lti.tables import LearnerSession, digest
+from judge.service.schemas import submission_view
 from judge.service.store import NewSubmission, QueueFull, StoredSubmission
-
-log = logging.getLogger("judge.service.lti")
-STATIC = Path(__file__).resolve().parent.parent / "static"
-CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
-AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
-DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
-MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
-ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
-DEEP_LINKING = "LtiDeepLinkingRequest"
-SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
-LTI_PLATFORM = "lti:learners"  # the submissions' platform column; ':' can never be in an API token's name
-LEARN_PLATFORM = "learn:codes"
-COOKIE_BLOCKED = ("The browser did not send back the cookie this tool set when the launch began. Browsers that "
-                  "block third-party cookies do this inside a course page's frame: open the activity in a new "
-                  "window (or allow cookies for this site), then launch it again.")
-_PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413,
-                                                                                          422, 429, 503)}
 
 
 class LearnerSubmissionIn(BaseModel):
@@ -78,78 +58,6 @@ def _learner_json(row: StoredSubmission) -> dict:
     view = submission_view(row)
     return {"id": view["id"], "state": view["state"], "problem": view["problem"], "created_at": view["created_at"],
             "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"])}
-
-
-def _is_secure(request: Request, ctx: ServiceContext) -> bool:
-    if ctx.settings.public_url:
-        return ctx.settings.public_url.startswith("https://")
-    return request.url.scheme == "https"
-
-
-def _base_url(request: Request, ctx: ServiceContext) -> str:
-    return ctx.settings.public_url or str(request.base_url).rstrip("/")
-
-
-async def form_of(request: Request) -> dict[str, str]:
-    """An HTML form's fields (application/x-www-form-urlencoded, what LMSs and the sign-in form post)."""
-    body = (await request.body()).decode("utf-8", errors="replace")
-    return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
-
-
-def refuse(status: int, what: str, detail: str, request: Request) -> HTMLResponse:
-    """A plain error page and one log line; never a traceback."""
-    client = request.client.host if request.client else "?"
-    log.warning("LTI %s refused (%s): %s", request.url.path, client, detail)
-    return HTMLResponse(simple_page(what, f"<p>{escape(detail)}</p>"), status_code=status)
-
-
-class LearnerSide:
-    """What the learner side's routes share: the LTI tables, the tool's registrations, the page API's limits.
-    ``create_app`` makes one and keeps it on the app; routes ask for it with ``Depends(learner_side)``."""
-
-    def __init__(self, ctx: ServiceContext, tool_config: Any | None) -> None:
-        self.ctx = ctx
-        self.lti = LtiStore(ctx.store)
-        self.tool_config = tool_config
-        settings = ctx.settings
-        self.submit_limit = RateLimiter(settings.learner_rate_per_second, settings.learner_rate_burst)
-        self.read_limit = RateLimiter(10.0, 60.0)
-        self.code_limit = RateLimiter(0.2, 5.0)  # access-code guesses per client address
-
-    def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None) -> Response:
-        response = RedirectResponse(to or f"/lti/page/{session.handle}", status_code=303)
-        set_cookie(response, f"judge-lti-{session.handle}", secret, SESSION_SECONDS, _is_secure(request, self.ctx))
-        return response
-
-    def routers(self) -> list[APIRouter]:
-        """The routers to include: the page and its API always; the access-code sign-in where courses have
-        codes (JUDGE_LEARN_CODES); LTI 1.3 where platforms are registered."""
-        from judge.service.lti.teacher import teacher_router
-
-        return ([page_router] + ([learn_router] if self.ctx.settings.learn_codes else [])
-                + ([lti_router, teacher_router] if self.tool_config is not None else []))
-
-
-def learner_side(request: Request) -> LearnerSide:
-    return request.app.state.learner_side
-
-
-async def session_of(request: Request, side: LearnerSide = Depends(learner_side),
-                     x_csrf_token: str | None = Header(None, description="the page's <meta name=\"csrf-token\">"),
-                     ) -> LearnerSession:
-    """The page call's session: named by its CSRF token, proven by the browser's cookie."""
-    if not x_csrf_token:
-        raise ApiError(403, "csrf_missing", "missing X-CSRF-Token (the page's <meta name=\"csrf-token\">)")
-    found = await run_in_threadpool(side.lti.session, None, x_csrf_token[:100])
-    if found is None:
-        raise ApiError(403, "csrf_invalid", "unknown or expired X-CSRF-Token: launch the activity again")
-    session, secret_hash = found
-    cookie = request.cookies.get(f"judge-lti-{session.handle}")
-    if not cookie:
-        raise ApiError(401, "cookie_missing", COOKIE_BLOCKED)
-    if not hmac.compare_digest(digest(cookie), secret_hash):
-        raise ApiError(403, "session_mismatch", "this browser's session cookie belongs to another launch")
-    return session
 
 
 # -- the page and its API ------------------------------------------------------------------------------
@@ -184,7 +92,7 @@ async def page(handle: str, request: Request, side: LearnerSide = Depends(learne
 
 
 @page_router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
-                  responses=_PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
+                  responses=PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
 async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession = Depends(session_of),
                  side: LearnerSide = Depends(learner_side)) -> Response:
     """Judged like a platform's submission; the answer and later polls show the learner's view."""
@@ -212,7 +120,7 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
     return JSONResponse(_learner_json(row), status_code=202, headers={"Location": f"/lti/api/submissions/{row.id}"})
 
 
-@page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=_PAGE_ERRORS,
+@page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=PAGE_ERRORS,
                  tags=["learner page"], summary="The learner's submissions for this problem, newest first")
 async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     side.read_limit.take(session.learner)
@@ -221,7 +129,7 @@ async def history(session: LearnerSession = Depends(session_of), side: LearnerSi
 
 
 @page_router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
-                 responses=_PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
+                 responses=PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
 async def get_one(submission_id: str, session: LearnerSession = Depends(session_of),
                   side: LearnerSide = Depends(learner_side)) -> Any:
     side.read_limit.take(session.learner)
@@ -281,7 +189,7 @@ lti_router = APIRouter()
 
 def _services(side: LearnerSide, request: Request,
               params: dict[str, str]) -> tuple[LtiRequest, Cookies, Sessions, DatabaseStorage]:
-    req = LtiRequest(params, dict(request.cookies), _is_secure(request, side.ctx))
+    req = LtiRequest(params, dict(request.cookies), is_secure(request, side.ctx))
     storage = DatabaseStorage(side.lti)
     return req, Cookies(req), Sessions(storage), storage
 
@@ -300,7 +208,7 @@ async def login(request: Request, side: LearnerSide = Depends(learner_side)) -> 
 
     params = await _params_of(request)
     req, cookies, session, storage = _services(side, request, params)
-    launch_url = f"{_base_url(request, side.ctx)}/lti/launch"  # what the platform has registered
+    launch_url = f"{base_url(request, side.ctx)}/lti/launch"  # what the platform has registered
     oidc = Login(req, side.tool_config, session_service=session, cookie_service=cookies,
                  launch_data_storage=storage)
     oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
@@ -391,3 +299,12 @@ async def _validated_claims(message: Launch, request: Request) -> dict | Respons
 @lti_router.get("/lti/jwks", tags=["lti"], summary="The tool's public keys (JWKS) for platforms")
 async def jwks(side: LearnerSide = Depends(learner_side)) -> Any:
     return side.tool_config.get_jwks()
+
+
+def routers(side: LearnerSide) -> list[APIRouter]:
+    """The routers to include: the page and its API always; the access-code sign-in where courses have
+    codes (JUDGE_LEARN_CODES); LTI 1.3 (the learner's and the teacher's sides) where platforms are registered."""
+    from judge.service.lti.teacher import teacher_router
+
+    return ([page_router] + ([learn_router] if side.ctx.settings.learn_codes else [])
+            + ([lti_router, teacher_router] if side.tool_config is not None else []))

@@ -21,14 +21,14 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, Response
 
 from judge.service import problems
 from judge.service.errors import ApiError
 from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, roster
 from judge.service.lti.page import simple_page
-from judge.service.lti.routes import (_PAGE_ERRORS, CONTEXT_CLAIM, DEPLOYMENT_CLAIM, LearnerSide, _base_url, form_of,
-                                      learner_side, refuse, session_of)
+from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
+                                    learner_side, refuse, session_of)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 
@@ -115,7 +115,7 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
         return refuse(403, "Picker expired", "This picker was already used.", request)
     title = problems.detail(problem)["title"]
     registration = side.tool_config.find_registration_by_params(stored["issuer"], stored["client_id"])
-    resource = (DeepLinkResource().set_url(f"{_base_url(request, side.ctx)}/lti/launch").set_title(title)
+    resource = (DeepLinkResource().set_url(f"{base_url(request, side.ctx)}/lti/launch").set_title(title)
                 .set_custom_params({"problem": problem})
                 .set_lineitem(LineItem().set_score_maximum(SCORE_MAXIMUM).set_label(title)))
     link = DeepLink(registration, stored["deployment_id"], stored["settings"])
@@ -148,14 +148,14 @@ async def _class(side: LearnerSide, session: LearnerSession) -> dict:
     return await run_in_threadpool(class_view, side.lti, course, session.problem, members)
 
 
-@teacher_router.get("/lti/api/class", responses=_PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class", responses=PAGE_ERRORS, tags=["teacher page"],
                     summary="The class: roster with attempts, best score, last status; the class's mistakes")
 async def class_json(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     side.read_limit.take(session.learner)
     return await _class(side, session)
 
 
-@teacher_router.get("/lti/api/class.csv", responses=_PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class.csv", responses=PAGE_ERRORS, tags=["teacher page"],
                     summary="The class as CSV: a header and one row per learner")
 async def class_csv_api(session: LearnerSession = Depends(session_of),
                         side: LearnerSide = Depends(learner_side)) -> Response:
@@ -165,7 +165,7 @@ async def class_csv_api(session: LearnerSession = Depends(session_of),
         "Content-Disposition": f'attachment; filename="{session.problem}-class.csv"'})
 
 
-@teacher_router.get("/lti/api/class/learners/{user_id}", responses=_PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class/learners/{user_id}", responses=PAGE_ERRORS, tags=["teacher page"],
                     summary="One learner's submissions with full verdicts (hidden cases included: staff see them)")
 async def learner_submissions(user_id: str, session: LearnerSession = Depends(session_of),
                               side: LearnerSide = Depends(learner_side)) -> Any:

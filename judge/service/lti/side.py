@@ -1,0 +1,107 @@
+"""What the learner side's and the teacher side's routes share: the LTI claims' names, the session a page's
+API call belongs to (CSRF token + cookie), the plain error page, and :class:`LearnerSide`, the state kept on
+the app.  Routes: :mod:`.routes` (login, launch, the learner page) and :mod:`.teacher` (deep linking, the class).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import Depends, Header, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from judge.service.auth import RateLimiter
+from judge.service.context import ServiceContext
+from judge.service.errors import ApiError
+from judge.service.lti.adapter import set_cookie
+from judge.service.lti.page import simple_page
+from judge.service.lti.tables import SESSION_SECONDS, LearnerSession, LtiStore, digest
+from judge.service.schemas import ErrorBody
+
+log = logging.getLogger("judge.service.lti")
+STATIC = Path(__file__).resolve().parent.parent / "static"
+CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
+DEEP_LINKING = "LtiDeepLinkingRequest"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LTI_PLATFORM = "lti:learners"  # the submissions' platform column; ':' can never be in an API token's name
+LEARN_PLATFORM = "learn:codes"
+COOKIE_BLOCKED = ("The browser did not send back the cookie this tool set when the launch began. Browsers that "
+                  "block third-party cookies do this inside a course page's frame: open the activity in a new "
+                  "window (or allow cookies for this site), then launch it again.")
+PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413,
+                                                                                          422, 429, 503)}
+
+
+def is_secure(request: Request, ctx: ServiceContext) -> bool:
+    if ctx.settings.public_url:
+        return ctx.settings.public_url.startswith("https://")
+    return request.url.scheme == "https"
+
+
+def base_url(request: Request, ctx: ServiceContext) -> str:
+    return ctx.settings.public_url or str(request.base_url).rstrip("/")
+
+
+async def form_of(request: Request) -> dict[str, str]:
+    """An HTML form's fields (application/x-www-form-urlencoded, what LMSs and the sign-in form post)."""
+    body = (await request.body()).decode("utf-8", errors="replace")
+    return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
+
+
+def refuse(status: int, what: str, detail: str, request: Request) -> HTMLResponse:
+    """A plain error page and one log line; never a traceback."""
+    client = request.client.host if request.client else "?"
+    log.warning("LTI %s refused (%s): %s", request.url.path, client, detail)
+    return HTMLResponse(simple_page(what, f"<p>{escape(detail)}</p>"), status_code=status)
+
+
+class LearnerSide:
+    """What the learner side's routes share: the LTI tables, the tool's registrations, the page API's limits.
+    ``create_app`` makes one and keeps it on the app; routes ask for it with ``Depends(learner_side)``."""
+
+    def __init__(self, ctx: ServiceContext, tool_config: Any | None) -> None:
+        self.ctx = ctx
+        self.lti = LtiStore(ctx.store)
+        self.tool_config = tool_config
+        settings = ctx.settings
+        self.submit_limit = RateLimiter(settings.learner_rate_per_second, settings.learner_rate_burst)
+        self.read_limit = RateLimiter(10.0, 60.0)
+        self.code_limit = RateLimiter(0.2, 5.0)  # access-code guesses per client address
+
+    def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None) -> Response:
+        response = RedirectResponse(to or f"/lti/page/{session.handle}", status_code=303)
+        set_cookie(response, f"judge-lti-{session.handle}", secret, SESSION_SECONDS, is_secure(request, self.ctx))
+        return response
+
+
+def learner_side(request: Request) -> LearnerSide:
+    return request.app.state.learner_side
+
+
+async def session_of(request: Request, side: LearnerSide = Depends(learner_side),
+                     x_csrf_token: str | None = Header(None, description="the page's <meta name=\"csrf-token\">"),
+                     ) -> LearnerSession:
+    """The page call's session: named by its CSRF token, proven by the browser's cookie."""
+    if not x_csrf_token:
+        raise ApiError(403, "csrf_missing", "missing X-CSRF-Token (the page's <meta name=\"csrf-token\">)")
+    found = await run_in_threadpool(side.lti.session, None, x_csrf_token[:100])
+    if found is None:
+        raise ApiError(403, "csrf_invalid", "unknown or expired X-CSRF-Token: launch the activity again")
+    session, secret_hash = found
+    cookie = request.cookies.get(f"judge-lti-{session.handle}")
+    if not cookie:
+        raise ApiError(401, "cookie_missing", COOKIE_BLOCKED)
+    if not hmac.compare_digest(digest(cookie), secret_hash):
+        raise ApiError(403, "session_mismatch", "this browser's session cookie belongs to another launch")
+    return session

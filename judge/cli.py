@@ -363,6 +363,41 @@ def worker(broker: str | None, db: str | None, concurrency: int | None, hostname
         raise _fail(str(exc))
 
 
+@main.command()
+@click.argument("problem", required=False)
+@click.option("--dry-run/--apply-when-done", default=True, show_default=True,
+              help="wait for --apply (default), or make the new verdicts current as soon as they are ready")
+@click.option("--apply", "apply_id", default=None, metavar="ID", help="apply the finished rejudge ID")
+@click.option("--cancel", "cancel_id", default=None, metavar="ID", help="drop the rejudge ID")
+@click.option("--show", "show_id", default=None, metavar="ID", help="show the rejudge ID")
+@click.option("--url", default=None, help="the running service [env JUDGE_URL; default http://127.0.0.1:8000]")
+@click.option("--token", default=None, help="a platform API token [env JUDGE_API_TOKEN]")
+@click.option("--wait/--no-wait", default=True, show_default=True, help="wait until the new verdicts are ready")
+def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id: str | None, show_id: str | None,
+            url: str | None, token: str | None, wait: bool) -> None:
+    """Grade PROBLEM's stored submissions again after its bundle changed, on a running `judge serve`; prints
+    the matrix of old and new statuses and the submissions that change (README: "Rejudging")."""
+    import os
+
+    from judge.service.rejudge_client import RejudgeClient, RejudgeClientError, describe
+
+    client = RejudgeClient(url or os.environ.get("JUDGE_URL") or "http://127.0.0.1:8000",
+                           token or os.environ.get("JUDGE_API_TOKEN") or "")
+    try:
+        if apply_id or cancel_id or show_id:
+            view = (client.apply(apply_id) if apply_id else client.cancel(cancel_id) if cancel_id
+                    else client.get(show_id))
+        elif problem:
+            view = client.create(problem, dry_run)
+            if wait:
+                view = client.wait(view["id"], say=lambda line: click.echo(line, err=True))
+        else:
+            raise _fail("name a PROBLEM, or --apply/--cancel/--show ID")
+    except RejudgeClientError as exc:
+        raise _fail(str(exc))
+    click.echo(describe(view))
+
+
 # -- course platforms (judge/platforms): packages, and the entry points run inside them ----------------
 
 @main.command()

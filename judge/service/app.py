@@ -19,6 +19,7 @@ from judge.service.context import ServiceContext
 from judge.service.metrics import Metrics
 from judge.service.routes_ops import operations_router
 from judge.service.routes_platform import router as platform_router
+from judge.service.routes_rejudge import router as rejudge_router  # its tables too
 from judge.service.settings import Settings
 from judge.service.store import Store
 
@@ -164,6 +165,7 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
                          limiter=limiter)
     app.state.ctx = ctx
     app.include_router(platform_router)
+    app.include_router(rejudge_router)
     app.include_router(operations_router(ctx))
     if learner is not None:
         from judge.service.lti.routes import routers

@@ -20,6 +20,7 @@ from judge.service.store import Store
 
 log = logging.getLogger("judge.service")
 TASK = "judge.grade_submission"
+REJUDGE_TASK = "judge.rejudge"
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -89,6 +90,9 @@ class CeleryBackend:
         finally:
             self.store.mark_enqueued(published)
 
+    def rejudge(self, rejudge_id: str) -> None:
+        self.app.send_task(REJUDGE_TASK, args=[rejudge_id], queue=self.settings.queue_name)
+
     def health(self) -> dict:
         import redis
 
@@ -115,6 +119,8 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from judge.engine import Judge
     from judge.service.worker import process_submission
 
+    from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
+
     store = Store(settings.db_url)
     store.create_schema()
     judge = Judge(workers=concurrency, unsafe_no_sandbox=settings.unsafe_no_sandbox)
@@ -128,6 +134,21 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
         except Exception as exc:  # noqa: BLE001 - the store is unreachable: try again later, lose nothing
             log.exception("submission %s: could not be processed; retrying", sub_id)
             raise self.retry(exc=exc, countdown=5)
+
+    @app.task(name=REJUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+    def rejudge_task(self, rejudge_id: str) -> str:  # noqa: ANN001
+        """Grades the rejudge's items while no live submission is queued or running; when one is, sends itself
+        again (in a second) and frees this worker for it."""
+        from judge.service.rejudge import RejudgeStore, run
+
+        try:
+            outcome = run(RejudgeStore(store), judge, rejudge_id, lambda: store.pending_count() > 0)
+        except Exception as exc:  # noqa: BLE001 - the store away: try again later, lose nothing
+            log.exception("rejudge %s: interrupted; retrying", rejudge_id)
+            raise self.retry(exc=exc, countdown=5)
+        if outcome == "yielded":
+            self.apply_async(args=[rejudge_id], countdown=1, queue=settings.queue_name)
+        return outcome
 
     @worker_ready.connect
     def _warm(**_kwargs) -> None:  # noqa: ANN003

@@ -1,0 +1,97 @@
+"""``/v1/rejudges``: rejudging a problem's stored submissions after its bundle changed (platform token).
+
+``POST /v1/rejudges {"problem", "dry_run"}`` -> ``{"id", "state"}``; ``GET /v1/rejudges/{id}`` -> state,
+progress, the matrix (old status -> new status -> count) and the changed submissions; ``POST .../apply`` makes
+a finished dry run's verdicts current (callbacks and LTI scores sent again); ``POST .../cancel`` drops it.
+How it runs and why live submissions never wait for it: :mod:`judge.service.rejudge`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from judge.service import problems
+from judge.service.context import ServiceContext
+from judge.service.errors import ApiError
+from judge.service.rejudge import RejudgeConflict, RejudgeStore
+from judge.service.routes_platform import _ERRORS, context, limited
+
+router = APIRouter()
+
+
+class RejudgeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    problem: str = Field(description="the problem whose stored submissions are graded again")
+    dry_run: bool = Field(True, description="true: wait for apply or cancel; false: apply as soon as done")
+
+
+class RejudgeOut(BaseModel):
+    id: str
+    problem: str
+    dry_run: bool
+    state: str = Field(description="queued | running | done | applying | applied | cancelled")
+    digest: str | None = Field(None, description="the bundle version the new verdicts come from")
+    total: int
+    graded: int
+    matrix: dict[str, dict[str, int]] = Field(description="old status -> new status -> submissions")
+    changed: list[dict[str, Any]] = Field(description="submissions whose status or score changes (first 1000)")
+    created_at: float
+    finished_at: float | None = None
+    applied_at: float | None = None
+
+
+def _view(ctx: ServiceContext, rid: str) -> dict:
+    view = RejudgeStore(ctx.store).view(rid[:64])
+    if view is None:
+        raise ApiError(404, "not_found", f"no rejudge {rid!r}")
+    return view
+
+
+@router.post("/v1/rejudges", status_code=202, response_model=RejudgeOut, responses=_ERRORS, tags=["rejudges"],
+             summary="Grade a problem's stored submissions again with its bundle as it is now")
+async def create(body: RejudgeIn = Body(...), platform: str = Depends(limited),
+                 ctx: ServiceContext = Depends(context)) -> Any:
+    if not problems.known(body.problem):
+        raise ApiError(422, "unknown_problem", f"unknown problem {body.problem!r} (known: "
+                       f"{', '.join(problems.available())})")
+    from judge.problem.loader import load_problem
+
+    digest = (await run_in_threadpool(load_problem, body.problem)).digest
+    rid = await run_in_threadpool(RejudgeStore(ctx.store).create, body.problem, body.dry_run, digest, platform)
+    ctx.backend.rejudge(rid)
+    return JSONResponse(await run_in_threadpool(_view, ctx, rid), status_code=202,
+                        headers={"Location": f"/v1/rejudges/{rid}"})
+
+
+@router.get("/v1/rejudges/{rejudge_id}", response_model=RejudgeOut, responses=_ERRORS, tags=["rejudges"],
+            summary="A rejudge's state, its matrix of old and new statuses, and what changes")
+async def get_one(rejudge_id: str, _platform: str = Depends(limited), ctx: ServiceContext = Depends(context)) -> Any:
+    return await run_in_threadpool(_view, ctx, rejudge_id)
+
+
+@router.post("/v1/rejudges/{rejudge_id}/apply", response_model=RejudgeOut, responses={**_ERRORS, 409: _ERRORS[400]},
+             tags=["rejudges"], summary="Make a finished rejudge's verdicts the current ones")
+async def apply(rejudge_id: str, _platform: str = Depends(limited), ctx: ServiceContext = Depends(context)) -> Any:
+    _view(ctx, rejudge_id)
+    try:
+        await run_in_threadpool(RejudgeStore(ctx.store).apply, rejudge_id)
+    except RejudgeConflict as exc:
+        raise ApiError(409, "conflict", str(exc)) from None
+    return await run_in_threadpool(_view, ctx, rejudge_id)
+
+
+@router.post("/v1/rejudges/{rejudge_id}/cancel", response_model=RejudgeOut, responses={**_ERRORS, 409: _ERRORS[400]},
+             tags=["rejudges"], summary="Drop a rejudge that is not applied")
+async def cancel(rejudge_id: str, _platform: str = Depends(limited), ctx: ServiceContext = Depends(context)) -> Any:
+    _view(ctx, rejudge_id)
+    try:
+        await run_in_threadpool(RejudgeStore(ctx.store).cancel, rejudge_id)
+    except RejudgeConflict as exc:
+        raise ApiError(409, "conflict", str(exc)) from None
+    return await run_in_threadpool(_view, ctx, rejudge_id)

@@ -204,5 +204,12 @@ def test_the_teacher_sees_the_class_in_the_browser(browser, lms):
         frame.locator("#download-csv").click()
     text = Path(download.value.path()).read_text()
     assert text.splitlines()[0].startswith("user_id,name,attempts") and "learner-2" in text
+    # rejudging the course's submissions: a dry run shows its matrix, then apply
+    frame.locator("#rejudge").click()
+    frame.locator("#rejudge-apply:not([hidden])").wait_for(timeout=120_000)
+    assert frame.locator("#rejudge-matrix tbody tr").count() >= 2  # accepted and wrong answer rows
+    assert "3 of 3 graded, 0 change" in frame.locator("#rejudge-state").inner_text()
+    frame.locator("#rejudge-apply").click()
+    frame.get_by_text("applied: 0 verdicts changed").wait_for(timeout=30_000)
     page.screenshot(path=str(ARTIFACTS / "4-teacher.png"), full_page=True)
     assert not problems, problems

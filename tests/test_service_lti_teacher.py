@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import time
 
 import httpx
 import pytest
@@ -38,7 +39,12 @@ def platform(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, platform):
     require_sandbox()
-    srv = start_tool(tmp_path_factory.mktemp("lti-teacher"), platform)
+    from tests.test_service_rejudge import _problems
+
+    work = tmp_path_factory.mktemp("lti-teacher")
+    problems = _problems(work)  # a copy: the last test changes the bundle on disk
+    srv = start_tool(work, platform, JUDGE_PROBLEMS_DIR=str(problems))
+    srv.problems = problems  # type: ignore[attr-defined]
     yield srv
     srv.stop()
 
@@ -156,3 +162,55 @@ def test_a_learner_gets_403_and_a_teacher_sees_only_their_course(platform, serve
     assert other.get("/lti/api/class/learners/s-ada", headers={"X-CSRF-Token": other_csrf}).status_code == 404
     no_token = other.get("/lti/api/class")
     assert no_token.status_code == 403
+
+
+def test_a_teachers_rejudge_covers_their_course_only_and_shows_the_matrix(platform, server, class_submitted):
+    browser, csrf = _teacher(platform, server)
+    created = browser.post("/lti/api/class/rejudges", headers={"X-CSRF-Token": csrf})
+    assert created.status_code == 202, created.text
+    rid = created.json()["id"]
+    total = sum(len(files) for files in class_submitted.values())  # Eve's submission, in course-2, is not in it
+    view = None
+    for _ in range(600):
+        view = browser.get(f"/lti/api/class/rejudges/{rid}", headers={"X-CSRF-Token": csrf}).json()
+        if view["state"] not in ("queued", "running"):
+            break
+        time.sleep(0.2)
+    assert view["state"] == "done" and view["total"] == view["graded"] == total, view
+    # the bundle did not change: every verdict stays as it was, on the diagonal of the matrix
+    assert all(set(row) == {old} for old, row in view["matrix"].items()) and view["changed"] == []
+    other, other_csrf = _teacher(platform, server, user="t-2", course="course-2")
+    assert other.get(f"/lti/api/class/rejudges/{rid}", headers={"X-CSRF-Token": other_csrf}).status_code == 404
+    learner, learner_csrf = launch(platform, server, "s-ada")
+    assert learner.post("/lti/api/class/rejudges", headers={"X-CSRF-Token": learner_csrf}).status_code == 403
+    applied = browser.post(f"/lti/api/class/rejudges/{rid}/apply", headers={"X-CSRF-Token": csrf})
+    assert applied.status_code == 200 and applied.json()["state"] == "applied", applied.text
+
+
+def test_applying_a_rejudge_updates_the_learners_page_and_the_gradebook(platform, server, class_submitted):
+    """Last in this file: it changes the bundle on disk (float32 tables allowed within 1e-3)."""
+    from tests.service_support import wait_for
+    from tests.test_service_rejudge import _loosen
+
+    learner, learner_csrf = launch(platform, server, "s-cy")
+    done = submit_and_wait(learner, learner_csrf, _source("wrong_answer/float32_table.py"))
+    assert done["verdict"]["status"] == "wrong_answer"
+    wait_for(lambda: [s for s in platform.scores if s["score"]["userId"] == "s-cy"
+                      and s["score"]["gradingProgress"] == "FullyGraded" and s["score"]["scoreGiven"] < 1.0
+                      and "wrong answer" in s["score"].get("comment", "")], 30, what="the wrong answer's score")
+    _loosen(server.problems)
+    browser, csrf = _teacher(platform, server)
+    rid = browser.post("/lti/api/class/rejudges", headers={"X-CSRF-Token": csrf}).json()["id"]
+    view = wait_for(lambda: (lambda v: v if v["state"] == "done" else None)(
+        browser.get(f"/lti/api/class/rejudges/{rid}", headers={"X-CSRF-Token": csrf}).json()), 300, interval=0.3,
+        what="the course's rejudge")
+    assert {"submission": done["id"], "old": "wrong_answer", "new": "accepted"}.items() <= \
+        next(c for c in view["changed"] if c["submission"] == done["id"]).items()
+    seen = learner.get(f"/lti/api/submissions/{done['id']}", headers={"X-CSRF-Token": learner_csrf}).json()
+    assert seen["verdict"]["status"] == "wrong_answer", "a dry run changes nothing the learner sees"
+    assert browser.post(f"/lti/api/class/rejudges/{rid}/apply", headers={"X-CSRF-Token": csrf}).status_code == 200
+    seen = learner.get(f"/lti/api/submissions/{done['id']}", headers={"X-CSRF-Token": learner_csrf}).json()
+    assert seen["verdict"]["status"] == "accepted"
+    wait_for(lambda: [s for s in platform.scores if s["score"]["userId"] == "s-cy"
+                      and s["score"]["gradingProgress"] == "FullyGraded" and s["score"]["scoreGiven"] == 1.0],
+             30, what="the new score in the gradebook")

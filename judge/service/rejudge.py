@@ -98,14 +98,18 @@ class RejudgeStore:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def create(self, problem: str, dry_run: bool, digest: str | None, requested_by: str | None = None) -> str:
-        """A new rejudge of every judged submission of ``problem``; its id."""
+    def create(self, problem: str, dry_run: bool, digest: str | None, requested_by: str | None = None,
+               only: list[str] | None = None) -> str:
+        """A new rejudge of every judged submission of ``problem`` (``only``: of these, e.g. one course's);
+        its id."""
         rid = uuid.uuid4().hex
         now = time.time()
         t = submissions
+        query = select(t.c.id, t.c.status, t.c.verdict_json).where(t.c.problem == problem, t.c.state == DONE)
+        if only is not None:
+            query = query.where(t.c.id.in_(only or [""]))
         with self.store._write() as conn:
-            rows = conn.execute(select(t.c.id, t.c.status, t.c.verdict_json)
-                                .where(t.c.problem == problem, t.c.state == DONE)).all()
+            rows = conn.execute(query).all()
             conn.execute(insert(rejudges).values(id=rid, problem=problem, dry_run=int(dry_run), state=QUEUED,
                                                  digest=digest, total=len(rows), created_at=now,
                                                  requested_by=(requested_by or "")[:255] or None))
@@ -146,6 +150,7 @@ class RejudgeStore:
             matrix.setdefault(old or "none", {})[new] = int(count)
             graded += int(count)
         return {"id": rid, "problem": row["problem"], "dry_run": bool(row["dry_run"]), "state": row["state"],
+                "requested_by": row["requested_by"],
                 "digest": row["digest"], "total": row["total"], "graded": graded, "matrix": matrix,
                 "changed": [{"submission": c[0], "old": c[1], "new": c[2], "old_score": c[3], "new_score": c[4]}
                             for c in changed],

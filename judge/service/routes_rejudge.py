@@ -36,6 +36,7 @@ class RejudgeOut(BaseModel):
     problem: str
     dry_run: bool
     state: str = Field(description="queued | running | done | applying | applied | cancelled")
+    requested_by: str | None = Field(None, description="the platform (token name) or the course that asked")
     digest: str | None = Field(None, description="the bundle version the new verdicts come from")
     total: int
     graded: int
@@ -83,6 +84,9 @@ async def apply(rejudge_id: str, _platform: str = Depends(limited), ctx: Service
         await run_in_threadpool(RejudgeStore(ctx.store).apply, rejudge_id)
     except RejudgeConflict as exc:
         raise ApiError(409, "conflict", str(exc)) from None
+    wake = ctx.extras.get("score_wake")  # LTI scores of the changed verdicts are due now
+    if wake is not None:
+        wake()
     return await run_in_threadpool(_view, ctx, rejudge_id)
 
 

@@ -9,7 +9,10 @@
 - A resource-link launch by staff opens the teacher's page for that problem and course (the roster from the
   platform's NRPS joined with the stored submissions, and the class's mistakes: :mod:`.class_view`), with the
   page's API in the learner page's style (session cookie + ``X-CSRF-Token``): ``GET /lti/api/class``,
-  ``GET /lti/api/class.csv``, ``GET /lti/api/class/learners/{user_id}``.  A learner's session gets 403 there.
+  ``GET /lti/api/class.csv``, ``GET /lti/api/class/learners/{user_id}``, and rejudging the course's
+  submissions after the bundle changed: ``POST /lti/api/class/rejudges`` (a dry run of this course's
+  submissions only), ``GET /lti/api/class/rejudges/{id}`` (the matrix), ``POST .../apply``.  A learner's
+  session gets 403 there.
 """
 
 from __future__ import annotations
@@ -203,6 +206,13 @@ def teacher_page(session: LearnerSession, title: str) -> str:
 <p><button id="download-csv" type="button">Download CSV</button></p>
 <table id="roster"><thead><tr><th>learner</th><th>attempts</th><th>best score</th><th>last status</th>
 <th>first accepted</th><th>mistakes</th></tr></thead><tbody></tbody></table></section>
+<section aria-labelledby="rejudge-h"><h2 id="rejudge-h">After the exercise changed</h2>
+<p>Grade this course's submissions again with the exercise as it is now; nothing changes for learners until
+you apply it.</p>
+<p><button id="rejudge" type="button">Rejudge (dry run)</button> <span id="rejudge-state" role="status"
+aria-live="polite"></span></p>
+<table id="rejudge-matrix" hidden><thead></thead><tbody></tbody></table>
+<p><button id="rejudge-apply" type="button" hidden>Apply: make the new verdicts current</button></p></section>
 <section aria-labelledby="learner-h" id="learner-section" hidden><h2 id="learner-h" tabindex="-1"></h2>
 <div id="learner-submissions"></div></section>
 <noscript><p class="error">This page needs JavaScript.</p></noscript>
@@ -230,3 +240,64 @@ async def teacher(handle: str, request: Request, side: LearnerSide = Depends(lea
         "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
                                    "frame-ancestors *"})
 
+
+
+# -- rejudging the course's submissions ---------------------------------------------------------------------
+def _course_tag(course: dict) -> str:
+    """Who asked for a rejudge from the teacher's page: the course (a teacher sees only their course's)."""
+    return "lti-course:" + digest("\n".join([course["issuer"], course["client_id"], str(course["deployment"]),
+                                             str(course["context"])]))[:32]
+
+
+async def _course_rejudge(side: LearnerSide, session: LearnerSession, rid: str) -> dict:
+    from judge.service.rejudge import RejudgeStore
+
+    course = await run_in_threadpool(side.lti.course_of, session.handle)
+    view = await run_in_threadpool(RejudgeStore(side.ctx.store).view, rid[:64])
+    if course is None or view is None or view.get("requested_by") != _course_tag(course):
+        raise ApiError(404, "not_found", f"no rejudge {rid!r} of this course")
+    return view
+
+
+@teacher_router.post("/lti/api/class/rejudges", status_code=202, responses=PAGE_ERRORS, tags=["teacher page"],
+                     summary="A dry run: this course's submissions graded again with the bundle as it is now")
+async def class_rejudge(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+    from judge.problem.loader import load_problem
+    from judge.service.lti.class_view import learner_key
+    from judge.service.rejudge import RejudgeStore
+
+    side.submit_limit.take(session.learner)
+    view = await _class(side, session)  # the roster: only this course's learners
+    course = await run_in_threadpool(side.lti.course_of, session.handle)
+    keys = [learner_key(course, learner["user_id"]) for learner in view["learners"]]
+    ids = [row.id for _, row in await run_in_threadpool(side.lti.class_rows, keys, session.problem)]
+    digest_now = (await run_in_threadpool(load_problem, session.problem)).digest
+    rid = await run_in_threadpool(RejudgeStore(side.ctx.store).create, session.problem, True, digest_now,
+                                  _course_tag(course), ids)
+    side.ctx.backend.rejudge(rid)
+    return await _course_rejudge(side, session, rid)
+
+
+@teacher_router.get("/lti/api/class/rejudges/{rejudge_id}", responses=PAGE_ERRORS, tags=["teacher page"],
+                    summary="The course's rejudge: its state and matrix of old and new statuses")
+async def class_rejudge_view(rejudge_id: str, session: LearnerSession = Depends(session_of),
+                             side: LearnerSide = Depends(learner_side)) -> Any:
+    side.read_limit.take(session.learner)
+    return await _course_rejudge(side, session, rejudge_id)
+
+
+@teacher_router.post("/lti/api/class/rejudges/{rejudge_id}/apply", responses=PAGE_ERRORS, tags=["teacher page"],
+                     summary="Make the course's finished rejudge current (scores posted again where they change)")
+async def class_rejudge_apply(rejudge_id: str, session: LearnerSession = Depends(session_of),
+                              side: LearnerSide = Depends(learner_side)) -> Any:
+    from judge.service.rejudge import RejudgeConflict, RejudgeStore
+
+    await _course_rejudge(side, session, rejudge_id)
+    try:
+        await run_in_threadpool(RejudgeStore(side.ctx.store).apply, rejudge_id)
+    except RejudgeConflict as exc:
+        raise ApiError(409, "conflict", str(exc)) from None
+    wake = side.ctx.extras.get("score_wake")
+    if wake is not None:
+        wake()
+    return await _course_rejudge(side, session, rejudge_id)

@@ -37,7 +37,7 @@
   async function load() {
     const answer = await get("/lti/api/class");
     const body = await answer.json();
-    if (!answer.ok) { state.textContent = (body.error && body.error.message) || `error ${answer.status}`; return; }
+    if (!answer.ok) { state.textContent = body.message || `error ${answer.status}`; return; }
     state.textContent = `${body.submitted} of ${body.enrolled} learners have submitted.`;
     const mistakes = document.querySelector("#mistakes tbody");
     for (const m of body.mistakes) {
@@ -64,6 +64,52 @@
       cell(row, (learner.mistakes || []).join(", "));
     }
   }
+
+  // rejudging this course's submissions: a dry run, its matrix (old status by new status), then apply
+  const rejudgeState = document.getElementById("rejudge-state");
+  const applyButton = document.getElementById("rejudge-apply");
+  let rejudgeId = null;
+  const post = (url) => fetch(url, {method: "POST", headers: {"X-CSRF-Token": csrf}, credentials: "same-origin"});
+
+  function showMatrix(view) {
+    const table = document.getElementById("rejudge-matrix");
+    const news = [...new Set(Object.values(view.matrix).flatMap((row) => Object.keys(row)))].sort();
+    const head = table.tHead; head.replaceChildren();
+    const top = head.insertRow(); cell(top, "old \\ new");
+    for (const n of news) cell(top, n.replace(/_/g, " "));
+    const body = table.tBodies[0]; body.replaceChildren();
+    for (const [old, row] of Object.entries(view.matrix).sort()) {
+      const line = body.insertRow(); cell(line, old.replace(/_/g, " "));
+      for (const n of news) cell(line, row[n] || "");
+    }
+    table.hidden = news.length === 0;
+  }
+
+  async function followRejudge() {
+    const answer = await get(`/lti/api/class/rejudges/${rejudgeId}`);
+    const view = await answer.json();
+    rejudgeState.textContent = `${view.state.replace(/_/g, " ")}: ${view.graded} of ${view.total} graded, ` +
+      `${view.changed.length} change`;
+    showMatrix(view);
+    if (view.state === "queued" || view.state === "running") { setTimeout(followRejudge, 700); return; }
+    applyButton.hidden = !(view.state === "done" && view.dry_run);
+  }
+
+  document.getElementById("rejudge").addEventListener("click", async () => {
+    rejudgeState.textContent = "Starting...";
+    const answer = await post("/lti/api/class/rejudges");
+    const view = await answer.json();
+    if (!answer.ok) { rejudgeState.textContent = view.message || `error ${answer.status}`; return; }
+    rejudgeId = view.id;
+    followRejudge();
+  });
+  applyButton.addEventListener("click", async () => {
+    const answer = await post(`/lti/api/class/rejudges/${rejudgeId}/apply`);
+    const view = await answer.json();
+    applyButton.hidden = true;
+    rejudgeState.textContent = answer.ok ? `applied: ${view.changed.length} verdicts changed` :
+      (view.message || `error ${answer.status}`);
+  });
 
   document.getElementById("download-csv").addEventListener("click", async () => {
     const answer = await get("/lti/api/class.csv");

@@ -36,6 +36,7 @@ CLIENT_ID = "judge-tool-client"
 DEPLOYMENT = "deployment-1"
 KID = "platform-key-1"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 def new_key() -> rsa.RSAPrivateKey:
@@ -57,6 +58,7 @@ class LoopbackPlatform:
         self.scores: list[dict] = []
         self.token_requests: list[dict] = []
         self.tokens: set[str] = set()
+        self.scopes: dict[str, set[str]] = {}  # token -> the scopes it was granted
         self.next_launch: dict = {}
         self.launches: list[dict] = []
         self.tool_url = ""  # set once the tool runs: the course page frames it
@@ -211,6 +213,7 @@ class LoopbackPlatform:
             return 401, {"error": "invalid_client"}
         token = secrets.token_urlsafe(16)
         self.tokens.add(token)
+        self.scopes[token] = set(fields.get("scope", "").split())
         return 200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600,
                      "scope": fields.get("scope", "")}
 
@@ -229,8 +232,11 @@ class LoopbackPlatform:
         return 200
 
     def memberships(self, course: str, headers) -> tuple[int, dict]:  # noqa: ANN001
-        if headers.get("Authorization", "").removeprefix("Bearer ") not in self.tokens:
+        token = headers.get("Authorization", "").removeprefix("Bearer ")
+        if token not in self.tokens:
             return 401, {"error": "unauthorized"}
+        if NRPS_SCOPE not in self.scopes.get(token, set()):
+            return 403, {"error": "insufficient_scope", "scope": NRPS_SCOPE}
         return 200, {"id": f"{self.url}/contexts/{course}/memberships", "context": {"id": course},
                      "members": self.members.get(course, [])}
 

@@ -80,7 +80,7 @@ def _search_runner(backend: SandboxBackend, continuing: bool):  # noqa: ANN202 -
         report = backend.run(request, searched.inputs.fd)
         if report.error or report.setup_error:
             raise BackendError(report.error or report.setup_error)
-        return CaseJudging(searched, buffer.map).finish(report)
+        return CaseJudging(searched, buffer.map).finish(report, cpu_limit=request.limits.cpu_seconds)
 
     return run
 

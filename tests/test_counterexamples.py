@@ -131,7 +131,23 @@ HOGS_ON_ONE_ROW = SWAPPED.replace("def sinusoidal_pe(max_len, d_model, base=1000
                                   "        hog = [np.ones(1 << 27) for _ in range(200)]")
 
 
-@pytest.mark.parametrize("source", [LOOPS_ON_ONE_ROW, HOGS_ON_ONE_ROW], ids=["loops", "blows-memory"])
+# two busy threads (numpy releases the GIL): the search's 3 s of CPU run out before its 3 s of wall time, so the
+# kernel's SIGXCPU ends the run: that is the search's CPU limit, not a crash of the learner's code
+HOT_ON_ONE_ROW = SWAPPED.replace("def sinusoidal_pe(max_len, d_model, base=10000.0):",
+                                 "def sinusoidal_pe(max_len, d_model, base=10000.0):\n"
+                                 "    if max_len == 1 and d_model == 2:  # no case is 1 x 2: only the search\n"
+                                 "        threading = __import__('threading')\n"
+                                 "        def spin():\n"
+                                 "            a = np.ones(1 << 16)\n"
+                                 "            while True:\n"
+                                 "                np.sin(a, out=a)\n"
+                                 "        for _ in range(2):\n"
+                                 "            threading.Thread(target=spin, daemon=True).start()\n"
+                                 "        spin()")
+
+
+@pytest.mark.parametrize("source", [LOOPS_ON_ONE_ROW, HOGS_ON_ONE_ROW, HOT_ON_ONE_ROW],
+                         ids=["loops", "blows-memory", "burns-cpu-on-every-core"])
 def test_what_the_search_runs_into_changes_nothing_in_the_verdict(judges, source):
     from judge import Judge
 

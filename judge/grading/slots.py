@@ -338,12 +338,15 @@ class CaseJudging:
         while not run.wait(POLL_SECONDS):
             self.judge_written()
 
-    def finish(self, report: RunReport, rlimit_memory: bool = False) -> JudgedRun:
+    def finish(self, report: RunReport, rlimit_memory: bool = False, cpu_limit: float | None = None) -> JudgedRun:
         """After the run: every case's result, what the process was killed for, what diagnosis needs.
         ``rlimit_memory``: memory was limited by RLIMIT_AS (no cgroup), so a MemoryError is that limit
-        refusing an allocation (see :func:`_address_space_refusal`)."""
+        refusing an allocation (see :func:`_address_space_refusal`).  ``cpu_limit``: the CPU seconds the run
+        was given, when not the bundle's (a counterexample search has its own budget: a SIGXCPU at 3 s must read
+        as that limit, not as a crash of a run allowed 20 s)."""
         prepared = self.prepared
-        death, death_message = process_death(report, prepared.bundle.spec.limits.cpu_seconds)
+        cpu = cpu_limit if cpu_limit is not None else prepared.bundle.spec.limits.cpu_seconds
+        death, death_message = process_death(report, cpu)
         judged = JudgedRun([], death_message or None)
         ended = False
         for index, case in enumerate(prepared.cases):

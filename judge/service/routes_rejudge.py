@@ -76,26 +76,27 @@ async def get_one(rejudge_id: str, _platform: str = Depends(limited), ctx: Servi
     return await run_in_threadpool(_view, ctx, rejudge_id)
 
 
-@router.post("/v1/rejudges/{rejudge_id}/apply", response_model=RejudgeOut, responses={**_ERRORS, 409: _ERRORS[400]},
-             tags=["rejudges"], summary="Make a finished rejudge's verdicts the current ones")
-async def apply(rejudge_id: str, _platform: str = Depends(limited), ctx: ServiceContext = Depends(context)) -> Any:
-    _view(ctx, rejudge_id)
+def _act(ctx: ServiceContext, rid: str, action: str) -> dict:
+    """Apply or cancel (409 when the rejudge's state does not allow it), then its view."""
+    _view(ctx, rid)
+    rejudges = RejudgeStore(ctx.store)
     try:
-        await run_in_threadpool(RejudgeStore(ctx.store).apply, rejudge_id)
+        rejudges.apply(rid) if action == "apply" else rejudges.cancel(rid)
     except RejudgeConflict as exc:
         raise ApiError(409, "conflict", str(exc)) from None
     wake = ctx.extras.get("score_wake")  # LTI scores of the changed verdicts are due now
-    if wake is not None:
+    if action == "apply" and wake is not None:
         wake()
-    return await run_in_threadpool(_view, ctx, rejudge_id)
+    return _view(ctx, rid)
+
+
+@router.post("/v1/rejudges/{rejudge_id}/apply", response_model=RejudgeOut, responses={**_ERRORS, 409: _ERRORS[400]},
+             tags=["rejudges"], summary="Make a finished rejudge's verdicts the current ones")
+async def apply(rejudge_id: str, _platform: str = Depends(limited), ctx: ServiceContext = Depends(context)) -> Any:
+    return await run_in_threadpool(_act, ctx, rejudge_id, "apply")
 
 
 @router.post("/v1/rejudges/{rejudge_id}/cancel", response_model=RejudgeOut, responses={**_ERRORS, 409: _ERRORS[400]},
              tags=["rejudges"], summary="Drop a rejudge that is not applied")
 async def cancel(rejudge_id: str, _platform: str = Depends(limited), ctx: ServiceContext = Depends(context)) -> Any:
-    _view(ctx, rejudge_id)
-    try:
-        await run_in_threadpool(RejudgeStore(ctx.store).cancel, rejudge_id)
-    except RejudgeConflict as exc:
-        raise ApiError(409, "conflict", str(exc)) from None
-    return await run_in_threadpool(_view, ctx, rejudge_id)
+    return await run_in_threadpool(_act, ctx, rejudge_id, "cancel")

@@ -28,7 +28,7 @@ from judge.service.lti.page import render_page, simple_page
 from judge.service.lti.side import (AGS_CLAIM, CONTEXT_CLAIM, COOKIE_BLOCKED, CUSTOM_CLAIM, DEEP_LINKING,
                                     DEPLOYMENT_CLAIM, LEARN_PLATFORM, LTI_PLATFORM, MESSAGE_TYPE_CLAIM, PAGE_ERRORS,
                                     ROLES_CLAIM, SCORE_SCOPE, STATIC, LearnerSide, base_url, form_of, is_secure,
-                                    learner_side, log, refuse, session_of)
+                                    learner_side, log, page_session, refuse, session_of)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 from judge.service.store import NewSubmission, QueueFull, StoredSubmission
@@ -74,16 +74,9 @@ async def static(name: str) -> Response:
 
 @page_router.get("/lti/page/{handle}", include_in_schema=False)
 async def page(handle: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
-    found = await run_in_threadpool(side.lti.session, handle[:32])
-    if found is None:
-        return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
-                      "activity again from your course.", request)
-    session, secret_hash = found
-    cookie = request.cookies.get(f"judge-lti-{handle}")
-    if not cookie:
-        return refuse(401, "Cookies blocked", COOKIE_BLOCKED, request)
-    if not hmac.compare_digest(digest(cookie), secret_hash):
-        return refuse(403, "Not your session", "This browser holds another launch's session.", request)
+    session = await page_session(handle, request, side)
+    if isinstance(session, Response):
+        return session
     detail = await run_in_threadpool(problems.detail, session.problem)
     html = render_page(detail, session)
     return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",

@@ -105,3 +105,19 @@ async def session_of(request: Request, side: LearnerSide = Depends(learner_side)
     if not hmac.compare_digest(digest(cookie), secret_hash):
         raise ApiError(403, "session_mismatch", "this browser's session cookie belongs to another launch")
     return session
+
+
+async def page_session(handle: str, request: Request, side: LearnerSide) -> LearnerSession | HTMLResponse:
+    """The session a page's URL names, if this browser's cookie proves it holds it; else the plain page
+    saying why (a page GET carries no CSRF token: the cookie is the proof)."""
+    found = await run_in_threadpool(side.lti.session, handle[:32])
+    if found is None:
+        return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
+                      "activity again from your course.", request)
+    session, secret_hash = found
+    cookie = request.cookies.get(f"judge-lti-{handle}")
+    if not cookie:
+        return refuse(401, "Cookies blocked", COOKIE_BLOCKED, request)
+    if not hmac.compare_digest(digest(cookie), secret_hash):
+        return refuse(403, "Not your session", "This browser holds another launch's session.", request)
+    return session

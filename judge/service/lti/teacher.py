@@ -31,7 +31,7 @@ from judge.service.errors import ApiError
 from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, roster
 from judge.service.lti.page import simple_page
 from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
-                                    learner_side, refuse, session_of)
+                                    learner_side, page_session, refuse, session_of)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 
@@ -224,14 +224,9 @@ aria-live="polite"></span></p>
 
 @teacher_router.get("/lti/teacher/{handle}", include_in_schema=False)
 async def teacher(handle: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
-    found = await run_in_threadpool(side.lti.session, handle[:32])
-    if found is None:
-        return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
-                      "activity again from your course.", request)
-    session, secret_hash = found
-    cookie = request.cookies.get(f"judge-lti-{handle}")
-    if not cookie or not hmac.compare_digest(digest(cookie), secret_hash):
-        return refuse(403, "Not your session", "This browser does not hold this launch's session.", request)
+    session = await page_session(handle, request, side)
+    if isinstance(session, Response):
+        return session
     if await run_in_threadpool(side.lti.course_of, handle) is None:
         return refuse(403, "Not a teacher", "The class view is for the course's teachers.", request)
     title = (await run_in_threadpool(problems.detail, session.problem))["title"]

@@ -114,16 +114,23 @@ def _close_all() -> None:
 
 
 def check(problem: str | Path, source: str | Path | None = None, *, isolation: str | None = None,
-          show: bool = True, pictures: bool = True) -> CheckedVerdict:
+          show: bool = True, pictures: bool = True) -> CheckedVerdict | None:
     """Grade what the kernel holds now (or ``source``: a file or the text of one) against ``problem`` and show
-    the report (HTML in a notebook, text elsewhere); returns the :class:`Verdict`.
+    the report (HTML in a notebook, text elsewhere); returns the :class:`Verdict` (None, after one line saying
+    why, when the problem cannot be found or its bundle is broken).
 
     ``problem``: an id (found beside the notebook, in ``./problems``, among the installed ones) or a folder.
     ``isolation``: a mode to insist on (default: the best this machine gives, else none, said plainly).
     """
+    from judge.errors import JudgeError
+
     shell = _ipython()
     with tempfile.TemporaryDirectory(prefix="judge-check-") as folder:
-        checked, line = grade_here(problem, source, isolation, Path(folder) if pictures and show else None)
+        try:
+            checked, line = grade_here(problem, source, isolation, Path(folder) if pictures and show else None)
+        except JudgeError as exc:  # an unknown problem, a broken hand-out: one clear line, never a traceback
+            print(f"check: {exc}", file=sys.stderr)
+            return None
         if show:
             _show(checked, line, Path(folder), shell)
     return checked

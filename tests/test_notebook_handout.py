@@ -205,3 +205,13 @@ def test_a_runtime_error_in_a_kernel_names_its_cell_and_line(handout):
     html = _html(cells)
     assert "runtime error" in html and "IndexError" in html
     assert "cell 3, line 3" in html, html[:3000]
+
+
+def test_check_says_in_one_line_that_a_problem_is_unknown(tmp_path, capsys):
+    from judge import check
+
+    answer = tmp_path / "answer.py"
+    answer.write_text("import numpy as np\n")
+    assert check("no-such-problem", answer) is None
+    err = capsys.readouterr().err
+    assert err.startswith("check: no-such-problem: unknown problem") and "looked in" in err and "Traceback" not in err

@@ -1,5 +1,6 @@
 """The OpenAPI document tells the truth: schemathesis (every check it has) against a real `judge serve`,
-the platform API with a token and the learner page's API with a real session (cookie + CSRF token)."""
+the platform API with a token, and the learner page's and the teacher page's APIs with a teacher's real LTI
+session (cookie + CSRF token)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import shutil
 import subprocess
 import sys
 
-import httpx
 import pytest
 
 from tests.conftest import unavailable
 from tests.lti_platform import LoopbackPlatform, start_tool
 from tests.service_support import require_sandbox
+from tests.test_service_lti import start_launch
 
 TOKEN = "schema-token-0123456789"
 # A reused Idempotency-Key with another body is a 422 (as the IETF idempotency-key draft says); the
@@ -38,12 +39,19 @@ def test_schemathesis_finds_no_mismatch(tmp_path):
     server = start_tool(tmp_path, platform, JUDGE_API_TOKENS=f"alpha:{TOKEN}",
                         JUDGE_LEARN_CODES="ml101:code-for-schema", JUDGE_LEARNER_RATE_LIMIT="1000:10000")
     try:
-        with httpx.Client(base_url=server.url) as browser:
-            signed = browser.post("/learn/sinusoidal-pe", data={"course": "ml101", "code": "code-for-schema",
-                                                                 "name": "fuzz"})
-            page = browser.get(signed.headers["location"]).text
+        # a teacher's LTI session: it reaches the learner page's API and the teacher's (the class, rejudges)
+        platform.members["course-1"] = [{"user_id": "s-1", "name": "Fuzz Learner", "roles": [
+            "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]}]
+        browser, action, fields = start_launch(platform, server, "t-1", roles=[
+            "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"])
+        try:
+            opened = browser.post(action, data=fields)
+            assert opened.status_code == 303 and "/lti/teacher/" in opened.headers["location"], opened.text
+            page = browser.get(opened.headers["location"]).text
             csrf = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)
             cookie = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
+        finally:
+            browser.close()
         config = tmp_path / "schemathesis.toml"
         config.write_text(CONFIG)
         run = subprocess.run(

@@ -104,11 +104,12 @@ def document(app: FastAPI) -> dict[str, Any]:
     (so a client, or schemathesis, sees that any other id is refused)."""
     if app.openapi_schema is None:
         schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-        field = schema.get("components", {}).get("schemas", {}).get("SubmissionIn", {}).get("properties", {})
-        if "problem" in field:
-            field["problem"]["enum"] = problems.available()
-            field["problem"]["description"] = ("one of the problems this server has (GET /v1/problems); "
-                                               "any other id is a 422 `unknown_problem`")
+        for model in ("SubmissionIn", "RejudgeIn"):  # every body that names a problem
+            field = schema.get("components", {}).get("schemas", {}).get(model, {}).get("properties", {})
+            if "problem" in field:
+                field["problem"]["enum"] = problems.available()
+                field["problem"]["description"] = ("one of the problems this server has (GET /v1/problems); "
+                                                   "any other id is a 422 `unknown_problem`")
         app.openapi_schema = schema
     return app.openapi_schema
 

@@ -25,7 +25,7 @@ router = APIRouter()
 
 
 class RejudgeIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # "false" or 0 is not a boolean here
 
     problem: str = Field(description="the problem whose stored submissions are graded again")
     dry_run: bool = Field(True, description="true: wait for apply or cancel; false: apply as soon as done")

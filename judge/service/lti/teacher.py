@@ -40,6 +40,8 @@ PICKER_SECONDS = 3600
 SCORE_MAXIMUM = 1.0
 
 teacher_router = APIRouter()
+#: the teacher page's errors: the learner page's, and 409 (no roster service in the launch; a rejudge's state)
+TEACHER_ERRORS: dict[int | str, dict[str, Any]] = {**PAGE_ERRORS, 409: PAGE_ERRORS[400]}
 
 
 # -- Deep Linking 2.0 ----------------------------------------------------------------------------------------
@@ -151,14 +153,16 @@ async def _class(side: LearnerSide, session: LearnerSession) -> dict:
     return await run_in_threadpool(class_view, side.lti, course, session.problem, members)
 
 
-@teacher_router.get("/lti/api/class", responses=PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class", responses=TEACHER_ERRORS, tags=["teacher page"],
                     summary="The class: roster with attempts, best score, last status; the class's mistakes")
 async def class_json(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     side.read_limit.take(session.learner)
     return await _class(side, session)
 
 
-@teacher_router.get("/lti/api/class.csv", responses=PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class.csv", tags=["teacher page"], response_class=Response,
+                    responses={**TEACHER_ERRORS, 200: {"content": {"text/csv": {"schema": {"type": "string"}}},
+                                                       "description": "a header and one row per learner"}},
                     summary="The class as CSV: a header and one row per learner")
 async def class_csv_api(session: LearnerSession = Depends(session_of),
                         side: LearnerSide = Depends(learner_side)) -> Response:
@@ -168,7 +172,7 @@ async def class_csv_api(session: LearnerSession = Depends(session_of),
         "Content-Disposition": f'attachment; filename="{session.problem}-class.csv"'})
 
 
-@teacher_router.get("/lti/api/class/learners/{user_id}", responses=PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class/learners/{user_id}", responses=TEACHER_ERRORS, tags=["teacher page"],
                     summary="One learner's submissions with full verdicts (hidden cases included: staff see them)")
 async def learner_submissions(user_id: str, session: LearnerSession = Depends(session_of),
                               side: LearnerSide = Depends(learner_side)) -> Any:
@@ -254,7 +258,7 @@ async def _course_rejudge(side: LearnerSide, session: LearnerSession, rid: str) 
     return view
 
 
-@teacher_router.post("/lti/api/class/rejudges", status_code=202, responses=PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.post("/lti/api/class/rejudges", status_code=202, responses=TEACHER_ERRORS, tags=["teacher page"],
                      summary="A dry run: this course's submissions graded again with the bundle as it is now")
 async def class_rejudge(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     from judge.problem.loader import load_problem
@@ -273,7 +277,7 @@ async def class_rejudge(session: LearnerSession = Depends(session_of), side: Lea
     return await _course_rejudge(side, session, rid)
 
 
-@teacher_router.get("/lti/api/class/rejudges/{rejudge_id}", responses=PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.get("/lti/api/class/rejudges/{rejudge_id}", responses=TEACHER_ERRORS, tags=["teacher page"],
                     summary="The course's rejudge: its state and matrix of old and new statuses")
 async def class_rejudge_view(rejudge_id: str, session: LearnerSession = Depends(session_of),
                              side: LearnerSide = Depends(learner_side)) -> Any:
@@ -281,7 +285,7 @@ async def class_rejudge_view(rejudge_id: str, session: LearnerSession = Depends(
     return await _course_rejudge(side, session, rejudge_id)
 
 
-@teacher_router.post("/lti/api/class/rejudges/{rejudge_id}/apply", responses=PAGE_ERRORS, tags=["teacher page"],
+@teacher_router.post("/lti/api/class/rejudges/{rejudge_id}/apply", responses=TEACHER_ERRORS, tags=["teacher page"],
                      summary="Make the course's finished rejudge current (scores posted again where they change)")
 async def class_rejudge_apply(rejudge_id: str, session: LearnerSession = Depends(session_of),
                               side: LearnerSide = Depends(learner_side)) -> Any:

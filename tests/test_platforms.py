@@ -183,9 +183,17 @@ def test_gradescope_package(engine, host, tmp_path, base, example):
     if example == "memory_limit_exceeded/memory_hog.py":
         # Gradescope's 768 MB container holds less than the bundle's 512 MiB learner limit plus the judge, and in
         # mode reduced no cgroup of the judge's own records the kill: the container's OOM killer ends the learner's
-        # process first, and the verdict can only say what the kernel told it (README, "Gradescope").
-        assert data["extra_data"]["status"] in ("memory_limit_exceeded", "runtime_error"), data["output"]
-        assert data["extra_data"]["status"] == "memory_limit_exceeded" or "SIGKILL" in data["output"], data["output"]
+        # process first, and the verdict can only say what the kernel told it (README, "Gradescope").  The
+        # container has half a CPU (--cpus 0.5), and on this project's VMs the host backs guest memory lazily
+        # (6-14 ms per MiB measured): touching what the container allows can outlast the bundle's 4 s per call,
+        # and then the honest verdict is the wall-time kill (seen in 2 of 5 CI runs).  Never accepted, never an
+        # internal error: the judge survives the platform's limits and says which one ended the run.
+        status = data["extra_data"]["status"]
+        assert status in ("memory_limit_exceeded", "runtime_error", "time_limit_exceeded"), data["output"]
+        if status == "runtime_error":
+            assert "SIGKILL" in data["output"], data["output"]
+        if status == "time_limit_exceeded":
+            assert "wall-time limit" in data["output"], data["output"]
         return
     assert data["extra_data"]["status"] == verdict.status.value == example.split("/")[0]
     assert data["extra_data"]["isolation"] in ("reduced", None)

@@ -78,9 +78,9 @@ def _starter(detail: dict) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def render_page(detail: dict, session: LearnerSession) -> str:
-    title = escape(detail["title"])
-    who = f"<p class=\"who\">Signed in as {escape(session.name)}</p>" if session.name else ""
+def page_head(session: LearnerSession, title: str, script: str) -> str:
+    """The document's start, up to ``</head>``, shared by the learner's and the teacher's page: the session's
+    CSRF token for the page's API calls, the one stylesheet, the page's one script."""
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -88,10 +88,16 @@ def render_page(detail: dict, session: LearnerSession) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="{escape(session.csrf)}">
 <link rel="icon" href="data:,">
-<title>{title}</title>
+<title>{escape(title)}</title>
 <link rel="stylesheet" href="/lti/static/learner.css">
-<script src="/lti/static/learner.js" defer></script>
-</head>
+<script src="/lti/static/{script}" defer></script>
+</head>"""
+
+
+def render_page(detail: dict, session: LearnerSession) -> str:
+    title = escape(detail["title"])
+    who = f"<p class=\"who\">Signed in as {escape(session.name)}</p>" if session.name else ""
+    return page_head(session, detail["title"], "learner.js") + f"""
 <body>
 <a class="skip" href="#editor">Skip to the editor</a>
 <header><h1>{title}</h1>{who}</header>

@@ -29,7 +29,7 @@ from fastapi.responses import HTMLResponse, Response
 from judge.service import problems
 from judge.service.errors import ApiError
 from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, roster
-from judge.service.lti.page import simple_page
+from judge.service.lti.page import page_head, simple_page
 from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
                                     learner_side, page_session, refuse, session_of)
 from judge.service.lti.tables import LearnerSession, digest
@@ -188,17 +188,7 @@ async def learner_submissions(user_id: str, session: LearnerSession = Depends(se
 
 
 def teacher_page(session: LearnerSession, title: str) -> str:
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf-token" content="{escape(session.csrf)}">
-<link rel="icon" href="data:,">
-<title>{escape(title)}: the class</title>
-<link rel="stylesheet" href="/lti/static/learner.css">
-<script src="/lti/static/teacher.js" defer></script>
-</head>
+    return page_head(session, f"{title}: the class", "teacher.js") + f"""
 <body>
 <header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ''}</header>
 <main id="class" data-problem="{escape(session.problem)}">

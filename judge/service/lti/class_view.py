@@ -16,6 +16,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any
 
@@ -67,12 +68,17 @@ class LearnerRow:
     key: str
     submissions: list[StoredSubmission] = field(default_factory=list)
 
+    @cached_property
+    def judged(self) -> list[tuple[StoredSubmission, dict]]:
+        """Each judged submission with its verdict, parsed once (read after the submissions are all added)."""
+        return [(s, json.loads(s.verdict_json)) for s in self.submissions if s.verdict_json]
+
     def verdicts(self) -> list[dict]:
-        return [json.loads(s.verdict_json) for s in self.submissions if s.verdict_json]
+        return [v for _, v in self.judged]
 
     def summary(self) -> dict:
         verdicts = self.verdicts()
-        accepted = [s for s in self.submissions if s.verdict_json and json.loads(s.verdict_json)["status"] == "accepted"]
+        accepted = [s for s, v in self.judged if v["status"] == "accepted"]
         mistakes = sorted({d["id"] for v in verdicts for d in v.get("diagnoses") or [] if d.get("explains")})
         return {"user_id": self.user_id, "name": self.name, "roles": self.roles, "attempts": len(self.submissions),
                 "best_score": max((float(v.get("score", 0.0)) for v in verdicts), default=None),
@@ -81,10 +87,15 @@ class LearnerRow:
                 "mistakes": mistakes}
 
 
+def roster_learners(members: list[dict]) -> list[dict]:
+    """The roster's members who are not staff (nor deleted)."""
+    return [m for m in members if m.get("status", "Active") != "Deleted" and m.get("user_id")
+            and not is_staff(m.get("roles"))]
+
+
 def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict]) -> dict:
     """What the teacher's page and ``GET /lti/api/class`` show: every member of the roster who is not staff."""
-    learners = [m for m in members if m.get("status", "Active") != "Deleted" and m.get("user_id")
-                and not is_staff(m.get("roles"))]
+    learners = roster_learners(members)
     rows = {learner_key(course, m["user_id"]): LearnerRow(m["user_id"], m.get("name") or m.get("given_name") or
                                                           m["user_id"], list(m.get("roles") or []),
                                                           learner_key(course, m["user_id"])) for m in learners}

@@ -28,12 +28,14 @@ from fastapi.responses import HTMLResponse, Response
 
 from judge.service import problems
 from judge.service.errors import ApiError
-from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, roster
+from judge.service.lti.class_view import (NRPS_CLAIM, class_csv, class_view, learner_key, roster,
+                                           roster_learners)
 from judge.service.lti.page import page_head, simple_page
 from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
                                     learner_side, page_session, refuse, session_of)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
+from judge.service.store import StoredSubmission
 
 DEEP_LINKING_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 PICKER_SECONDS = 3600
@@ -138,7 +140,9 @@ def course_of_launch(claims: dict, client_id: str) -> dict:
             "nrps": nrps.get("context_memberships_url")}
 
 
-async def _class(side: LearnerSide, session: LearnerSession) -> dict:
+async def _course_roster(side: LearnerSide, session: LearnerSession) -> tuple[dict, list[dict]]:
+    """The teacher's course and its roster from the platform (403 for a learner, 409 without NRPS, 503 when the
+    platform does not answer)."""
     course = await run_in_threadpool(side.lti.course_of, session.handle)
     if course is None:
         raise ApiError(403, "not_staff", "the class view is for the course's teachers: launch as one")
@@ -150,7 +154,19 @@ async def _class(side: LearnerSide, session: LearnerSession) -> dict:
     except Exception as exc:  # noqa: BLE001 - the platform's roster service down or refusing
         raise ApiError(503, "roster_unavailable", f"the course's roster could not be read: {exc}",
                        headers={"Retry-After": "10"}) from None
+    return course, members
+
+
+async def _class(side: LearnerSide, session: LearnerSession) -> dict:
+    course, members = await _course_roster(side, session)
     return await run_in_threadpool(class_view, side.lti, course, session.problem, members)
+
+
+async def _learner_rows(side: LearnerSide, session: LearnerSession, course: dict,
+                        learners: list[dict]) -> list[StoredSubmission]:
+    """The submissions these roster learners made for the session's problem, oldest first."""
+    keys = [learner_key(course, learner["user_id"]) for learner in learners]
+    return [row for _, row in await run_in_threadpool(side.lti.class_rows, keys, session.problem)]
 
 
 @teacher_router.get("/lti/api/class", responses=TEACHER_ERRORS, tags=["teacher page"],
@@ -177,14 +193,12 @@ async def class_csv_api(session: LearnerSession = Depends(session_of),
 async def learner_submissions(user_id: str, session: LearnerSession = Depends(session_of),
                               side: LearnerSide = Depends(learner_side)) -> Any:
     side.read_limit.take(session.learner)
-    view = await _class(side, session)
-    if not any(learner["user_id"] == user_id for learner in view["learners"]):
+    course, members = await _course_roster(side, session)
+    learner = [m for m in roster_learners(members) if m["user_id"] == user_id]
+    if not learner:
         raise ApiError(404, "not_found", f"no learner {user_id!r} in this course's roster")
-    from judge.service.lti.class_view import learner_key
-
-    course = await run_in_threadpool(side.lti.course_of, session.handle)
-    rows = await run_in_threadpool(side.lti.class_rows, [learner_key(course, user_id)], session.problem)
-    return {"user_id": user_id, "submissions": [submission_view(row) for _, row in reversed(rows)]}
+    rows = await _learner_rows(side, session, course, learner)
+    return {"user_id": user_id, "submissions": [submission_view(row) for row in reversed(rows)]}
 
 
 def teacher_page(session: LearnerSession, title: str) -> str:
@@ -252,14 +266,11 @@ async def _course_rejudge(side: LearnerSide, session: LearnerSession, rid: str) 
                      summary="A dry run: this course's submissions graded again with the bundle as it is now")
 async def class_rejudge(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     from judge.problem.loader import load_problem
-    from judge.service.lti.class_view import learner_key
     from judge.service.rejudge import RejudgeStore
 
     side.submit_limit.take(session.learner)
-    view = await _class(side, session)  # the roster: only this course's learners
-    course = await run_in_threadpool(side.lti.course_of, session.handle)
-    keys = [learner_key(course, learner["user_id"]) for learner in view["learners"]]
-    ids = [row.id for _, row in await run_in_threadpool(side.lti.class_rows, keys, session.problem)]
+    course, members = await _course_roster(side, session)  # the roster: only this course's learners
+    ids = [row.id for row in await _learner_rows(side, session, course, roster_learners(members))]
     digest_now = (await run_in_threadpool(load_problem, session.problem)).digest
     rid = await run_in_threadpool(RejudgeStore(side.ctx.store).create, session.problem, True, digest_now,
                                   _course_tag(course), ids)

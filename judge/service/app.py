@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from judge._version import __version__
 from judge.service import errors, problems
 from judge.service.auth import Authenticator, RateLimiter
+from judge.service.bundle_versions import BundleVersions
 from judge.service.callbacks import CallbackDispatcher
 from judge.service.context import ServiceContext
 from judge.service.metrics import Metrics
@@ -22,6 +23,7 @@ from judge.service.routes_platform import router as platform_router
 from judge.service.routes_rejudge import router as rejudge_router  # its tables too
 from judge.service.settings import Settings
 from judge.service.store import Store
+from judge.service.worker_slots import SlotRegistry
 
 log = logging.getLogger("judge.service")
 
@@ -134,7 +136,7 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
             from judge.service.embedded import EmbeddedBackend
 
             backend = EmbeddedBackend(store, settings, on_stored=stored)
-    metrics = Metrics(store, backend.health)
+    metrics = Metrics(store, backend.health, SlotRegistry(store))
     auth = Authenticator(settings.tokens)
     limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
 
@@ -163,7 +165,7 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     app.add_middleware(ServiceMiddleware, settings=settings, metrics=metrics)
 
     ctx = ServiceContext(settings=settings, store=store, backend=backend, metrics=metrics, auth=auth,
-                         limiter=limiter)
+                         limiter=limiter, versions=BundleVersions(store))
     app.state.ctx = ctx
     app.include_router(platform_router)
     app.include_router(rejudge_router)

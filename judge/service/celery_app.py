@@ -4,14 +4,31 @@ A task is acknowledged only after its verdict is stored (``acks_late``), and is
 requeued when its worker dies (``reject_on_worker_lost``; with Redis, a message
 a killed worker held comes back after ``visibility_timeout``).  A task that runs
 twice stores one verdict: the store's conditional UPDATE keeps the first.
+
+The store, not the broker, is the source of truth.  The server's sweeper (every
+``JUDGE_SWEEP_SECONDS``, 10 s by default) publishes again:
+
+- submissions stored but never published (a broker that was down when they came);
+- submissions the broker lost (a Redis restarted without persistence): queued and
+  published more than ``JUDGE_SWEEP_GRACE`` seconds ago (30 s by default), or
+  running for longer than the visibility timeout plus that grace, and found
+  neither in the queue nor among the messages workers hold, on two sweeps in a
+  row (a worker takes a message out of the list a moment before it holds it).
+
+So a job the broker lost is running again within grace + 2 sweeps of when it was
+last published (about 50 s with the defaults).  A republished job that was not
+lost after all is judged at most twice and stored once.  With several servers,
+one sweeps at a time (a lock in Redis).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import threading
 import time
+import uuid
 
 from celery import Celery
 
@@ -21,6 +38,27 @@ from judge.service.store import Store
 log = logging.getLogger("judge.service")
 TASK = "judge.grade_submission"
 REJUDGE_TASK = "judge.rejudge"
+#: kombu's Redis transport: a queue's priority lists are ``name``, ``name\x06\x163``, ...; held messages are in
+#: the hash ``unacked``.
+_PRIORITY_SEP = "\x06\x16"
+_UNACKED = "unacked"
+
+
+def task_id(sub_id: str) -> str:
+    """A task id that names its submission (``<id>.<nonce>``), so the sweeper can find it in the broker."""
+    return f"{sub_id}.{uuid.uuid4().hex[:8]}"
+
+
+def submission_of(message: bytes | str) -> str | None:
+    """The submission id a raw kombu message (JSON, task id in its headers) is for, or None."""
+    try:
+        data = json.loads(message)
+        if isinstance(data, list):  # an unacked entry: [message, exchange, routing_key]
+            data = data[0]
+        tid = data.get("headers", {}).get("id") or data.get("properties", {}).get("correlation_id")
+    except (ValueError, AttributeError, IndexError, TypeError):
+        return None
+    return tid.split(".", 1)[0] if isinstance(tid, str) else None
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -59,13 +97,15 @@ class CeleryBackend:
         self.app = make_celery(settings)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._missing: set[str] = set()  # seen missing from the broker on the last sweep
+        self._name = f"{socket.gethostname()}-{__import__('os').getpid()}"
 
     def start(self) -> None:
         try:
             self._republish(time.time())
         except Exception:  # noqa: BLE001 - the broker is down: the sweeper tries again
             log.exception("could not reach the broker at start-up; stored submissions will be published later")
-        self._thread = threading.Thread(target=self._sweeper, name="judge-republish", daemon=True)
+        self._thread = threading.Thread(target=self._sweeper, name="judge-sweeper", daemon=True)
         self._thread.start()
 
     def _republish(self, older_than: float) -> None:
@@ -74,18 +114,66 @@ class CeleryBackend:
             log.info("publishing %d stored submissions that never reached the broker", len(ids))
             self.submit(ids)
 
+    def _redis(self):  # noqa: ANN202
+        import redis
+
+        return redis.Redis.from_url(self.settings.broker_url, socket_timeout=5, socket_connect_timeout=5)
+
+    def ids_in_broker(self) -> set[str]:
+        """Every submission the broker holds: waiting in the queue (any priority) or held by a worker."""
+        client = self._redis()
+        try:
+            name = self.settings.queue_name
+            found: set[str] = set()
+            for key in [name] + [f"{name}{_PRIORITY_SEP}{p}" for p in range(1, 10)]:
+                for raw in client.lrange(key, 0, -1):
+                    found.add(submission_of(raw) or "")
+            for raw in client.hvals(_UNACKED):
+                found.add(submission_of(raw) or "")
+            found.discard("")
+            return found
+        finally:
+            client.close()
+
+    def _sweep_lock(self) -> bool:
+        """One sweeper at a time among the servers sharing this broker."""
+        client = self._redis()
+        try:
+            key = f"{self.settings.queue_name}:sweeper"
+            return bool(client.set(key, self._name, nx=True, px=int(self.settings.sweep_seconds * 900))
+                        or client.get(key) == self._name.encode())
+        finally:
+            client.close()
+
+    def sweep(self, now: float | None = None) -> list[str]:
+        """One sweep (see the module's docstring); returns the ids published again because the broker lost them."""
+        now = time.time() if now is None else now
+        self._republish(now - self.settings.sweep_seconds)
+        if not self._sweep_lock():
+            return []
+        grace = self.settings.sweep_grace_seconds
+        candidates = set(self.store.lost_candidates(queued_before=now - grace,
+                                                    running_before=now - self.settings.visibility_timeout_seconds
+                                                    - grace))
+        missing = candidates - self.ids_in_broker() if candidates else set()
+        confirmed, self._missing = missing & self._missing, missing - self._missing
+        if confirmed:
+            log.warning("publishing again %d submissions the broker no longer holds", len(confirmed))
+            self.submit(sorted(confirmed))
+        return sorted(confirmed)
+
     def _sweeper(self) -> None:
-        while not self._stop.wait(10):
+        while not self._stop.wait(self.settings.sweep_seconds):
             try:
-                self._republish(time.time() - 10)
-            except Exception:  # noqa: BLE001
-                log.exception("republishing failed")
+                self.sweep()
+            except Exception as exc:  # noqa: BLE001 - the broker or the store away: sweep again next time
+                log.warning("sweep failed: %s: %s", type(exc).__name__, exc)
 
     def submit(self, ids: list[str]) -> None:
         published = []
         try:
             for sub_id in ids:
-                self.app.send_task(TASK, args=[sub_id], queue=self.settings.queue_name)
+                self.app.send_task(TASK, args=[sub_id], queue=self.settings.queue_name, task_id=task_id(sub_id))
                 published.append(sub_id)
         finally:
             self.store.mark_enqueued(published)
@@ -117,22 +205,28 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from celery.signals import worker_ready
 
     from judge.engine import Judge
+    from judge.service.bundle_versions import BundleVersions
     from judge.service.worker import process_submission
+    from judge.service.worker_slots import Heartbeat, SlotRegistry
 
     from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
 
     store = Store(settings.db_url)
-    store.create_schema()
+    _create_schema_patiently(store)
     judge = Judge(workers=concurrency, unsafe_no_sandbox=settings.unsafe_no_sandbox)
+    versions = BundleVersions(store)
     app = make_celery(settings)
     name = hostname or f"judge-{socket.gethostname()}-{__import__('os').getpid()}"
+    heartbeat = Heartbeat(SlotRegistry(store), name, concurrency)
 
     @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def grade_submission(self, sub_id: str) -> str:  # noqa: ANN001
         try:
-            return process_submission(store, judge, sub_id, self.request.hostname or name)
+            with heartbeat:
+                return process_submission(store, judge, sub_id, self.request.hostname or name, versions=versions)
         except Exception as exc:  # noqa: BLE001 - the store is unreachable: try again later, lose nothing
-            log.exception("submission %s: could not be processed; retrying", sub_id)
+            log.warning("submission %s: could not be processed (%s: %s); retrying in 5 s", sub_id,
+                        type(exc).__name__, exc)
             raise self.retry(exc=exc, countdown=5)
 
     @app.task(name=REJUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
@@ -152,6 +246,8 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
 
     @worker_ready.connect
     def _warm(**_kwargs) -> None:  # noqa: ANN003
+        heartbeat.start()
+
         def warm() -> None:
             try:
                 judge.warm_up()
@@ -168,5 +264,20 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                          "-n", name, "--without-gossip", "--without-mingle", "--without-heartbeat",
                          f"--loglevel={loglevel}"])
     finally:
+        heartbeat.stop()
         judge.close()
         store.close()
+
+
+def _create_schema_patiently(store: Store, patience: float = 300.0) -> None:
+    """A worker may start before its database answers (a deploy brings everything up at once)."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            store.create_schema()
+            return
+        except Exception as exc:  # noqa: BLE001
+            if time.monotonic() > deadline:
+                raise
+            log.warning("the store is not reachable yet (%s); trying again in 2 s", type(exc).__name__)
+            time.sleep(2)

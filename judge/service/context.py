@@ -12,7 +12,8 @@ from fastapi.concurrency import run_in_threadpool
 from judge.service.auth import Authenticator, RateLimiter
 from judge.service.metrics import Metrics
 from judge.service.settings import Settings
-from judge.service.store import DONE, Store, StoredSubmission
+from judge.service.bundle_versions import BundleVersions
+from judge.service.store import DONE, NewSubmission, Store, StoredSubmission
 
 
 @dataclass
@@ -24,6 +25,15 @@ class ServiceContext:
     auth: Authenticator
     limiter: RateLimiter
     extras: dict[str, Any] = field(default_factory=dict)  # per-feature services (e.g. "lti")
+    versions: BundleVersions | None = None  # None: submissions carry no bundle version (tests of parts)
+
+    def stamp_versions(self, items: list[NewSubmission]) -> None:
+        """Record on each new submission the bundle version it is accepted under (its files kept in the
+        store), so whichever host grades it grades that version (:mod:`judge.service.bundle_versions`)."""
+        if self.versions is None:
+            return
+        for item in items:
+            item.problem_digest = self.versions.current(item.problem)
 
     async def wait_done(self, ids: list[str], timeout: float) -> dict[str, StoredSubmission]:
         """The rows, once all are judged or ``timeout`` seconds passed."""

@@ -15,6 +15,7 @@ from typing import Callable
 
 from judge.service.settings import Settings
 from judge.service.store import Store
+from judge.service.bundle_versions import BundleVersions
 from judge.service.worker import process_submission
 
 log = logging.getLogger("judge.service")
@@ -30,6 +31,7 @@ class EmbeddedBackend:
         self.settings = settings
         self.on_stored = on_stored
         self.judge = Judge(workers=settings.workers, unsafe_no_sandbox=settings.unsafe_no_sandbox)
+        self.versions = BundleVersions(store)  # a bundle changed between acceptance and grading: its old version
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._busy = 0
@@ -80,7 +82,7 @@ class EmbeddedBackend:
             with self._lock:
                 self._busy += 1
             try:
-                process_submission(self.store, self.judge, sub_id, name, self.on_stored)
+                process_submission(self.store, self.judge, sub_id, name, self.on_stored, self.versions)
             except Exception:  # noqa: BLE001 - e.g. the store is unreachable: it stays pending for the next start
                 log.exception("submission %s: could not be processed", sub_id)
             finally:

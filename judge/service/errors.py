@@ -6,7 +6,14 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.routing import Match
+
+#: What the database driver raises while the store is away (a restart, a partition): answered 503, not 500.
+STORE_AWAY = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
+#: Seconds a client is asked to wait when the store is away (a PostgreSQL restart takes a few).
+STORE_RETRY_AFTER = 5
 
 _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
           413: "request_too_large", 422: "invalid_request", 429: "rate_limited", 503: "unavailable"}
@@ -45,6 +52,14 @@ def install(app: FastAPI) -> None:
         if exc.status == 401:
             headers.setdefault("WWW-Authenticate", "Bearer")
         return error_response(exc.status, exc.code, exc.message, headers)
+
+    async def _store_away(_request: Request, exc: Exception) -> JSONResponse:
+        return error_response(503, "store_unavailable",
+                              f"the judge's database is unreachable ({type(exc).__name__}): the request was not "
+                              f"carried out; retry in {STORE_RETRY_AFTER} s", {"Retry-After": str(STORE_RETRY_AFTER)})
+
+    for kind in STORE_AWAY:
+        app.add_exception_handler(kind, _store_away)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -10,14 +10,16 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 
 from judge.service.store import Store
+from judge.service.worker_slots import SlotRegistry
 
 disable_created_metrics()
 
 
 class StoreCollector(Collector):
-    def __init__(self, store: Store, backend_health=None) -> None:  # noqa: ANN001
+    def __init__(self, store: Store, backend_health=None, slots: SlotRegistry | None = None) -> None:  # noqa: ANN001
         self.store = store
         self.backend_health = backend_health
+        self.slots = slots
 
     def collect(self):  # noqa: ANN201
         stats = self.store.stats()
@@ -25,6 +27,9 @@ class StoreCollector(Collector):
         for state in ("queued", "running"):
             depth.add_metric([state], stats["states"][state])
         yield depth
+        yield GaugeMetricFamily("judge_queue_oldest_seconds",
+                                "How long the oldest queued submission has waited (0 when none waits)",
+                                value=self.store.oldest_queued_age(time.time()))
         verdicts = CounterMetricFamily("judge_verdicts", "Verdicts stored, by status", labels=["status"])
         for status, count in sorted(stats["statuses"].items()):
             verdicts.add_metric([status], count)
@@ -48,12 +53,31 @@ class StoreCollector(Collector):
             if "busy" in health:
                 yield GaugeMetricFamily("judge_embedded_workers_busy", "Embedded workers judging now",
                                         value=health["busy"])
+            yield from self._slots(health)
+
+    def _slots(self, health: dict):  # noqa: ANN202
+        """Busy and idle worker slots: the embedded workers of this server, or every ``judge worker`` that beat
+        in the last :data:`~judge.service.worker_slots.STALE_SECONDS` (an autoscaler scales on these)."""
+        if "busy" in health and "workers" in health:
+            workers, busy, idle = 1, int(health["busy"]), max(0, int(health["workers"]) - int(health["busy"]))
+        elif self.slots is not None:
+            fleet = self.slots.fleet()
+            workers, busy, idle = fleet.workers, fleet.busy, fleet.idle
+        else:
+            return
+        slots = GaugeMetricFamily("judge_worker_slots", "Submissions workers can judge at once, by state",
+                                  labels=["state"])
+        slots.add_metric(["busy"], busy)
+        slots.add_metric(["idle"], idle)
+        yield slots
+        yield GaugeMetricFamily("judge_workers", "Worker processes alive (judge worker, or this server's "
+                                "embedded pool)", value=workers)
 
 
 class Metrics:
-    def __init__(self, store: Store, backend_health=None) -> None:  # noqa: ANN001
+    def __init__(self, store: Store, backend_health=None, slots: SlotRegistry | None = None) -> None:  # noqa: ANN001
         self.registry = CollectorRegistry()
-        self.registry.register(StoreCollector(store, backend_health))
+        self.registry.register(StoreCollector(store, backend_health, slots))
         self.requests = Counter("judge_http_requests", "HTTP requests", ["method", "route", "code"],
                                 registry=self.registry)
         self.request_seconds = Histogram("judge_http_request_seconds", "HTTP request duration", ["route"],

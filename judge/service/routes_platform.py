@@ -75,6 +75,7 @@ async def create(ctx: ServiceContext, platform: str, items: list[SubmissionIn],
     """Store the submissions (all or none) and hand the new ones to the queue: ``(row, replayed)`` each."""
     new = [NewSubmission(platform=platform, problem=i.problem, source=i.source, callback_url=i.callback_url,
                          metadata=i.metadata, idempotency_key=k) for i, k in zip(items, keys)]
+    await run_in_threadpool(ctx.stamp_versions, new)
     try:
         results = await run_in_threadpool(ctx.store.create, new, ctx.settings.max_pending)
     except QueueFull as exc:

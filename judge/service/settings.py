@@ -77,6 +77,8 @@ class Settings:
     callback_poll_seconds: float = 0.5
     visibility_timeout_seconds: float = 300.0  # Celery/Redis: an unacked task is redelivered after this
     restore_interval_seconds: float = 10.0     # how often workers look for such tasks
+    sweep_seconds: float = 10.0                # JUDGE_SWEEP_SECONDS: how often the server republishes lost jobs
+    sweep_grace_seconds: float = 30.0          # JUDGE_SWEEP_GRACE: a published job is looked for after this
     queue_name: str = "judge"
     generated_token: bool = False
     lti_config: str | None = None              # JUDGE_LTI_CONFIG: platforms (pylti1p3 ToolConfJsonFile JSON)
@@ -118,6 +120,8 @@ class Settings:
         s.callback_poll_seconds = _float(env, "JUDGE_CALLBACK_POLL_SECONDS", s.callback_poll_seconds)
         s.visibility_timeout_seconds = _float(env, "JUDGE_VISIBILITY_TIMEOUT", s.visibility_timeout_seconds)
         s.restore_interval_seconds = _float(env, "JUDGE_RESTORE_INTERVAL", s.restore_interval_seconds)
+        s.sweep_seconds = max(0.5, _float(env, "JUDGE_SWEEP_SECONDS", s.sweep_seconds))
+        s.sweep_grace_seconds = _float(env, "JUDGE_SWEEP_GRACE", s.sweep_grace_seconds)
         s.queue_name = env.get("JUDGE_QUEUE", s.queue_name)
         s.lti_config = env.get("JUDGE_LTI_CONFIG") or None
         s.public_url = (env.get("JUDGE_PUBLIC_URL") or "").rstrip("/") or None

@@ -32,6 +32,7 @@ submissions = Table(
     Column("id", String(32), primary_key=True),
     Column("platform", String(64), nullable=False),
     Column("problem", String(200), nullable=False),
+    Column("problem_digest", String(64)),  # the bundle version it was accepted under (judge.service.bundle_versions)
     Column("source", Text, nullable=False),
     Column("callback_url", Text),
     Column("metadata_json", Text),
@@ -67,6 +68,7 @@ class StoredSubmission:
     source: str
     state: str  #: queued, running or done
     created_at: float
+    problem_digest: str | None = None  #: the bundle version the submission was accepted under
     attempts: int = 0
     callback_state: str = "none"  #: none, waiting, pending, delivered or failed
     callback_attempts: int = 0
@@ -113,6 +115,7 @@ class NewSubmission:
     callback_url: str | None = None
     metadata: dict | None = None
     idempotency_key: str | None = None
+    problem_digest: str | None = None  # not part of the fingerprint: a replay is the same request
 
     def fingerprint(self) -> str:
         body = json.dumps([self.problem, self.source, self.callback_url, self.metadata], sort_keys=True)
@@ -147,6 +150,18 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
     return make("BEGIN IMMEDIATE"), make("BEGIN")
 
 
+def _add_missing_columns(conn: Connection, dialect: str) -> None:
+    """Columns added after a table was first made (``create_all`` makes missing tables, never columns)."""
+    added = [("judge_submissions", "problem_digest", "VARCHAR(64)")]
+    for table, column, kind in added:
+        if dialect == "postgresql":
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}"))
+        elif dialect == "sqlite":
+            have = {row[1] for row in conn.execute(text(f"PRAGMA table_info({table})"))}
+            if column not in have:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+
+
 class Store:
     def __init__(self, url: str) -> None:
         self.url = url
@@ -154,7 +169,10 @@ class Store:
         if self.dialect == "sqlite":
             self.engine, self.read_engine = _sqlite_engine(url)
         else:
-            self.engine = create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
+            # pre-ping: a connection from before a database restart is replaced, not handed out broken;
+            # connect_timeout: an unreachable database is an error in seconds (a 503), not a hung request
+            self.engine = create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True, pool_timeout=10,
+                                        connect_args={"connect_timeout": 5})
             self.read_engine = self.engine
         self.t = submissions
 
@@ -164,6 +182,7 @@ class Store:
             if self.dialect == "postgresql":  # several processes may start at once
                 conn.execute(text("SELECT pg_advisory_xact_lock(7305202406)"))
             metadata.create_all(conn)
+            _add_missing_columns(conn, self.dialect)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -219,6 +238,7 @@ class Store:
                         continue
                 new_rows.append((i, {
                     "id": uuid.uuid4().hex, "platform": item.platform, "problem": item.problem,
+                    "problem_digest": item.problem_digest,
                     "source": item.source, "callback_url": item.callback_url,
                     "metadata_json": json.dumps(item.metadata) if item.metadata is not None else None,
                     "idempotency_key": item.idempotency_key, "request_hash": item.fingerprint(),
@@ -344,6 +364,25 @@ class Store:
                 "callbacks": {k: int(v) for k, v in callbacks.items() if k},
                 "latency": {"count": int(row[0]), "sum": float(row[1]),
                             "buckets": [(b, int(n)) for b, n in zip(LATENCY_BUCKETS, row[2:])]}}
+
+    def oldest_queued_age(self, now: float) -> float:
+        """Seconds the oldest queued submission has waited (0 when none waits): what an autoscaler watches."""
+        t = self.t
+        with self._read() as conn:
+            oldest = conn.execute(select(func.min(t.c.created_at)).where(t.c.state == QUEUED)).scalar_one()
+        return max(0.0, now - oldest) if oldest is not None else 0.0
+
+    def lost_candidates(self, queued_before: float, running_before: float) -> list[str]:
+        """Submissions that should be in the broker by now: queued and published before ``queued_before``, or
+        running since before ``running_before`` (the broker gives a held job back after its visibility timeout,
+        so one running longer lost its message, or its worker).  The sweeper republishes those it cannot find
+        in the broker."""
+        t = self.t
+        with self._read() as conn:
+            return list(conn.execute(select(t.c.id).where(
+                ((t.c.state == QUEUED) & t.c.enqueued_at.is_not(None) & (t.c.enqueued_at < queued_before))
+                | ((t.c.state == RUNNING) & (t.c.started_at < running_before)))
+                .order_by(t.c.created_at)).scalars())
 
     def pending_count(self) -> int:
         t = self.t

@@ -5,12 +5,16 @@ from __future__ import annotations
 import logging
 import platform
 import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 
 from judge._version import __version__
+from judge.service.bundle_versions import BundleUnavailable, BundleVersions
 from judge.service.store import Store
 from judge.verdict import Status, Verdict
 
@@ -23,10 +27,13 @@ def internal_error(problem: str, message: str) -> Verdict:
                    python_version=platform.python_version())
 
 
+#: How long a worker keeps a verdict in memory and tries to store it while the store is away.
+STORE_PATIENCE_SECONDS = 300.0
+
 LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti)
 
 
-def draw_pictures(store: Store, judge, row: dict, verdict: Verdict) -> None:  # noqa: ANN001
+def draw_pictures(store: Store, judge, row: dict, verdict: Verdict, problem: str | Path | None = None) -> None:  # noqa: ANN001
     """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
     for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
     if not row.platform.startswith(LEARNER_PLATFORMS):
@@ -36,30 +43,58 @@ def draw_pictures(store: Store, judge, row: dict, verdict: Verdict) -> None:  # 
     drawn = []
     if verdict.status is Status.WRONG_ANSWER:
         with tempfile.TemporaryDirectory(prefix="judge-pictures-") as folder:
-            again = judge.grade(row.source, row.problem, pictures_dir=folder)
+            again = judge.grade(row.source, problem or row.problem, pictures_dir=folder)
             drawn = [(p, (Path(folder) / p.file).read_bytes()) for p in again.pictures
                      if Path(p.file).name == p.file and (Path(folder) / p.file).is_file()]
     LtiStore(store).save_pictures(row.id, drawn)
 
 
+def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float = STORE_PATIENCE_SECONDS) -> bool:
+    """``store.finish``, tried again while the store is away (a database restart): the verdict is kept in
+    memory meanwhile, so the learner's code does not run again.  After ``patience`` seconds the error is
+    raised, and the job is retried as a whole (the broker still holds it)."""
+    deadline = time.monotonic() + patience
+    pause = 0.5
+    while True:
+        try:
+            return store.finish(sub_id, verdict.model_dump_json(), verdict.status.value)
+        except (OperationalError, InterfaceError, SQLAlchemyTimeout, DisconnectionError) as exc:
+            if time.monotonic() + pause > deadline:
+                raise
+            log.warning("submission %s: the store is unreachable (%s); storing the verdict again in %.1f s",
+                        sub_id, type(exc).__name__, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
+
+
 def process_submission(store: Store, judge, sub_id: str, worker: str,
-                       on_stored: Callable[[dict], None] | None = None) -> str:
+                       on_stored: Callable[[dict], None] | None = None,
+                       versions: BundleVersions | None = None) -> str:
     """Claim, grade through the sandboxed :class:`~judge.engine.Judge`, store the verdict once.
 
     Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)
     or ``"skipped"`` (already done or unknown).  Learner code runs only inside
-    ``judge.grade``.
+    ``judge.grade``.  With ``versions``, the submission is graded with the bundle version it was accepted
+    under, fetched from the store when this host's copy differs (:mod:`judge.service.bundle_versions`).
     """
     row = store.claim(sub_id, worker)
     if row is None:
         log.info("submission %s: already judged or unknown, skipped", sub_id)
         return "skipped"
+    target: str | Path = row.problem
     try:
-        verdict = judge.grade(row.source, row.problem)
+        if versions is not None:
+            target = versions.root_for(row.problem, row.problem_digest)
+        verdict = judge.grade(row.source, target)
+    except BundleUnavailable as exc:
+        log.error("submission %s: %s", sub_id, exc)
+        verdict = internal_error(row.problem, f"the judge cannot grade this submission: {exc}")
+    except (OperationalError, InterfaceError, SQLAlchemyTimeout, DisconnectionError):
+        raise  # the store is away while fetching a version: the job is retried, nothing is stored
     except Exception as exc:  # noqa: BLE001 - a broken bundle or a judge bug still gets a verdict
         log.exception("submission %s: grading failed", sub_id)
         verdict = internal_error(row.problem, f"the judge failed: {type(exc).__name__}: {exc}")
-    stored = store.finish(sub_id, verdict.model_dump_json(), verdict.status.value)
+    stored = store_verdict(store, sub_id, verdict)
     if not stored:
         log.warning("submission %s: a verdict was stored by another attempt; this one is discarded", sub_id)
         return "duplicate"
@@ -67,7 +102,7 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
     if on_stored is not None:
         on_stored(row)
     try:
-        draw_pictures(store, judge, row, verdict)
+        draw_pictures(store, judge, row, verdict, target)
     except Exception:  # noqa: BLE001 - pictures are a bonus: the verdict is stored
         log.exception("submission %s: pictures failed", sub_id)
     return "stored"

@@ -97,6 +97,7 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
                         problem=session.problem, source=body.source,
                         metadata={"learner": session.learner[:16]})
     try:
+        await run_in_threadpool(ctx.stamp_versions, [new])
         [(row, _)] = await run_in_threadpool(ctx.store.create, [new], ctx.settings.max_pending)
     except QueueFull as exc:
         raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None

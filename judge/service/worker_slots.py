@@ -1,0 +1,104 @@
+"""Worker slots across hosts: each ``judge worker`` says, every few seconds, how many submissions it can
+judge at once and how many it is judging now; ``/metrics`` adds them up for an autoscaler.
+
+The figures live in the store (table ``judge_worker_slots``) like the queue's, so any API replica reports
+the whole fleet.  A worker that stopped beating for :data:`STALE_SECONDS` (killed, cut off) no longer counts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import Column, Float, Integer, String, Table, delete, func, select, update
+
+from judge.service.store import Store, metadata
+
+log = logging.getLogger("judge.service")
+
+BEAT_SECONDS = 5.0
+STALE_SECONDS = 20.0
+
+slots_table = Table(
+    "judge_worker_slots", metadata,
+    Column("name", String(255), primary_key=True),
+    Column("slots", Integer, nullable=False),
+    Column("busy", Integer, nullable=False),
+    Column("seen_at", Float, nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class Fleet:
+    workers: int
+    busy: int
+    idle: int
+
+
+class SlotRegistry:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def beat(self, name: str, slots: int, busy: int, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        t = slots_table
+        with self.store._write() as conn:
+            done = conn.execute(update(t).where(t.c.name == name).values(slots=slots, busy=busy, seen_at=now))
+            if done.rowcount == 0:
+                conn.execute(t.insert().values(name=name, slots=slots, busy=busy, seen_at=now))
+
+    def leave(self, name: str) -> None:
+        with self.store._write() as conn:
+            conn.execute(delete(slots_table).where(slots_table.c.name == name))
+
+    def fleet(self, now: float | None = None) -> Fleet:
+        now = time.time() if now is None else now
+        t = slots_table
+        with self.store._read() as conn:
+            n, slots, busy = conn.execute(select(func.count(), func.coalesce(func.sum(t.c.slots), 0),
+                                                 func.coalesce(func.sum(t.c.busy), 0))
+                                          .where(t.c.seen_at >= now - STALE_SECONDS)).one()
+        busy = min(int(busy), int(slots))
+        return Fleet(workers=int(n), busy=busy, idle=int(slots) - busy)
+
+
+class Heartbeat:
+    """The worker's side: a thread that beats every :data:`BEAT_SECONDS`; ``busy`` counts jobs in hand."""
+
+    def __init__(self, registry: SlotRegistry, name: str, slots: int) -> None:
+        self.registry, self.name, self.slots = registry, name, slots
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "Heartbeat":
+        with self._lock:
+            self._busy += 1
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._lock:
+            self._busy -= 1
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="judge-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                self.registry.beat(self.name, self.slots, self._busy)
+            except Exception as exc:  # noqa: BLE001 - the store away: beat again later
+                log.warning("heartbeat: the store is unreachable (%s)", type(exc).__name__)
+            if self._stop.wait(BEAT_SECONDS):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        try:
+            self.registry.leave(self.name)
+        except Exception:  # noqa: BLE001
+            pass

@@ -11,6 +11,11 @@
 #                         numpy-judge-gradescope:jammy, the same zip on judge-platform-base:jammy (Ubuntu 22.04 from
 #                         debootstrap, python3 3.10: Gradescope's default base)
 #   .ci/docker.sh gradescope-jammy  start, then only numpy-judge-gradescope:jammy, from a zip packaged anew
+#   .ci/docker.sh deploy  start, then what deploy/compose.yaml runs in CI: Debian's docker-compose (Compose v1.29),
+#                         numpy-judge:service (deploy/service.Dockerfile: the judge image + the service extra; the
+#                         judge image is built first if missing), and stand-ins for the official redis:7 and
+#                         postgres:16 images from Debian's packages on the base (judge-standin-redis:bookworm,
+#                         judge-standin-postgres:bookworm; deploy/standins/)
 #   .ci/docker.sh stop    stop the dockerd this script started (by pid), remove the nft tables and
 #                         the docker0 link it left behind; never touches an engine it did not start
 #   .ci/docker.sh status  say whether an engine answers and which images exist
@@ -38,6 +43,9 @@ UBUNTU_MIRROR="${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}"
 JAMMY_BASE=judge-base:jammy
 SANDBOX_IMAGE="${JUDGE_CONTAINER_IMAGE:-numpy-judge:sandbox}"
 JUDGE_IMAGE="${JUDGE_IMAGE:-numpy-judge:local}"
+SERVICE_IMAGE="${JUDGE_SERVICE_IMAGE:-numpy-judge:service}"
+STANDIN_REDIS="${JUDGE_STANDIN_REDIS:-judge-standin-redis:bookworm}"
+STANDIN_POSTGRES="${JUDGE_STANDIN_POSTGRES:-judge-standin-postgres:bookworm}"
 DOCKER=/usr/bin/docker  # the client of the same package as the dockerd we start
 export DEBIAN_FRONTEND=noninteractive
 
@@ -168,15 +176,19 @@ jammy_base() {
   rm -rf "$STATE/ubuntu-keyring"
 }
 
-build() {
-  start
-  base_image
-  # CAs this machine added locally (e.g. a TLS-intercepting proxy in front of PyPI) for pip in the build.
+# CAs this machine added locally (e.g. a TLS-intercepting proxy in front of PyPI) for pip in the builds.
+extra_ca() {
   local ca="" f
   for f in ${JUDGE_BUILD_CA_FILES:-/usr/local/share/ca-certificates/*.crt}; do
     [ -f "$f" ] && ca+="$(cat "$f")"$'\n'
   done
-  local args=(--build-arg "BASE=$BASE_IMAGE" --build-arg "EXTRA_CA_CERTS=$ca")
+  printf '%s' "$ca"
+}
+
+build() {
+  start
+  base_image
+  local args=(--build-arg "BASE=$BASE_IMAGE" --build-arg "EXTRA_CA_CERTS=$(extra_ca)")
   log "docker build --target sandbox -t $SANDBOX_IMAGE (BASE=$BASE_IMAGE)"
   DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm "${args[@]}" --target sandbox -t "$SANDBOX_IMAGE" . >"$STATE/build.log" 2>&1 \
     || { tail -30 "$STATE/build.log" >&2; return 1; }
@@ -252,6 +264,31 @@ platform_image() {
     >>"$STATE/platforms.log" 2>&1 || { tail -30 "$STATE/platforms.log" >&2; return 1; }
 }
 
+# deploy/compose.yaml's images (see the usage above); the log is $STATE/deploy.log.
+deploy() {
+  start
+  if ! command -v docker-compose >/dev/null 2>&1; then
+    log "installing docker-compose (Debian's Compose v1.29)"
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    apt-get install -y -qq -o DPkg::Lock::Timeout=300 docker-compose >/dev/null
+  fi
+  base_image
+  "$DOCKER" image inspect "$JUDGE_IMAGE" >/dev/null 2>&1 || build
+  : >"$STATE/deploy.log"
+  log "docker build $SERVICE_IMAGE (deploy/service.Dockerfile on $JUDGE_IMAGE)"
+  DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "JUDGE_IMAGE=$JUDGE_IMAGE" \
+    --build-arg "EXTRA_CA_CERTS=$(extra_ca)" -f deploy/service.Dockerfile -t "$SERVICE_IMAGE" . \
+    >>"$STATE/deploy.log" 2>&1 || { tail -30 "$STATE/deploy.log" >&2; return 1; }
+  local name image
+  for name in redis postgres; do
+    image="$STANDIN_REDIS"; [ "$name" = postgres ] && image="$STANDIN_POSTGRES"
+    log "docker build $image (Debian's $name on $BASE_IMAGE: stand-in for the official image)"
+    DOCKER_BUILDKIT=0 "$DOCKER" build --force-rm --build-arg "BASE=$BASE_IMAGE" -f "deploy/standins/$name.Dockerfile" \
+      -t "$image" deploy/standins >>"$STATE/deploy.log" 2>&1 || { tail -30 "$STATE/deploy.log" >&2; return 1; }
+  done
+  "$DOCKER" image prune -f >/dev/null 2>&1 || true
+}
+
 stop() {
   if [ ! -s "$PIDFILE" ]; then
     log "no dockerd started by this script"
@@ -305,7 +342,8 @@ case "${1:-}" in
   build) build ;;
   platforms) platforms ;;
   gradescope-jammy) gradescope_jammy ;;
+  deploy) deploy ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|build|platforms|gradescope-jammy|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|build|platforms|gradescope-jammy|deploy|stop|status" >&2; exit 2 ;;
 esac

@@ -2,9 +2,10 @@
 
 A helper or fixture that needs a kind of machine says so once, with :func:`needs`: ``require_sandbox``
 (the real sandbox), ``require_docker`` (a Docker engine), the service support's servers (Redis, PostgreSQL,
-``judge serve``), the browser fixture (Debian's chromium).  At collection, :func:`derive` follows a test's
-fixtures and the functions its body calls (its own module's and the test helpers', transitively, by the names
-its code uses) and gives it the heaviest tier it reaches; a test that reaches none is ``unit``.  A tier
+``judge serve``), the network namespace hosts of tests/hosts_support.py (the service spread over separate hosts
+on one machine; deselected by default, run by .ci/hosts-tier.sh), the browser fixture (Debian's chromium).  At
+collection, :func:`derive` follows a test's fixtures and the functions its body calls (its own module's and the
+test helpers', transitively, by the names its code uses) and gives it the heaviest tier it reaches; a test that reaches none is ``unit``.  A tier
 marker set by hand that disagrees is a collection error, so ``pytest -m unit`` runs every unit test and
 nothing else, and CI selects slow tiers with ``-m``.
 
@@ -19,7 +20,7 @@ import types
 from typing import Any, Callable
 
 #: Lightest first; a test's tier is the heaviest one among what it uses.
-TIERS = ("unit", "sandbox", "container", "service", "browser")
+TIERS = ("unit", "sandbox", "container", "service", "hosts", "browser")
 #: Set by hand only, never derived: the tests that run inside the cgroup v2 VM (deselected elsewhere).
 VM = "vm"
 #: Parameter values that name an isolation mode: a test parametrized over modes reaches a mode's helper only in

@@ -3,7 +3,10 @@
     python3 bench/bench.py [--submission FILE] [--runs 20]
 
 Prints, side by side for one correct vectorised submission and the full case
-suite of sinusoidal-pe: (1) the in-process floor, (2) warm ``Judge().grade``,
+suite of sinusoidal-pe: (1) the in-process floor, (1b) the same with transparent huge pages off (as the
+sandbox runs the learner's process), (2) warm ``Judge().grade`` -- (1), (1b) and (2) measured round by round
+in one run, the warm overhead being the median of each round's own difference, printed with its spread
+(``--warm`` prints that alone) --
 (3) cold ``judge grade``, (4) a fresh isolated interpreter per submission
 (bubblewrap, as bubblewrap-style judges do), (5) a pytest run per submission in
 a fresh process (as course autograders do), (6) a container per submission
@@ -21,6 +24,7 @@ normal user, and inside a default ``docker run`` to see all four).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import json
 import os
@@ -31,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -48,22 +53,113 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1e3
 
 
-def floor(submission: Path, judge: Judge, runs: int) -> float:
-    """(1) The learner's calls on every case plus the comparisons, in this process, no isolation."""
-    prepared = judge.problem(PROBLEM)
+def _load_submission(submission: Path):  # noqa: ANN202 - the learner's module
     spec = importlib.util.spec_from_file_location("bench_submission", submission)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    samples = []
-    for _ in range(runs):
-        args = [{k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in ci.values.items()}
-                for ci in prepared.inputs.cases]  # writable copies, made outside the timing
+    return module
+
+
+def _floor_once(prepared, module, thp_off: bool = False, collect: bool = True) -> float:  # noqa: ANN001
+    """One pass of (1): every case's call and comparison in this process, in seconds.  ``thp_off``: with
+    transparent huge pages off for this process during the pass, as the sandbox's learner process runs
+    (``PR_SET_THP_DISABLE`` in :func:`judge.sandbox.isolation.lock_down`): its arrays then fault in 4 KiB pages.
+    ``collect``: a full garbage collection first, outside the timing."""
+    from judge.sandbox import linux
+
+    args = [{k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in ci.values.items()}
+            for ci in prepared.inputs.cases]  # writable copies, made outside the timing
+    if collect:
+        gc.collect()
+    if thp_off:
+        linux.prctl(linux.PR_SET_THP_DISABLE, 1)
+    try:
         start = time.perf_counter()
         for case, kwargs in zip(prepared.cases, args):
             out = getattr(module, case.spec.function)(**kwargs)
             assert compare_arrays(out, case.expected, case.tolerance, False).ok, case.spec.id
-        samples.append(time.perf_counter() - start)
-    return median_ms(samples)
+        return time.perf_counter() - start
+    finally:
+        if thp_off:
+            linux.prctl(linux.PR_SET_THP_DISABLE, 0)
+
+
+def _warm_once(judge: Judge, source: str, collect: bool = True) -> float:
+    """One warm verdict (2), in seconds; ``collect``: a full garbage collection first, outside the timing (not
+    between two verdicts meant to follow each other: the last one's scrub would go on meanwhile)."""
+    if collect:
+        gc.collect()
+    start = time.perf_counter()
+    verdict = judge.grade(source, PROBLEM)
+    elapsed = time.perf_counter() - start
+    assert verdict.accepted, verdict.message
+    return elapsed
+
+
+@dataclass
+class Paired:
+    """(1), (1b) and (2) measured side by side: per round one of each, in an order that rotates every round, so
+    that the machine's load, its lazily backed memory (this VM's host takes back freed guest memory: touching
+    memory not used lately costs far more than memory just freed) and the GC fall on all three alike.  The
+    overhead is the median of each round's own difference, never a difference of two medians measured apart."""
+
+    floor: list[float]  #: (1) ms per round
+    floor_thp_off: list[float]  #: (1b) ms per round
+    warm: list[float]  #: (2) ms per round
+
+    @staticmethod
+    def _spread(values: list[float]) -> str:
+        q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
+        return (f"median {statistics.median(values):.1f}, quartiles {q[0]:.1f}..{q[2]:.1f}, "
+                f"min {min(values):.1f}, max {max(values):.1f}")
+
+    @property
+    def overheads(self) -> list[float]:
+        return [w - f for w, f in zip(self.warm, self.floor)]
+
+    @property
+    def machinery(self) -> list[float]:
+        """(2) - (1b): what the sandbox costs beyond running the learner's code with 4 KiB pages."""
+        return [w - f for w, f in zip(self.warm, self.floor_thp_off)]
+
+    @property
+    def thp(self) -> list[float]:
+        """(1b) - (1): what small pages cost the learner's own calls."""
+        return [n - f for n, f in zip(self.floor_thp_off, self.floor)]
+
+    def report(self) -> str:
+        ratios = [w / f for w, f in zip(self.warm, self.floor)]
+        return "\n".join([
+            f"warm overhead (2 - 1), per round: {self._spread(self.overheads)} ms over {len(self.warm)} rounds "
+            f"(target <= 15); ratio 2/1 median {statistics.median(ratios):.2f} (target <= 1.3)",
+            f"  of which THP off in the learner's process (1b - 1): {self._spread(self.thp)} ms",
+            f"  of which the sandbox's machinery (2 - 1b):          {self._spread(self.machinery)} ms",
+            f"  load average {Path('/proc/loadavg').read_text().strip()}"])
+
+
+def paired(judge: Judge, submission: Path, source: str, runs: int, settle: int = 2) -> Paired:
+    """(1), (1b) and (2) side by side, ``runs`` rounds after ``settle`` rounds that are not counted (the first
+    touch of memory not used lately, the judge's caches).  Each sample is the second of two back-to-back
+    passes of its kind (the first untimed), as verdicts come when submissions queue up: a warm verdict then
+    pays whatever the previous one left to do (its buffer's scrub), and each kind starts on memory it just
+    freed."""
+    prepared = judge.problem(PROBLEM)
+    module = _load_submission(submission)
+    kinds = ("floor", "floor_thp_off", "warm")
+    samples: dict[str, list[float]] = {k: [] for k in kinds}
+    for round_ in range(settle + runs):
+        order = kinds[round_ % 3:] + kinds[:round_ % 3]
+        if round_ % 2:
+            order = tuple(reversed(order))
+        for kind in order:
+            for first in (True, False):
+                if kind == "warm":
+                    seconds = _warm_once(judge, source, collect=first)
+                else:
+                    seconds = _floor_once(prepared, module, thp_off=kind == "floor_thp_off", collect=first)
+            if round_ >= settle:
+                samples[kind].append(seconds * 1e3)
+    return Paired(**samples)
 
 
 def warm(judge: Judge, source: str, runs: int) -> float:
@@ -545,12 +641,8 @@ def modes(source: str, submission: Path, runs: int) -> None:
     """(8) Warm per-verdict cost of every isolation mode this machine gives, beside the floor."""
     from judge.sandbox.ladder import check
 
-    with Judge(isolation="none") as judge:
-        judge.warm_up()
-        judge.grade(source, PROBLEM)
-        f = floor(submission, judge, runs)
-    print(f"{'isolation mode':16} {'ms/verdict':>11} {'overhead ms':>12} {'x floor':>8}  limits by")
-    print(f"{'(floor)':16} {f:11.1f}")
+    print(f"{'isolation mode':16} {'ms/verdict':>11} {'floor ms':>9} {'overhead ms':>12} {'x floor':>8}  limits by"
+          "  (each mode beside its own floor, round by round: overhead = median of the rounds' differences)")
     for mode in ("full", "rootless", "reduced", "none"):
         rung = check(mode)
         if not rung.ok:
@@ -559,8 +651,10 @@ def modes(source: str, submission: Path, runs: int) -> None:
         with Judge(isolation=mode) as judge:
             judge.warm_up()
             verdict = judge.grade(source, PROBLEM)
-            w = warm(judge, source, runs)
-        print(f"{mode:16} {w:11.1f} {w - f:12.1f} {w / f:8.2f}  {verdict.isolation.limits_by}")
+            pairs = paired(judge, submission, source, runs)
+        w, f = statistics.median(pairs.warm), statistics.median(pairs.floor)
+        print(f"{mode:16} {w:11.1f} {f:9.1f} {statistics.median(pairs.overheads):12.1f} "
+              f"{statistics.median(x / y for x, y in zip(pairs.warm, pairs.floor)):8.2f}  {verdict.isolation.limits_by}")
 
 
 def main() -> None:
@@ -578,6 +672,9 @@ def main() -> None:
                         help="measure only what the counterexample search adds per verdict (11), with and without")
     parser.add_argument("--notebooks", action="store_true",
                         help="measure only cold `judge grade` of a notebook beside its .py twin (12)")
+    parser.add_argument("--warm", action="store_true",
+                        help="measure only (1), (1b) and (2) side by side, --runs rounds: the warm overhead and its "
+                             "spread")
     parser.add_argument("--modes", action="store_true",
                         help="measure only the warm cost per isolation mode (8): every mode this machine gives")
     args = parser.parse_args()
@@ -589,6 +686,19 @@ def main() -> None:
         return
     if args.modes:
         modes(args.submission.read_text(), args.submission, args.runs)
+        return
+    if args.warm:
+        with Judge() as judge:
+            judge.warm_up()
+            judge.grade(args.submission.read_text(), PROBLEM)
+            pairs = paired(judge, args.submission, args.submission.read_text(), args.runs)
+        print(f"submission {args.submission.relative_to(REPO)}; numpy {np.__version__}; {os.cpu_count()} cores; "
+              f"isolation {judge.isolation_mode}")
+        for name, values in (("1 in-process floor (no isolation)", pairs.floor),
+                             ("1b floor, THP off as in the sandbox", pairs.floor_thp_off),
+                             ("2 Judge().grade warm", pairs.warm)):
+            print(f"{name:40} {statistics.median(values):8.1f} ms (median)")
+        print(pairs.report())
         return
     if args.diagnosis_only:
         with Judge() as judge:
@@ -622,9 +732,11 @@ def main() -> None:
         judge.grade(source, PROBLEM)
         print(f"{len(prepared.cases)} cases, {prepared.result_size / 2**20:.0f} MiB of results, "
               f"{prepared.inputs.size / 2**20:.0f} MiB of inputs\n")
-        f = floor(args.submission, judge, args.runs)
-        w = warm(judge, source, args.runs)
-        rows = [("1 in-process floor (no isolation)", f), ("2 Judge().grade warm", w)]
+        pairs = paired(judge, args.submission, source, args.runs)
+        f, w = statistics.median(pairs.floor), statistics.median(pairs.warm)
+        rows = [("1 in-process floor (no isolation)", f),
+                ("1b floor, THP off as in the sandbox", statistics.median(pairs.floor_thp_off)),
+                ("2 Judge().grade warm", w)]
         cold, fresh, _, loads = cold_pair(judge, args.submission, args.slow_runs)
         rows.append(("3 judge grade, cold CLI", cold))
         rows.append(("4 fresh isolated interpreter (bwrap)", fresh))
@@ -639,18 +751,18 @@ def main() -> None:
             print(f"{name:42} {'n/a':>11}")
             continue
         over = ms - f
-        rel = f"{over / (w - f):.1f}x" if name.split()[0] not in ("1", "2") and w > f else ""
+        rel = f"{over / (w - f):.1f}x" if name.split()[0] not in ("1", "1b", "2") and w > f else ""
         print(f"{name:42} {ms:11.1f} {over:12.1f} {ms / f:8.2f} {rel:>16}")
-    print(f"\nwarm overhead (2 - 1): {w - f:.1f} ms per verdict (target <= 15); ratio 2/1 {w / f:.2f} (target <= 1.3)")
-    cold = rows[2][1]
+    print("\n" + pairs.report())
+    cold = rows[3][1]
     print(f"ratio 3/1 (cold CLI / floor): {cold / f:.2f}")
-    fresh = rows[3][1]
+    fresh = rows[4][1]
     if fresh:
         print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} (target <= 1.1; "
               f"3 and 4 alternating, load average before each pair {', '.join(loads)})")
-    for name, ms in rows[3:]:
+    for name, ms in rows[4:]:
         if ms is not None:
-            print(f"overhead of {name[2:]} / warm overhead: {(ms - f) / (w - f):.1f}x")
+            print(f"overhead of {name.split(' ', 1)[1]} / warm overhead: {(ms - f) / (w - f):.1f}x")
     with Judge() as judge:
         diagnosis_cost(judge, args.wrong, args.runs)
     t1 = throughput(source, 1, 30)

@@ -133,7 +133,8 @@ def _healthy(stack: Stack) -> bool:
 
 
 def test_compose_deployment_grades_and_loses_nothing_when_a_worker_is_killed():
-    require_docker(SERVICE_IMAGE, REDIS_IMAGE, POSTGRES_IMAGE, what="COMPOSE DEPLOYMENT TEST").close()
+    require_docker(SERVICE_IMAGE, REDIS_IMAGE, POSTGRES_IMAGE,
+                   what="COMPOSE DEPLOYMENT TEST (.ci/docker.sh deploy builds its images)").close()
     if shutil.which("docker-compose") is None:
         unavailable("docker-compose is not installed, COMPOSE DEPLOYMENT TEST NOT RUN (.ci/docker.sh deploy installs it)")
     from judge.sandbox.modes import mode_named

@@ -134,9 +134,12 @@ def netns_pids(ns: str) -> set[int]:
 def kill_all(roots: set[int], ns: str | None = None) -> None:
     """SIGKILL ``roots``, their descendants and (``ns``) every process in that network namespace.  Stops them all
     first, so that none forks away or is reparented between the walk and the kill."""
+    killed: set[int] = set()
     for _ in range(20):
         victims = descendants(roots | (netns_pids(ns) if ns else set())) - {os.getpid()}
         if not victims:
+            # the killed ones reparented away from the tree are gone too (or zombies: dead, to be reaped)
+            wait_for(lambda: not descendants(killed), 10, 0.05, "the killed processes to be gone")
             return
         for pid in victims:
             try:
@@ -144,6 +147,7 @@ def kill_all(roots: set[int], ns: str | None = None) -> None:
             except ProcessLookupError:
                 pass
         victims = descendants(victims | (netns_pids(ns) if ns else set())) - {os.getpid()}
+        killed |= victims
         for pid in victims:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -56,7 +56,7 @@ PREFIX = "jh"  # every namespace and root-namespace link of a run starts with jh
 
 
 def _run(*args: str, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess:
-    result = subprocess.run(list(args), capture_output=True, text=True, input=input, timeout=60)
+    result = subprocess.run(list(args), capture_output=True, text=True, input=input, timeout=60, check=False)
     if check and result.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} exited {result.returncode}: {result.stderr.strip()}")
     return result
@@ -88,7 +88,7 @@ def namespaces(prefix: str = PREFIX) -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.split() and line.split()[0].startswith(prefix)]
 
 
-def cluster_namespaces(c: "Cluster") -> list[str]:
+def cluster_namespaces(c: Cluster) -> list[str]:
     """The namespaces of cluster ``c`` that exist."""
     mine = {c.switch, *(h.ns for h in c.hosts.values())}
     return [ns for ns in namespaces(c.rid + "-") if ns in mine]
@@ -139,7 +139,8 @@ def kill_all(roots: set[int], ns: str | None = None) -> None:
         victims = descendants(roots | (netns_pids(ns) if ns else set())) - {os.getpid()}
         if not victims:
             # the killed ones reparented away from the tree are gone too (or zombies: dead, to be reaped)
-            wait_for(lambda: not descendants(killed), 10, 0.05, "the killed processes to be gone")
+            gone = frozenset(killed)
+            wait_for(lambda: not descendants(set(gone)), 10, 0.05, "the killed processes to be gone")
             return
         for pid in victims:
             try:
@@ -160,7 +161,7 @@ def kill_all(roots: set[int], ns: str | None = None) -> None:
 class HostProcess(Process):
     """A process inside a host: its network namespace, a private mount namespace with the host's /tmp."""
 
-    def __init__(self, host: "Host", name: str, args: list[str], env: dict, as_user: str | None = None) -> None:
+    def __init__(self, host: Host, name: str, args: list[str], env: dict, as_user: str | None = None) -> None:
         self.host, self.name = host, name
         become = ["setpriv", f"--reuid={as_user}", f"--regid={as_user}", "--init-groups", "--"] if as_user else []
         wrapper = ["nsenter", f"--net=/run/netns/{host.ns}", "--", "unshare", "--mount", "--uts",
@@ -173,7 +174,7 @@ class HostProcess(Process):
 
 
 class Host:
-    def __init__(self, cluster: "Cluster", name: str, octet: int) -> None:
+    def __init__(self, cluster: Cluster, name: str, octet: int) -> None:
         self.cluster, self.name = cluster, name
         self.ns = f"{cluster.rid}-{name}"
         self.ip = str(cluster.net.network_address + octet)
@@ -244,10 +245,10 @@ class Cluster:
     def __getitem__(self, name: str) -> Host:
         return self.hosts[name]
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self
 
-    def __exit__(self, *exc) -> None:  # noqa: ANN002
+    def __exit__(self, *exc) -> None:
         self.close()
 
     # -- the network ---------------------------------------------------------------------
@@ -297,7 +298,7 @@ class Cluster:
     def run_in(self, host: str, args: list[str], timeout: float = 30) -> subprocess.CompletedProcess:
         """Run a short command in ``host``'s network namespace (a probe from ``clients``, ``w1``...)."""
         return subprocess.run(["ip", "netns", "exec", self[host].ns, *args], capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, check=False)
 
     def can_connect(self, host: str, peer: str, port: int, timeout: float = 2) -> bool:
         """Whether a TCP connection from ``host`` to ``peer``:``port`` opens within ``timeout`` seconds."""
@@ -467,7 +468,7 @@ class Cluster:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.api_url, headers=headers, timeout=60)
 
-    def store(self):  # noqa: ANN201
+    def store(self):
         """:class:`judge.service.store.Store` on the db host's PostgreSQL, over the bridge."""
         from judge.service.store import Store
 

@@ -59,11 +59,16 @@ def _all_done_once(cluster: Cluster, ids: list[str]) -> dict:
         store.close()
 
 
+def _in_state(store, sub_id: str, state: str):  # noqa: ANN001, ANN202
+    """The stored row when it is in ``state`` (with a worker), else None."""
+    row = store.get(sub_id)
+    return row if row.state == state and row.worker else None
+
+
 def _running(cluster: Cluster, sub_id: str):  # noqa: ANN202
     store = cluster.store()
     try:
-        return wait_for(lambda: (lambda r: r if r.state == "running" and r.worker else None)(store.get(sub_id)), 60,
-                        0.05, "a worker to start the slow submission")
+        return wait_for(lambda: _in_state(store, sub_id, "running"), 60, 0.05, "a worker to start the slow submission")
     finally:
         store.close()
 
@@ -109,7 +114,7 @@ def test_worker_host_killed_mid_job_is_judged_once_elsewhere(cluster):
     store = cluster.store()
     try:
         try:
-            final = wait_for(lambda: (lambda r: r if r.state == "done" else None)(store.get(slow)),
+            final = wait_for(lambda: _in_state(store, slow, "done"),
                              VISIBILITY_TIMEOUT + 90, 0.1, "the killed host's job to be judged elsewhere")
         except AssertionError as exc:
             raise AssertionError(f"{exc}; row {store.get(slow)}; {survivor}'s log:\n"
@@ -138,7 +143,7 @@ def test_worker_host_cut_off_mid_job_its_late_verdict_is_discarded(cluster):
     store = cluster.store()
     try:
         try:
-            first = wait_for(lambda: (lambda r: r if r.state == "done" else None)(store.get(slow)),
+            first = wait_for(lambda: _in_state(store, slow, "done"),
                              VISIBILITY_TIMEOUT + 90, 0.1, "the cut-off host's job to be judged elsewhere")
         except AssertionError as exc:
             raise AssertionError(f"{exc}; row {store.get(slow)}; {survivor}'s log:\n"

@@ -177,3 +177,21 @@ def test_the_sweeper_publishes_again_what_the_broker_lost(store, tmp_path):
         backend.stop()
     finally:
         server.stop()
+
+
+def test_a_submission_whose_worker_is_lost_every_time_ends_with_an_internal_error(store):
+    """A file that takes its worker down (a container's OOM kill, a host lost) would come back from the broker
+    forever; the fourth claim stores an internal error instead of judging it again."""
+    from judge.service.worker import MAX_ATTEMPTS, process_submission
+
+    class NoJudging:
+        def grade(self, *_args, **_kwargs):
+            raise AssertionError("judged again")
+
+    [(row, _)] = store.create([NewSubmission(platform="lms", problem="sinusoidal-pe", source="x = 1")], 5)
+    for n in range(MAX_ATTEMPTS):
+        store.claim(row.id, f"w{n}")  # each attempt's worker was lost before it stored a verdict
+    assert process_submission(store, NoJudging(), row.id, "w9") == "stored"
+    done = store.get(row.id)
+    assert done.state == "done" and done.status == "internal_error" and done.attempts == MAX_ATTEMPTS + 1
+    assert f"started this submission {MAX_ATTEMPTS} times" in done.verdict_json

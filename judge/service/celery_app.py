@@ -223,7 +223,8 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     def grade_submission(self, sub_id: str) -> str:  # noqa: ANN001
         try:
             with heartbeat:
-                return process_submission(store, judge, sub_id, self.request.hostname or name, versions=versions)
+                return process_submission(store, judge, sub_id, self.request.hostname or name, versions=versions,
+                                          max_attempts=settings.max_attempts)
         except Exception as exc:  # noqa: BLE001 - the store is unreachable: try again later, lose nothing
             log.warning("submission %s: could not be processed (%s: %s); retrying in 5 s", sub_id,
                         type(exc).__name__, exc)

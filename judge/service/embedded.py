@@ -82,7 +82,8 @@ class EmbeddedBackend:
             with self._lock:
                 self._busy += 1
             try:
-                process_submission(self.store, self.judge, sub_id, name, self.on_stored, self.versions)
+                process_submission(self.store, self.judge, sub_id, name, self.on_stored, self.versions,
+                                   self.settings.max_attempts)
             except Exception:  # noqa: BLE001 - e.g. the store is unreachable: it stays pending for the next start
                 log.exception("submission %s: could not be processed", sub_id)
             finally:

@@ -77,6 +77,7 @@ class Settings:
     callback_poll_seconds: float = 0.5
     visibility_timeout_seconds: float = 300.0  # Celery/Redis: an unacked task is redelivered after this
     restore_interval_seconds: float = 10.0     # how often workers look for such tasks
+    max_attempts: int = 3                      # JUDGE_MAX_ATTEMPTS: claims of one submission before an internal error
     sweep_seconds: float = 10.0                # JUDGE_SWEEP_SECONDS: how often the server republishes lost jobs
     sweep_grace_seconds: float = 30.0          # JUDGE_SWEEP_GRACE: a published job is looked for after this
     queue_name: str = "judge"
@@ -120,6 +121,7 @@ class Settings:
         s.callback_poll_seconds = _float(env, "JUDGE_CALLBACK_POLL_SECONDS", s.callback_poll_seconds)
         s.visibility_timeout_seconds = _float(env, "JUDGE_VISIBILITY_TIMEOUT", s.visibility_timeout_seconds)
         s.restore_interval_seconds = _float(env, "JUDGE_RESTORE_INTERVAL", s.restore_interval_seconds)
+        s.max_attempts = max(1, _int(env, "JUDGE_MAX_ATTEMPTS", s.max_attempts))
         s.sweep_seconds = max(0.5, _float(env, "JUDGE_SWEEP_SECONDS", s.sweep_seconds))
         s.sweep_grace_seconds = _float(env, "JUDGE_SWEEP_GRACE", s.sweep_grace_seconds)
         s.queue_name = env.get("JUDGE_QUEUE", s.queue_name)

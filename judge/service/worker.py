@@ -27,6 +27,9 @@ def internal_error(problem: str, message: str) -> Verdict:
                    python_version=platform.python_version())
 
 
+#: A submission is judged at most this many times; claims past it end with an internal error (JUDGE_MAX_ATTEMPTS).
+MAX_ATTEMPTS = 3
+
 #: How long a worker keeps a verdict in memory and tries to store it while the store is away.
 STORE_PATIENCE_SECONDS = 300.0
 
@@ -69,19 +72,27 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
 
 def process_submission(store: Store, judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
-                       versions: BundleVersions | None = None) -> str:
+                       versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS) -> str:
     """Claim, grade through the sandboxed :class:`~judge.engine.Judge`, store the verdict once.
 
     Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)
     or ``"skipped"`` (already done or unknown).  Learner code runs only inside
     ``judge.grade``.  With ``versions``, the submission is graded with the bundle version it was accepted
     under, fetched from the store when this host's copy differs (:mod:`judge.service.bundle_versions`).
+    A submission claimed more than ``max_attempts`` times (each earlier attempt lost with its worker: a
+    submission that takes its worker down with it would otherwise come back forever) gets an internal error.
     """
     row = store.claim(sub_id, worker)
     if row is None:
         log.info("submission %s: already judged or unknown, skipped", sub_id)
         return "skipped"
     target: str | Path = row.problem
+    if row.attempts > max_attempts:  # every earlier attempt lost its worker: not again, and never queued forever
+        log.error("submission %s: attempt %s of at most %s; not judged again", sub_id, row.attempts, max_attempts)
+        verdict = internal_error(row.problem, f"the judge started this submission {row.attempts - 1} times and no "
+                                              "attempt finished (its worker was lost each time); it is not "
+                                              "judged again: ask your teacher for a rejudge")
+        return "stored" if store_verdict(store, sub_id, verdict) else "duplicate"
     try:
         if versions is not None:
             target = versions.root_for(row.problem, row.problem_digest)

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Hashable
 
 from judge.service.settings import Settings
+from judge.service.store import STORE_AWAY
 
 log = logging.getLogger("judge.service")
 
@@ -76,7 +77,9 @@ class Dispatcher:
         while not self._stop.is_set():
             try:
                 self.dispatch_due()
-            except Exception:  # noqa: BLE001 - e.g. the store is briefly unreachable
+            except STORE_AWAY as exc:  # the database restarting: one line a poll, not a traceback
+                log.warning("%s: the store is unreachable (%s); trying again", self.name, type(exc).__name__)
+            except Exception:  # noqa: BLE001
                 log.exception("%s: dispatch failed", self.name)
             self._wake.wait(self.settings.callback_poll_seconds)
             self._wake.clear()

@@ -6,12 +6,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.routing import Match
 
-#: What the database driver raises while the store is away (a restart, a partition): answered 503, not 500.
-STORE_AWAY = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
+from judge.service.store import STORE_AWAY
 #: Seconds a client is asked to wait when the store is away (a PostgreSQL restart takes a few).
 STORE_RETRY_AFTER = 5
 

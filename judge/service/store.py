@@ -20,9 +20,13 @@ from typing import Any, Iterator
 from sqlalchemy import (Column, Float, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, case,
                         create_engine, event, func, select, text, update)
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
+#: What the database driver raises while the store is away (a restart, a partition): callers wait and try again
+#: (workers, the dispatchers) or answer 503 (the API), never treat it as a bug.
+STORE_AWAY = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
 PENDING_STATES = (QUEUED, RUNNING)
 LATENCY_BUCKETS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 

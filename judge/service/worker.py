@@ -10,12 +10,10 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 
 from judge._version import __version__
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions
-from judge.service.store import Store
+from judge.service.store import STORE_AWAY, Store
 from judge.verdict import Status, Verdict
 
 log = logging.getLogger("judge.service")
@@ -61,7 +59,7 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
     while True:
         try:
             return store.finish(sub_id, verdict.model_dump_json(), verdict.status.value)
-        except (OperationalError, InterfaceError, SQLAlchemyTimeout, DisconnectionError) as exc:
+        except STORE_AWAY as exc:
             if time.monotonic() + pause > deadline:
                 raise
             log.warning("submission %s: the store is unreachable (%s); storing the verdict again in %.1f s",
@@ -100,7 +98,7 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
     except BundleUnavailable as exc:
         log.error("submission %s: %s", sub_id, exc)
         verdict = internal_error(row.problem, f"the judge cannot grade this submission: {exc}")
-    except (OperationalError, InterfaceError, SQLAlchemyTimeout, DisconnectionError):
+    except STORE_AWAY:
         raise  # the store is away while fetching a version: the job is retried, nothing is stored
     except Exception as exc:  # noqa: BLE001 - a broken bundle or a judge bug still gets a verdict
         log.exception("submission %s: grading failed", sub_id)

@@ -277,9 +277,11 @@ class Judge:
             nonlocal judging
             from judge.grading.slots import CaseJudging
 
-            judging = CaseJudging(prepared, backend.result_buffer_for(prepared.result_size).map)
+            buffer = backend.result_buffer_for(prepared.result_size)
+            judging = CaseJudging(prepared, buffer.map)
             if backend.streams_slots:
-                judging.judge_until_over(run)
+                # not before the buffer is cleared: until then its slots may still hold the last run's bytes
+                judging.judge_until_over(run, ready=lambda: buffer.cleared)
 
         searching = None
         try:
@@ -289,7 +291,9 @@ class Judge:
                 report = early.adopt(backend, prepared, request, judge_meanwhile)
             buffer = backend.result_buffer_for(prepared.result_size)
             if report is None:
-                buffer.start_run(prepared.slot_offsets)
+                # A backend that gates its runs clears the buffer itself once the request is sent, before any
+                # learner code runs (the last run's scrub then overlaps this run's set-up): ResultBuffer.clear.
+                buffer.start_run(prepared.slot_offsets, deferred=getattr(backend, "gates_runs", False) is True)
                 report = _run_beside(backend, request, prepared.inputs.fd, judge_meanwhile)
             from judge.grading.capture import attach_output  # loaded during the run (_run_beside), or long before
             from judge.grading.slots import CaseJudging

@@ -13,7 +13,7 @@ import mmap
 import platform
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
@@ -333,10 +333,13 @@ class CaseJudging:
             self._early.append(_Judged(head, header, result, kept.get(index)))
         return len(self._early)
 
-    def judge_until_over(self, run: InBackground) -> None:
-        """Judge each slot as the run finishes it, until ``run`` (the thread the run goes on in) has ended."""
+    def judge_until_over(self, run: InBackground, ready: Callable[[], bool] | None = None) -> None:
+        """Judge each slot as the run finishes it, until ``run`` (the thread the run goes on in) has ended.
+        ``ready``: whether the slots may be read yet (the buffer may still hold the last run's bytes until the
+        backend has cleared it: ``ResultBuffer.cleared``); nothing is judged while it says False."""
         while not run.wait(POLL_SECONDS):
-            self.judge_written()
+            if ready is None or ready():
+                self.judge_written()
 
     def finish(self, report: RunReport, rlimit_memory: bool = False, cpu_limit: float | None = None) -> JudgedRun:
         """After the run: every case's result, what the process was killed for, what diagnosis needs.

@@ -35,6 +35,9 @@ class ZygoteClient:
     """One warm zygote of one isolation mode; ``run`` is serialised (a zygote runs one child at a time)."""
 
     streams_slots = True  #: the sandboxed harness writes each slot into the shared buffer, header last
+    #: A run's learner process waits at a gate until :meth:`run` says the buffer is clear (``ResultBuffer.clear``),
+    #: so a new submission's run may be sent before the last run's scrub is over (``start_run(deferred=True)``).
+    gates_runs = True
 
     def __init__(self, mode: str, name: str, note: str = "", launched: Launched | None = None) -> None:
         """A zygote of ``mode`` with worker cgroup ``name``, started now; or ``launched``, already started by
@@ -96,11 +99,21 @@ class ZygoteClient:
         """Send the run: the request without its source, and the descriptors the zygote expects
         (:data:`judge.sandbox.zygote.REQUEST_FDS`): the result buffer, the source in a sealed memfd, two fresh
         capture files, the inputs.  The captures are read here, after the run: the zygote never reads a byte a
-        learner wrote."""
-        if self.result_buffer is None or self.result_buffer.size < request.result_size:
+        learner wrote.
+
+        When the buffer's run was started ``deferred`` (the last run's scrub may still be going on), the request
+        says ``gated``: the zygote sets the sandbox up meanwhile, and its init waits before the learner's process
+        exists; here the buffer is cleared (:meth:`ResultBuffer.clear`) and only then does the zygote hear
+        ``{"clear": true}`` and open the gate (anything else, or the end of the socket, and the run never
+        starts)."""
+        buffer = self.result_buffer
+        if buffer is None or buffer.size < request.result_size:
             raise ZygoteError("run() before result_buffer_for(size)")
         message, source = request.without_source()
         message["source_bytes"] = len(source)
+        gated = buffer.clear_pending
+        if gated:
+            message["gated"] = True
         source_fd = memfd.sealed_bytes("judge-source", source)
         captures = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr")]
         fds = [self.result_buffer.fd, source_fd, *captures] + ([inputs_fd] if inputs_fd is not None else [])
@@ -109,6 +122,8 @@ class ZygoteClient:
                 self._wait_ready()
                 try:
                     send_message(self._sock, message, fds)
+                    if gated:
+                        self._clear_and_open(buffer)
                     reply, _ = recv_message(self._sock)
                 except OSError as exc:
                     raise ZygoteError(f"lost the sandbox process: {exc}") from exc
@@ -127,6 +142,17 @@ class ZygoteClient:
         finally:
             for fd in (source_fd, *captures):
                 os.close(fd)
+
+    def _clear_and_open(self, buffer: ResultBuffer) -> None:
+        """A gated run's request is sent: clear the buffer, then tell the zygote to let the learner start; if
+        clearing fails, tell it not to, take its reply to the run that never started, and raise."""
+        try:
+            buffer.clear()
+        except BaseException:
+            send_message(self._sock, {"clear": False})
+            recv_message(self._sock)
+            raise
+        send_message(self._sock, {"clear": True})
 
     def alive(self) -> bool:
         return self._proc.poll() is None

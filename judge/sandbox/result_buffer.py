@@ -12,7 +12,12 @@ after the first therefore starts on a buffer of zeros: the judge zeroes all of
 it once the last run's slots are judged (:meth:`ResultBuffer.scrub_in_background`,
 ~10 ms for 106 MiB, with the GIL released, off the verdict's path), and
 :meth:`ResultBuffer.start_run` waits for that (or zeroes it there) before the
-next run.  The child reaches the file only through an inherited mapping (its
+next run -- or, for a backend whose learner process waits at a gate until the
+judge says the buffer is clear (the process backend: ``gates_runs``),
+:meth:`ResultBuffer.start_run` with ``deferred`` leaves that wait to
+:meth:`ResultBuffer.clear`, which the backend calls once the run's request is on
+its way and before it opens the gate: a queued submission's sandbox is then set
+up while the last one's scrub finishes, and no learner code runs before it has.  The child reaches the file only through an inherited mapping (its
 descriptors are all closed), and the file is sealed against shrinking so the
 judge's mapping can never fault.
 """
@@ -55,13 +60,40 @@ class ResultBuffer:
         self.dirty = False  #: a run has written it since it was last zeroed
         self._scrub: threading.Thread | None = None
         self._stop = threading.Event()
+        self._cleared = threading.Event()  #: no clear() pending: the buffer holds only the current run's bytes
+        self._cleared.set()
 
-    def start_run(self, slot_offsets: list[int] | None = None, continuing: bool = False) -> None:
+    @property
+    def clear_pending(self) -> bool:
+        """A run was started with ``deferred``: :meth:`clear` must come before any learner code runs."""
+        return not self._cleared.is_set()
+
+    @property
+    def cleared(self) -> bool:
+        """No :meth:`clear` pending: whatever the buffer holds is the current run's (the judge may read slots)."""
+        return self._cleared.is_set()
+
+    def start_run(self, slot_offsets: list[int] | None = None, continuing: bool = False,
+                  deferred: bool = False) -> None:
         """Ready the buffer for a run: nothing in it but zeros.  A fresh buffer is (the kernel zeroed it); a used
         one was zeroed in the background after its last run was judged, or is zeroed now.  ``slot_offsets`` is
         kept for callers that name the slots; every byte is cleared, not only their headers.  ``continuing``:
         the same submission's next run (its counterexample search), which may see only its own bytes: nothing
-        to clear, but every slot header it will use (the judge reads only those)."""
+        to clear, but every slot header it will use (the judge reads only those).  ``deferred`` (a new
+        submission's run on a backend that gates its runs): nothing is waited for or zeroed here; the backend
+        calls :meth:`clear` before the learner's process may start, and until then :attr:`cleared` is False."""
+        if deferred and not continuing:
+            self._cleared.clear()
+            return
+        self._start(slot_offsets, continuing)
+
+    def clear(self) -> None:
+        """The deferred part of :meth:`start_run`: wait for the last run's scrub (or zero the buffer now); from
+        here on the buffer holds only this run's bytes.  Nothing to do when no run was deferred."""
+        if self.clear_pending:
+            self._start(None, False)
+
+    def _start(self, slot_offsets: list[int] | None, continuing: bool) -> None:
         self._join_scrub()
         if continuing:
             for offset in slot_offsets or ():
@@ -71,6 +103,7 @@ class ResultBuffer:
             _zero(self.map)
         self.dirty = True
         self.runs += 1
+        self._cleared.set()
 
     def scrub_in_background(self) -> None:
         """The last run's slots are judged: zero the buffer in a thread (the next :meth:`start_run` waits for

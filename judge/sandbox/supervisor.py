@@ -73,6 +73,10 @@ class RunMaps:
     #: process reads its bytes (:meth:`source_text`), so the zygote every later run is forked from never
     #: holds them.  None where the request carries the source itself (the container backend's file).
     source: mmap.mmap | None = None
+    #: A gated run (the judge was still clearing the result buffer when it sent the request): the read end of a
+    #: pipe whose one byte ``1`` the zygote writes once the judge has said the buffer is clear.  The sandbox's init
+    #: reads it before anything else and closes it; no byte, and the run is a set-up failure: no learner process.
+    gate: int | None = None
 
     def source_text(self, request: RunRequest) -> str:
         """The learner's source, decoded in the process that runs it."""
@@ -181,8 +185,27 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
     os._exit(0)
 
 
+GATE_CLOSED = b"the judge did not say the result buffer was clear: no learner code ran"
+
+
+def _pass_gate(gate: int | None, status_w: int) -> None:
+    """In the sandbox's init, first: wait until a gated run's buffer is clear (see ``RunMaps.gate``); if the gate
+    ends without opening, say so on the status pipe (a set-up failure) and exit."""
+    if gate is None:
+        return
+    try:
+        opened = os.read(gate, 1) == b"1"
+    except OSError:
+        opened = False
+    os.close(gate)
+    if not opened:
+        os.write(status_w, GATE_CLOSED)
+        os._exit(SETUP_FAILED_EXIT)
+
+
 def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Policy,
           budget: MemoryBudget | None, status_w: int) -> None:
+    _pass_gate(maps.gate, status_w)
     limits = child_limits(request, policy, budget)
 
     def report(payload: dict | None) -> None:
@@ -242,6 +265,8 @@ def supervise(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy
             os.close(status_r)
             _init(request, maps, progress, policy, budget, status_w)
         os.close(status_w)
+        if maps.gate is not None:
+            os.close(maps.gate)  # the init's copy is the one that waits
         files_on = policy.workdir if policy.workdir_in_memory else None
         memory = MemoryWatch(pid, budget.watch_bytes, lambda: kill_tree(pid, proc=proc), proc, files_on) \
             if budget else None

@@ -14,7 +14,9 @@ done with it need not wait for it.
 Wire protocol (both ways, :mod:`judge.sandbox.messages`): a 4-byte little-endian
 length, then JSON.  Requests carry, as SCM_RIGHTS ancillary data, the result memfd,
 the learner's source (a sealed memfd), the two capture memfds and, when the cases
-have array inputs, the sealed input memfd (:data:`REQUEST_FDS`).
+have array inputs, the sealed input memfd (:data:`REQUEST_FDS`).  A request marked ``gated`` is followed by
+one more message, ``{"clear": true}`` once the judge has cleared the result buffer: the run is set up meanwhile,
+and its init starts the learner's process only after the zygote has heard it (:meth:`Zygote.run`).
 
 No byte of a learner's submission ever enters this process's memory, since every
 later run is a copy-on-write fork of it: the source reaches only the run's own
@@ -71,6 +73,7 @@ class Zygote:
         self.notes: list[str] = []
         self.policy = Policy(mode=self.mode)
         self.stuck: set[int] = set()  #: pids of earlier runs' processes that outlived SIGKILL (left to the kernel)
+        self.gate_pending = False  #: a gated request's {"clear": ...} message is still to be read (see run)
         self.mode.start_zygote(self)
         if self.mode.sandboxed:
             from judge.sandbox.seccomp import UNACCOUNTED_MEMORY_SYSCALLS, DenyListFilter
@@ -108,9 +111,21 @@ class Zygote:
         return MemoryBudget(watch_bytes=watch,
                             address_space=self.baseline_vm + 2 * shared + 2 * request.limits.memory_bytes + (64 << 20))
 
-    def run(self, request: RunRequest, source_bytes: int, fds: list[int]) -> RunReport:
+    def _judge_cleared(self) -> bool:
+        """A gated run: read the judge's word that the result buffer is clear (True only for ``{"clear": true}``;
+        False for anything else or the end of the socket)."""
+        self.gate_pending = False
+        try:
+            message, _ = recv_message(self.sock)
+        except (OSError, ValueError):
+            return False
+        return isinstance(message, dict) and message.get("clear") is True
+
+    def run(self, request: RunRequest, source_bytes: int, fds: list[int], gated: bool = False) -> RunReport:
         """One run: ``fds`` in the order of :data:`REQUEST_FDS`; the report holds no captured output (the judge
-        reads the capture files it sent)."""
+        reads the capture files it sent).  ``gated``: the judge is still clearing the result buffer; the sandbox
+        is set up meanwhile, and its init waits at a pipe (``RunMaps.gate``) that is opened only once the judge
+        has said the buffer is clear, so no learner code runs before."""
         self._release_held()
         result_fd, source_fd, stdout_fd, stderr_fd = fds[:4]
         input_fd = fds[4] if len(fds) > 4 else None
@@ -132,13 +147,23 @@ class Zygote:
                                    limits.max_processes + 3)  # + zygote, supervisor, sandbox init
         self.mode.before_run(self, request)
         report_r, report_w = os.pipe()
+        gate_r, gate_w = os.pipe() if gated else (None, None)
         started = time.monotonic_ns()
         pid = os.fork()
         if pid == 0:
             os.close(report_r)
-            maps = RunMaps(inputs, pristine, results, stdout_fd, stderr_fd, source)
+            if gate_w is not None:
+                os.close(gate_w)  # the zygote's is the only end that can open the gate (or end it: no run)
+            maps = RunMaps(inputs, pristine, results, stdout_fd, stderr_fd, source, gate=gate_r)
             supervise(request, maps, progress, self.policy, self._budget(request), report_w)
         os.close(report_w)
+        if gate_w is not None:
+            os.close(gate_r)
+            try:
+                if self._judge_cleared():
+                    os.write(gate_w, b"1")
+            finally:
+                os.close(gate_w)
         chunks = []
         while chunk := os.read(report_r, 65536):
             chunks.append(chunk)
@@ -235,14 +260,18 @@ class Zygote:
             message, fds = recv_message(self.sock, max_fds=len(REQUEST_FDS))
             if message is None:
                 break
+            self.gate_pending = message.get("gated") is True
             try:
-                reply = self.run(RunRequest.from_wire(message), int(message.get("source_bytes", 0)), fds).to_wire()
+                reply = self.run(RunRequest.from_wire(message), int(message.get("source_bytes", 0)), fds,
+                                 gated=self.gate_pending).to_wire()
             except SandboxUnavailable as exc:  # mode reduced cannot hide what the judge named: no run
                 reply = {"refused": str(exc)}
                 self._close_unheld(fds)
             except Exception as exc:  # noqa: BLE001 - report, keep serving
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
                 self._close_unheld(fds)
+            if self.gate_pending:  # the run failed before its gate: the judge's word still comes, read it here
+                self._judge_cleared()
             if reply.get("error") is None and "refused" not in reply:
                 reply["hello"] = self.describe().to_wire()  # as it stands for the runs after this one
             send_message(self.sock, reply)

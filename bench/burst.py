@@ -94,6 +94,8 @@ class BurstReport:
     metrics_max: dict[str, float]
     metrics_seen: list[dict] = field(default_factory=list)
     attempts_over_one: int = 0
+    direct_each: list[float] = field(default_factory=list)   # before the burst, after it
+    busy_share: dict[str, float] = field(default_factory=dict)
 
     @property
     def ratio(self) -> float | None:
@@ -108,8 +110,11 @@ class BurstReport:
                f"max {v['max']:.1f}",
                f"  throughput: service {self.service_per_s:.2f}/s"]
         if self.direct_per_s:
-            out[-1] += (f", Judge directly {self.direct_per_s:.2f}/s on {self.direct_n} of the same files: "
-                        f"ratio {self.ratio:.3f}")
+            each = " and ".join(f"{r:.2f}" for r in self.direct_each)
+            out[-1] += (f", Judge directly {self.direct_per_s:.2f}/s ({each}/s before and after the burst) on "
+                        f"{self.direct_n} of the same files: ratio {self.ratio:.3f}")
+        out.append("  worker busy share (judging / first submission to last verdict): "
+                   + ", ".join(f"{w} {v:.2f}" for w, v in sorted(self.busy_share.items())))
         out.append(f"  lost {len(self.lost)}, doubled {len(self.doubled)}, wrong verdicts {len(self.wrong_verdicts)},"
                    f" graded more than once {self.attempts_over_one}, answers retried {dict(self.refused)}")
         out.append("  /metrics max during the burst: " + ", ".join(f"{k} {v:g}" for k, v in
@@ -128,7 +133,6 @@ def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: i
     sent: dict[int, tuple[str, float, float]] = {}   # index -> (id, submitted at, accept seconds)
     refused: Counter = Counter()
     lock = threading.Lock()
-    start = time.time() + 1.0
 
     def client(indices: list[int]) -> None:
         moments = sorted(rng.uniform(0, spread) for _ in indices)
@@ -167,6 +171,9 @@ def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: i
                 except httpx.HTTPError:
                     pass
 
+    before = (direct_throughput([jobs[i][2] for i in range(min(direct, n))],
+                                slots=len(cluster.workers) * cluster.concurrency) if direct else None)
+    start = time.time() + 1.0
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     threads = [threading.Thread(target=client, args=(s,)) for s in shares if s]
@@ -204,10 +211,14 @@ def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: i
     service_rate = len(done) / (last - first) if last > first else 0.0
     store.close()
 
-    direct_rate = None
-    if direct:
-        direct_rate = direct_throughput([jobs[i][2] for i in range(min(direct, n))],
-                                        slots=len(cluster.workers) * cluster.concurrency)
+    busy_share = {}
+    for row in done:  # how much of the burst each worker spent judging (the rest: waiting on the broker, idle)
+        busy_share[row.worker] = busy_share.get(row.worker, 0.0) + (row.finished_at - row.started_at)
+    busy_share = {w: t / (last - first) for w, t in busy_share.items()} if last > first else {}
+    direct_rates = []
+    if direct:  # before the burst's verdicts would skew it, and after: the machine's load drifts
+        sources = [jobs[i][2] for i in range(min(direct, n))]
+        direct_rates = [direct_throughput(sources, slots=len(cluster.workers) * cluster.concurrency)]
     metrics_max = {}
     for s in samples:
         for k, v in s.items():
@@ -215,7 +226,9 @@ def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: i
                 metrics_max[k] = max(metrics_max.get(k, 0.0), v)
     return BurstReport(n=n, clients=clients, spread_s=spread,
                        accept_ms={k: v * 1e3 for k, v in percentiles([a for _, _, a in sent.values()]).items()},
-                       verdict_s=percentiles(verdict_s), service_per_s=service_rate, direct_per_s=direct_rate,
+                       verdict_s=percentiles(verdict_s), service_per_s=service_rate,
+                       direct_per_s=statistics.mean([before, *direct_rates]) if direct_rates else None,
+                       direct_each=[before, *direct_rates] if direct_rates else [], busy_share=busy_share,
                        direct_n=min(direct, n), lost=lost, doubled=doubled, wrong_verdicts=wrong,
                        refused=refused, metrics_max=metrics_max, metrics_seen=samples,
                        attempts_over_one=sum(1 for r in done if r.attempts > 1))

@@ -1,20 +1,20 @@
 """A deadline's burst on separate hosts, at the size CI affords: every submission from many clients at once
 ends with exactly one verdict, the one its file deserves, and ``/metrics`` shows what an autoscaler needs
 while the queue is long.  The full burst (2,000 submissions from 200 clients) and its figures are
-``bench/burst.py``; this test prints the same report for its smaller burst (the ratio is printed, not
-asserted: speed targets are checked by bench scripts)."""
+``bench/burst.py``, with the throughput against ``Judge`` directly; this test prints the same report for its
+smaller burst, without that comparison (speed targets are checked by bench scripts, not by tests)."""
 
 from __future__ import annotations
 
 from bench.burst import run_burst
 from tests.hosts_support import Cluster
 
-N, CLIENTS, SPREAD = 160, 80, 10.0
+N, CLIENTS, SPREAD = 120, 60, 8.0
 
 
 def test_a_burst_from_many_clients_loses_nothing_and_doubles_nothing():
     with Cluster(workers=2, api_env={"JUDGE_MAX_PENDING": str(N + 50), "JUDGE_RATE_LIMIT": "0"}) as cluster:
-        report = run_burst(cluster, N, CLIENTS, SPREAD, direct=40, timeout=900)
+        report = run_burst(cluster, N, CLIENTS, SPREAD, direct=0, timeout=900)  # the ratio: bench/burst.py
     print("\n" + "\n".join(report.lines()))
     assert report.lost == [] and report.doubled == [] and report.wrong_verdicts == []
     assert not any(isinstance(k, int) for k in report.refused), report.refused  # no 429/503 at this size

@@ -41,11 +41,18 @@ def redirect_output(stdout_fd: int, stderr_fd: int) -> None:
     sys.stdin = io.TextIOWrapper(io.FileIO(os.open(os.devnull, os.O_RDONLY), "r"), encoding="utf-8")
 
 
+#: Descriptors this process's :func:`close_other_fds` keeps whatever its caller names: the sandbox's init puts a
+#: gated run's gate here (judge.sandbox.supervisor), which it reads once isolated and closes before the learner's
+#: process exists.
+KEPT_BY_INIT: set[int] = set()
+
+
 def close_other_fds(keep: tuple[int, ...] = (0, 1, 2)) -> None:
-    """Close every inherited descriptor not in ``keep`` (sockets to the judge above all)."""
+    """Close every inherited descriptor not in ``keep`` (sockets to the judge above all) nor in
+    :data:`KEPT_BY_INIT`."""
     for fd_name in os.listdir("/proc/self/fd"):
         fd = int(fd_name)
-        if fd not in keep:
+        if fd not in keep and fd not in KEPT_BY_INIT:
             try:
                 os.close(fd)
             except OSError:

@@ -12,6 +12,7 @@ status and resource usage.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import mmap
 import os
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from judge.sandbox import linux
 from judge.sandbox.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
 from judge.sandbox.harness import Harness
-from judge.sandbox.isolation import ChildLimits, redirect_output
+from judge.sandbox.isolation import KEPT_BY_INIT, ChildLimits, redirect_output
 from judge.sandbox.progress import ProgressPage
 from judge.sandbox.rootfs import RootPlan
 from judge.sandbox.seccomp import DenyListFilter
@@ -75,7 +76,8 @@ class RunMaps:
     source: mmap.mmap | None = None
     #: A gated run (the judge was still clearing the result buffer when it sent the request): the read end of a
     #: pipe whose one byte ``1`` the zygote writes once the judge has said the buffer is clear.  The sandbox's init
-    #: reads it before anything else and closes it; no byte, and the run is a set-up failure: no learner process.
+    #: isolates itself meanwhile, then reads it and closes it before the learner's process exists; no byte, and the
+    #: run is a set-up failure: no learner process.
     gate: int | None = None
 
     def source_text(self, request: RunRequest) -> str:
@@ -115,7 +117,7 @@ def child_limits(request: RunRequest, policy: Policy, budget: MemoryBudget | Non
 
 
 def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, become, report, report_fd: int,
-                 become_learner=None) -> None:
+                 become_learner=None, gate=None) -> None:
     """PID 1 of the sandbox (or its subreaper): isolate, fork the learner's process, reap, report.
 
     Never returns.  ``become()`` isolates this process (its mode's steps); ``report(dict)`` hands
@@ -126,7 +128,9 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
     learner's process (in a process group of its own) is forked, it ignores every signal it can.  Shared by
     the process backend (report: a pipe to the supervisor) and the container backend (the
     engine's log).  ``become_learner()``, if given, runs in the learner's process right after the fork (mode
-    reduced drops to the run's uid there, so that its init is not the learner's to kill).
+    reduced drops to the run's uid there, so that its init is not the learner's to kill).  ``gate()``, if given,
+    runs once this process is isolated and before anything else: it returns when the learner's process may be
+    forked (a gated run's result buffer is clear: :func:`_pass_gate`), else raises (a set-up failure, no learner).
     """
     try:
         # A session and process group of the sandbox's own: otherwise the learner shares the judge's
@@ -137,6 +141,8 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler left for the learner to trigger
         redirect_output(maps.stdout_fd, maps.stderr_fd)
         become()
+        if gate is not None:
+            gate()
     except BaseException:  # noqa: BLE001 - report why isolation failed, never run unisolated
         try:
             report({"setup_error": traceback.format_exc()[-2000:]})
@@ -185,27 +191,36 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
     os._exit(0)
 
 
-GATE_CLOSED = b"the judge did not say the result buffer was clear: no learner code ran"
+GATE_CLOSED = "the judge did not say the result buffer was clear: no learner code ran"
+GATE_FD_MIN = 64  #: where the init keeps a gated run's gate: above every descriptor a mode's set-up puts in place
 
 
-def _pass_gate(gate: int | None, status_w: int) -> None:
-    """In the sandbox's init, first: wait until a gated run's buffer is clear (see ``RunMaps.gate``); if the gate
-    ends without opening, say so on the status pipe (a set-up failure) and exit."""
-    if gate is None:
-        return
+def _kept_gate(gate: int) -> int:
+    """In the sandbox's init, before it isolates itself: the gate moved out of the way of the descriptors the
+    set-up arranges (the status pipe becomes 3), and kept through the modes' ``close_other_fds``."""
+    kept = fcntl.fcntl(gate, fcntl.F_DUPFD_CLOEXEC, GATE_FD_MIN)
+    os.close(gate)
+    KEPT_BY_INIT.add(kept)
+    return kept
+
+
+def _pass_gate(gate: int) -> None:
+    """In the sandbox's init, isolated, before the learner's process exists: wait until a gated run's buffer is
+    clear (see ``RunMaps.gate``), close the gate; raise if it ended without opening (a set-up failure)."""
     try:
         opened = os.read(gate, 1) == b"1"
     except OSError:
         opened = False
-    os.close(gate)
+    finally:
+        os.close(gate)
+        KEPT_BY_INIT.discard(gate)
     if not opened:
-        os.write(status_w, GATE_CLOSED)
-        os._exit(SETUP_FAILED_EXIT)
+        raise RuntimeError(GATE_CLOSED)
 
 
 def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Policy,
           budget: MemoryBudget | None, status_w: int) -> None:
-    _pass_gate(maps.gate, status_w)
+    gate = _kept_gate(maps.gate) if maps.gate is not None else None
     limits = child_limits(request, policy, budget)
 
     def report(payload: dict | None) -> None:
@@ -218,7 +233,8 @@ def _init(request: RunRequest, maps: RunMaps, progress: ProgressPage, policy: Po
 
     os.dup2(status_w, 3)
     sandbox_init(request, maps, progress, lambda: policy.mode.become(policy, limits), report, 3,
-                 lambda: policy.mode.become_learner(policy, limits))
+                 lambda: policy.mode.become_learner(policy, limits),
+                 (lambda: _pass_gate(gate)) if gate is not None else None)
 
 
 def _wait(pid: int, request: RunRequest, progress: ProgressPage, report: RunReport,

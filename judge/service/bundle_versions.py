@@ -16,6 +16,7 @@ bundle is trusted exactly as the local one is; its digest is checked all the sam
 
 from __future__ import annotations
 
+import gzip
 import io
 import logging
 import os
@@ -64,15 +65,16 @@ def _files(root: Path) -> list[Path]:
 
 
 def archive_of(root: Path) -> bytes:
-    """A reproducible tar.gz of the bundle folder (names relative to it, no owners, no times)."""
+    """A reproducible tar.gz of the bundle folder (names relative to it, no owners, no times, not even the
+    gzip header's)."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
         for path in _files(root):
             data = path.read_bytes()
             info = tarfile.TarInfo(str(path.relative_to(root)))
             info.size, info.mode = len(data), 0o644
             tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return gzip.compress(buffer.getvalue(), compresslevel=6, mtime=0)
 
 
 def _unpack(archive: bytes, into: Path) -> None:

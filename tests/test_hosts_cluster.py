@@ -104,25 +104,32 @@ def test_smoke_verdicts_from_both_worker_hosts_and_a_cut_that_cuts(cluster):
     assert cluster.can_connect("w1", "db", 5432)
 
 
-def test_worker_host_killed_mid_job_is_judged_once_elsewhere(cluster):
+def _slow_job_running(cluster) -> tuple[str, str, str]:  # noqa: ANN001
+    """A slow submission, once a worker runs it: (its id, the running worker's host, the other worker host)."""
     [slow] = _submit(cluster, [SLOW])
-    row = _running(cluster, slow)
-    victim = cluster.host_of(row.worker)
-    survivor = next(w for w in cluster.workers if w != victim)
-    killed_at = time.monotonic()
-    cluster.kill_host(victim)  # kill -9 of every process of the host: the worker and its sandbox
+    victim = cluster.host_of(_running(cluster, slow).worker)
+    return slow, victim, next(w for w in cluster.workers if w != victim)
+
+
+def _judged_elsewhere(cluster, sub_id: str, survivor: str, what: str):  # noqa: ANN001, ANN202
+    """The row once done (by ``survivor``, after the visibility timeout); on a timeout, the survivor's log."""
     store = cluster.store()
     try:
-        try:
-            final = wait_for(lambda: _in_state(store, slow, "done"),
-                             VISIBILITY_TIMEOUT + 90, 0.1, "the killed host's job to be judged elsewhere")
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; row {store.get(slow)}; {survivor}'s log:\n"
-                                 f"{cluster.worker_log(survivor)[-4000:]}") from None
-        recovery = time.monotonic() - killed_at
+        return wait_for(lambda: _in_state(store, sub_id, "done"), VISIBILITY_TIMEOUT + 90, 0.1,
+                        f"{what} to be judged elsewhere")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; row {store.get(sub_id)}; {survivor}'s log:\n"
+                             f"{cluster.worker_log(survivor)[-4000:]}") from None
     finally:
         store.close()
-    _recovery("worker-killed", recovery)
+
+
+def test_worker_host_killed_mid_job_is_judged_once_elsewhere(cluster):
+    slow, victim, survivor = _slow_job_running(cluster)
+    killed_at = time.monotonic()
+    cluster.kill_host(victim)  # kill -9 of every process of the host: the worker and its sandbox
+    final = _judged_elsewhere(cluster, slow, survivor, "the killed host's job")
+    _recovery("worker-killed", time.monotonic() - killed_at)
     assert final.status == "time_limit_exceeded" and final.attempts >= 2, final
     assert cluster.host_of(final.worker) == survivor, final.worker
     cluster.start_worker(victim)  # the host comes back
@@ -134,27 +141,17 @@ def test_worker_host_killed_mid_job_is_judged_once_elsewhere(cluster):
 
 
 def test_worker_host_cut_off_mid_job_its_late_verdict_is_discarded(cluster):
-    [slow] = _submit(cluster, [SLOW])
-    row = _running(cluster, slow)
-    victim = cluster.host_of(row.worker)
-    survivor = next(w for w in cluster.workers if w != victim)
+    slow, victim, survivor = _slow_job_running(cluster)
     cut_at = time.monotonic()
     cluster.cut(victim, ["broker", "db"])  # longer than the visibility timeout: until the other host judged it
-    store = cluster.store()
     try:
-        try:
-            first = wait_for(lambda: _in_state(store, slow, "done"),
-                             VISIBILITY_TIMEOUT + 90, 0.1, "the cut-off host's job to be judged elsewhere")
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; row {store.get(slow)}; {survivor}'s log:\n"
-                                 f"{cluster.worker_log(survivor)[-4000:]}") from None
+        first = _judged_elsewhere(cluster, slow, survivor, "the cut-off host's job")
         recovery = time.monotonic() - cut_at
-        assert time.monotonic() - cut_at > VISIBILITY_TIMEOUT
+        assert recovery > VISIBILITY_TIMEOUT
         _recovery("worker-cut-off", recovery)
         assert cluster.host_of(first.worker) == survivor and first.attempts >= 2, first
     finally:
         cluster.heal(victim)
-        store.close()
     healed_at = time.monotonic()
     # the cut-off host finishes its attempt late: its verdict is discarded (the store keeps the first), or it
     # comes back and skips the job as judged already

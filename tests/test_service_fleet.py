@@ -148,12 +148,22 @@ def test_a_schema_from_before_problem_digest_gains_the_column(tmp_path):
     store.close()
 
 
+def _queue(server, settings) -> list[bytes]:
+    import redis as redis_client
+
+    client = redis_client.Redis.from_url(server.url)
+    try:
+        return client.lrange(settings.queue_name, 0, -1)
+    finally:
+        client.close()
+
+
 def test_the_sweeper_publishes_again_what_the_broker_lost(store, tmp_path):
     """A real Redis: published jobs are found in the broker; after the broker loses them (FLUSHALL, as a
     restart without persistence does), the second sweep that misses them publishes them again, once."""
     import redis as redis_client
 
-    from judge.service.celery_app import CeleryBackend
+    from judge.service.celery_app import CeleryBackend, submission_of
 
     server = Redis()
     try:
@@ -164,6 +174,14 @@ def test_the_sweeper_publishes_again_what_the_broker_lost(store, tmp_path):
         ids = {r.id for r in rows}
         backend.submit(sorted(ids))
         assert backend.ids_in_broker() == ids
+        with backend.app.connection_for_read() as conn:  # a worker takes one and holds it (prefetched, running)
+            message = conn.default_channel.basic_get(settings.queue_name, no_ack=False)
+            taken = message.headers["id"].split(".")[0]
+            assert taken in ids and taken not in {submission_of(raw) for raw in _queue(server, settings)}
+            assert backend.ids_in_broker() == ids  # held, so still the broker's: not published again
+            message.ack()
+        assert backend.ids_in_broker() == ids - {taken}
+        backend.submit([taken])
         now = time.time() + 1
         assert backend.sweep(now) == [] and backend.sweep(now + 1) == []  # all there: nothing published
 

@@ -33,7 +33,7 @@ import uuid
 from celery import Celery
 
 from judge.service.settings import Settings
-from judge.service.store import Store
+from judge.service.store import STORE_AWAY, Store
 
 log = logging.getLogger("judge.service")
 TASK = "judge.grade_submission"
@@ -140,8 +140,13 @@ class CeleryBackend:
         client = self._redis()
         try:
             key = f"{self.settings.queue_name}:sweeper"
-            return bool(client.set(key, self._name, nx=True, px=int(self.settings.sweep_seconds * 900))
-                        or client.get(key) == self._name.encode())
+            hold = int(self.settings.sweep_seconds * 2000)  # two periods: the holder keeps it, a dead one's lapses
+            if client.set(key, self._name, nx=True, px=hold):
+                return True
+            if client.get(key) == self._name.encode():
+                client.pexpire(key, hold)
+                return True
+            return False
         finally:
             client.close()
 
@@ -226,8 +231,11 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                 return process_submission(store, judge, sub_id, self.request.hostname or name, versions=versions,
                                           max_attempts=settings.max_attempts)
         except Exception as exc:  # noqa: BLE001 - the store is unreachable: try again later, lose nothing
-            log.warning("submission %s: could not be processed (%s: %s); retrying in 5 s", sub_id,
-                        type(exc).__name__, exc)
+            if isinstance(exc, STORE_AWAY):
+                log.warning("submission %s: the store is unreachable (%s); retrying in 5 s", sub_id,
+                            type(exc).__name__)
+            else:
+                log.exception("submission %s: could not be processed; retrying in 5 s", sub_id)
             raise self.retry(exc=exc, countdown=5)
 
     @app.task(name=REJUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)

@@ -90,7 +90,11 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
         verdict = internal_error(row.problem, f"the judge started this submission {row.attempts - 1} times and no "
                                               "attempt finished (its worker was lost each time); it is not "
                                               "judged again: ask your teacher for a rejudge")
-        return "stored" if store_verdict(store, sub_id, verdict) else "duplicate"
+        if not store_verdict(store, sub_id, verdict):
+            return "duplicate"
+        if on_stored is not None:
+            on_stored(row)
+        return "stored"
     try:
         if versions is not None:
             target = versions.root_for(row.problem, row.problem_digest)

@@ -49,6 +49,8 @@ from tests.service_support import Process, _pg_bin, missing, service_env, wait_f
 from tiers import needs
 
 TOKEN = "hosts-token-abcdef123456"
+#: The checkout's path below /tmp when it is there (a CI clone), else None: each host binds it into its own /tmp.
+_UNDER_TMP = Path(REPO).resolve().relative_to("/tmp") if Path(REPO).resolve().is_relative_to("/tmp") else None
 REDIS_PORT, PG_PORT, API_PORT = 6379, 5432, 8000
 #: Last octet of each host's address; workers are 20 + n.
 FIXED_HOSTS = {"broker": 10, "db": 11, "api": 12, "clients": 13}
@@ -164,9 +166,13 @@ class HostProcess(Process):
     def __init__(self, host: Host, name: str, args: list[str], env: dict, as_user: str | None = None) -> None:
         self.host, self.name = host, name
         become = ["setpriv", f"--reuid={as_user}", f"--regid={as_user}", "--init-groups", "--"] if as_user else []
+        # The checkout may itself live under /tmp (a CI clone): bound into the host's /tmp at the same path first,
+        # so that the code and PYTHONPATH stay where they were once the host's own /tmp hides the machine's.
+        keep = ('mkdir -p "$0/$2" && mount --bind "/tmp/$2" "$0/$2" && ' if _UNDER_TMP is not None else "")
         wrapper = ["nsenter", f"--net=/run/netns/{host.ns}", "--", "unshare", "--mount", "--uts",
                    "--propagation", "private", "--", "sh", "-c",
-                   'mount --bind "$0" /tmp && hostname "$1" && shift && exec "$@"', str(host.tmp), host.name]
+                   keep + 'mount --rbind "$0" /tmp && hostname "$1" && shift 2 && exec "$@"', str(host.tmp),
+                   host.name, str(_UNDER_TMP or "")]
         super().__init__(wrapper + become + args, env, host.root / f"{name}.log", host.root)
 
     def alive(self) -> bool:

@@ -85,20 +85,17 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
         log.info("submission %s: already judged or unknown, skipped", sub_id)
         return "skipped"
     target: str | Path = row.problem
-    if row.attempts > max_attempts:  # every earlier attempt lost its worker: not again, and never queued forever
-        log.error("submission %s: attempt %s of at most %s; not judged again", sub_id, row.attempts, max_attempts)
-        verdict = internal_error(row.problem, f"the judge started this submission {row.attempts - 1} times and no "
-                                              "attempt finished (its worker was lost each time); it is not "
-                                              "judged again: ask your teacher for a rejudge")
-        if not store_verdict(store, sub_id, verdict):
-            return "duplicate"
-        if on_stored is not None:
-            on_stored(row)
-        return "stored"
     try:
-        if versions is not None:
-            target = versions.root_for(row.problem, row.problem_digest)
-        verdict = judge.grade(row.source, target)
+        if row.attempts > max_attempts:  # every earlier attempt lost its worker: not again, never queued forever
+            log.error("submission %s: attempt %s of at most %s; not judged again", sub_id, row.attempts,
+                      max_attempts)
+            verdict = internal_error(row.problem, f"the judge started this submission {row.attempts - 1} times "
+                                                  "and no attempt finished (its worker was lost each time); it is "
+                                                  "not judged again: ask your teacher for a rejudge")
+        else:
+            if versions is not None:
+                target = versions.root_for(row.problem, row.problem_digest)
+            verdict = judge.grade(row.source, target)
     except BundleUnavailable as exc:
         log.error("submission %s: %s", sub_id, exc)
         verdict = internal_error(row.problem, f"the judge cannot grade this submission: {exc}")

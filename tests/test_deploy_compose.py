@@ -62,10 +62,12 @@ class Stack:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("COMPOSE_")}
         #: What only the API may hold, by variable (the LTI private key is a file in JUDGE_LTI_DIR).
         self.api_secrets = {"POSTGRES_PASSWORD": secrets.token_hex(16), "REDIS_API_PASSWORD": secrets.token_hex(16),
-                            "JUDGE_API_TOKENS": f"ci:{self.token}", "JUDGE_CALLBACK_SECRETS": f"ci:{secrets.token_hex(16)}",
+                            "JUDGE_API_TOKENS": f"ci:{self.token}",
+                            "JUDGE_CALLBACK_SECRETS": f"ci:{secrets.token_hex(16)}",
                             "JUDGE_LEARN_CODES": f"ml101:{secrets.token_hex(12)}", "JUDGE_LTI_DIR": str(lti_dir)}
         self.env.update(
-            self.api_secrets, POSTGRES_WORKER_PASSWORD=secrets.token_hex(16), REDIS_WORKER_PASSWORD=secrets.token_hex(16),
+            self.api_secrets, POSTGRES_WORKER_PASSWORD=secrets.token_hex(16),
+            REDIS_WORKER_PASSWORD=secrets.token_hex(16),
             JUDGE_PUBLIC_URL="https://judge.example.edu",
             JUDGE_SERVICE_IMAGE=SERVICE_IMAGE, REDIS_IMAGE=REDIS_IMAGE, POSTGRES_IMAGE=POSTGRES_IMAGE,
             JUDGE_API_BIND="127.0.0.1", JUDGE_API_PORT=str(self.port), JUDGE_WORKERS="1",
@@ -205,8 +207,8 @@ out["db: its own work (SELECT id FROM judge_submissions)"] = (
     "allowed" if db.execute("SELECT count(*) FROM judge_submissions").fetchone() is not None else "?")
 for statement in sys.argv[1:]:
     try:
-        db.execute(statement)
-        out["db: " + statement] = "it ran"
+        rows = db.execute(statement).rowcount
+        out["db: " + statement] = "no row" if rows == 0 else "it ran"
     except psycopg.errors.InsufficientPrivilege:
         out["db: " + statement] = "refused"
     except psycopg.Error as exc:
@@ -246,7 +248,12 @@ _FORBIDDEN_SQL = (
 
 
 def test_compose_workers_hold_none_of_the_api_s_secrets_and_reach_only_redis_and_postgres(stack):
-    """What a sandbox escape on a worker holds and reaches, tried from inside each worker container."""
+    """What a sandbox escape on a worker holds and reaches, tried from inside each worker container, once a
+    submission was judged through it all (its verdict is then one a worker may no longer rewrite)."""
+    judged = stack.submit("accepted", "vectorised.py", wait=True)
+    judged = judged if judged["state"] == "done" else stack.wait_done(judged["id"], 60)
+    assert judged["verdict"]["status"] == "accepted", judged
+    forge = f"UPDATE judge_submissions SET status = 'wrong_answer', verdict_json = '' WHERE id = '{judged['id']}'"
     private_key = Path(stack.env["JUDGE_LTI_DIR"], "tool.key").read_text()
     secrets_of_api = [v.split(":")[-1] for v in stack.api_secrets.values()] + [private_key.splitlines()[1]]
     (api,) = stack.containers("api")
@@ -260,11 +267,13 @@ def test_compose_workers_hold_none_of_the_api_s_secrets_and_reach_only_redis_and
                 if value in seen]
         assert held == [], f"worker {worker[:12]} holds {held}"
         out = _docker("exec", "-e", f"API_ADDRESSES={' '.join(api_addresses)}", worker, "python3", "-c",
-                      _WORKER_ATTEMPTS, *_FORBIDDEN_SQL, timeout=120)
+                      _WORKER_ATTEMPTS, *_FORBIDDEN_SQL, forge, timeout=120)
         results[worker[:12]] = json.loads(out)
     for worker, outcome in results.items():
         allowed = {k: v for k, v in outcome.items() if v != "refused"}
-        assert allowed == {"db: its own work (SELECT id FROM judge_submissions)": "allowed"}, (worker, allowed)
+        assert allowed == {"db: its own work (SELECT id FROM judge_submissions)": "allowed",
+                           "db: " + forge: "no row"}, (worker, allowed)
+    assert stack.call("GET", f"/v1/submissions/{judged['id']}")[1]["verdict"] == judged["verdict"]
     stack.figures["worker_attempts"] = next(iter(results.values()))
 
 

@@ -136,15 +136,15 @@ def test_a_worker_with_its_own_role_and_redis_user_grades_and_can_do_nothing_els
             "SELECT * FROM judge_lti_staff",
             "SELECT * FROM judge_verdict_history",
             "SELECT data FROM judge_lti_pictures",
-            "INSERT INTO judge_lti_scores (submission_id, session, kind, state, attempts) "
-            "VALUES ('x', 'y', 'final', 'due', 0)",
+            ("INSERT INTO judge_lti_scores (submission_id, session, kind, state, attempts) "
+             "VALUES ('x', 'y', 'final', 'due', 0)"),
             "INSERT INTO judge_bundles (digest, problem, archive, created_at) VALUES ('d', 'p', 'a', 0)",
             "UPDATE judge_bundles SET archive = 'evil'",
             f"UPDATE judge_submissions SET callback_url = 'http://10.0.0.1/' WHERE id = '{ids[0]}'",
             f"UPDATE judge_submissions SET source = 'print(1)' WHERE id = '{ids[0]}'",
             "DELETE FROM judge_submissions",
-            "INSERT INTO judge_submissions (id, platform, problem, source, state, created_at, attempts, "
-            "callback_state, callback_attempts) VALUES ('x', 'lms', 'p', 's', 'queued', 0, 0, 'none', 0)",
+            ("INSERT INTO judge_submissions (id, platform, problem, source, state, created_at, attempts, "
+             "callback_state, callback_attempts) VALUES ('x', 'lms', 'p', 's', 'queued', 0, 0, 'none', 0)"),
             "UPDATE judge_rejudges SET dry_run = 0",
             "CREATE TABLE judge_mine (i int)",
             "ALTER TABLE judge_submissions ADD COLUMN evil int",
@@ -153,12 +153,23 @@ def test_a_worker_with_its_own_role_and_redis_user_grades_and_can_do_nothing_els
             "SET ROLE postgres",
         )}
         assert {s: r for s, r in refused.items() if r is not None} == {}
+        # A verdict already given cannot be rewritten (row-level security: the row is not there to update).
+        import psycopg
+
+        with psycopg.connect(_libpq(worker_db), autocommit=True) as conn:
+            forged = conn.execute("UPDATE judge_submissions SET status = 'accepted', verdict_json = '{}' "
+                                  f"WHERE id = '{ids[1]}'")
+            assert forged.rowcount == 0
+        with psycopg.connect(_libpq(owner_db), autocommit=True) as conn:
+            assert conn.execute(f"SELECT status FROM judge_submissions WHERE id = '{ids[1]}'").fetchone() == (
+                "wrong_answer",)
         # ... and by Redis: no admin command, no key but the queue's.
         as_worker_redis = redis_client.Redis.from_url(worker_broker)
         anonymous = redis_client.Redis.from_url(broker.url)
         try:
             assert as_worker_redis.llen("judge") == 0
-            for attempt in (lambda: as_worker_redis.config_get("dir"), lambda: as_worker_redis.set("judge:sweeper", "x"),
+            for attempt in (lambda: as_worker_redis.config_get("dir"),
+                            lambda: as_worker_redis.set("judge:sweeper", "x"),
                             lambda: as_worker_redis.get("another-app:session"), lambda: as_worker_redis.flushall(),
                             lambda: as_worker_redis.execute_command("MONITOR"), lambda: anonymous.lpush("judge", "x"),
                             lambda: anonymous.llen("judge")):

@@ -14,8 +14,9 @@ API creates them from the code's own schema; an init script of the database imag
 schema in SQL, and it runs only on an empty volume, so a deployment upgraded in place would never get the
 role.  The API holds the owner's URL anyway; given the workers' URL (``JUDGE_WORKER_DB_URL``) it creates
 that role or updates its password, refuses one with powers beyond logging in, revokes everything on the
-service's tables and grants exactly this list.  Without the setting nothing happens: one URL for everything,
-as on one machine.
+service's tables and grants exactly this list; on the submissions, row-level security lets it update only those
+without a final verdict (:data:`WORKER_UPDATABLE_ROWS`).  Without the setting nothing happens: one URL for
+everything, as on one machine.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ WORKER_PRIVILEGES: dict[str, tuple[Grant, ...]] = {
     # the pictures themselves are not readable).
     "judge_lti_pictures": (Grant("SELECT", ("submission_id", "name")), Grant("INSERT"), Grant("DELETE")),
 }
+
+#: Rows a worker may change, beyond the columns: a submission only while it has no final verdict (claim and finish
+#: both say ``state != 'done'``), so a worker cannot rewrite a verdict already given, and the API, which owns
+#: the table, is not bound by it.  Row-level security, the table's owner exempt.
+WORKER_UPDATABLE_ROWS: dict[str, str] = {"judge_submissions": "state <> 'done'"}
 
 #: The service's tables a worker never touches (the API's and the learner side's).
 WORKER_DENIED: frozenset[str] = frozenset({
@@ -130,6 +136,8 @@ def set_up_worker_role(store: Store, worker_url: str) -> list[str]:
                                if grant.columns else sql.SQL(""))
                     cursor.execute(sql.SQL("GRANT {}{} ON TABLE {} TO {}").format(
                         sql.SQL(grant.privilege), columns, sql.Identifier(table), role))
+            for table in sorted(present & set(WORKER_UPDATABLE_ROWS)):
+                _row_policies(cursor, table, login.role, WORKER_UPDATABLE_ROWS[table])
             _no_create_in_schema(conn, login.role)
     except DBAPIError as exc:
         raise WorkerRoleError(f"JUDGE_WORKER_DB_URL: could not set up role {login.role!r} with JUDGE_DB_URL's "
@@ -161,6 +169,21 @@ def _create_or_update(conn: Connection, cursor, login: WorkerLogin, role) -> Non
         raise WorkerRoleError(f"JUDGE_WORKER_DB_URL: role {login.role!r} is a member of JUDGE_DB_URL's role and "
                               "would hold all its rights; name a role of its own")
     cursor.execute(sql.SQL("ALTER ROLE {} LOGIN PASSWORD {}").format(role, password))
+
+
+def _row_policies(cursor, table: str, role: str, updatable: str) -> None:  # noqa: ANN001 - a psycopg cursor
+    """Row-level security on ``table`` for ``role``: it reads every row and updates the rows ``updatable`` says
+    (the new row may be anything: storing a verdict makes it final)."""
+    from psycopg import sql
+
+    ident, who = sql.Identifier(table), sql.Identifier(role)
+    reads, updates = sql.Identifier(f"{role}_reads"), sql.Identifier(f"{role}_updates")
+    cursor.execute(sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(ident))
+    for policy in (reads, updates):
+        cursor.execute(sql.SQL("DROP POLICY IF EXISTS {} ON {}").format(policy, ident))
+    cursor.execute(sql.SQL("CREATE POLICY {} ON {} FOR SELECT TO {} USING (true)").format(reads, ident, who))
+    cursor.execute(sql.SQL("CREATE POLICY {} ON {} FOR UPDATE TO {} USING ({}) WITH CHECK (true)").format(
+        updates, ident, who, sql.SQL(updatable)))
 
 
 def _no_create_in_schema(conn: Connection, role: str) -> None:

@@ -18,7 +18,9 @@ The store, not the broker, is the source of truth.  The server's sweeper (every
 So a job the broker lost is running again within grace + 2 sweeps of when it was
 last published (about 50 s with the defaults).  A republished job that was not
 lost after all is judged at most twice and stored once.  With several servers,
-one sweeps at a time (a lock in Redis).
+one sweeps at a time (a lock in Redis).  Each sweep also applies the rejudges
+workers finished that are not dry runs: applying writes what a worker's database
+role may not (judge.service.worker_role).
 """
 
 from __future__ import annotations

@@ -161,14 +161,20 @@ def wait_done(client: httpx.Client, ids: list[str], timeout: float) -> dict[str,
 # -- redis ---------------------------------------------------------------------------
 @needs("service")
 class Redis:
-    def __init__(self) -> None:
+    """``acl``: the text of an ACL file (Redis users); without it, one user that may do anything."""
+
+    def __init__(self, acl: str | None = None) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             missing("redis-server")
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="judge-redis-")
+        extra = []
+        if acl is not None:
+            Path(self.dir, "users.acl").write_text(acl)
+            extra = ["--aclfile", str(Path(self.dir, "users.acl"))]
         self.proc = subprocess.Popen([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no", "--dir", self.dir],
+                                      "--appendonly", "no", "--dir", self.dir, *extra],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"redis://127.0.0.1:{self.port}/0"
 

@@ -18,7 +18,9 @@ The store, not the broker, is the source of truth.  The server's sweeper (every
 So a job the broker lost is running again within grace + 2 sweeps of when it was
 last published (about 50 s with the defaults).  A republished job that was not
 lost after all is judged at most twice and stored once.  With several servers,
-one sweeps at a time (a lock in Redis).
+one sweeps at a time (a lock in Redis).  Each sweep also applies the rejudges
+workers finished that are not dry runs: applying writes what a worker's database
+role may not (judge.service.worker_role).
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ class CeleryBackend:
         """One sweep (see the module's docstring); returns the ids published again because the broker lost them."""
         now = time.time() if now is None else now
         self._republish(now - self.settings.sweep_seconds)
+        self._apply_finished_rejudges()
         if not self._sweep_lock():
             return []
         grace = self.settings.sweep_grace_seconds
@@ -166,6 +169,18 @@ class CeleryBackend:
             log.warning("publishing again %d submissions the broker no longer holds", len(confirmed))
             self.submit(sorted(confirmed))
         return sorted(confirmed)
+
+    def _apply_finished_rejudges(self) -> None:
+        """Rejudges created with ``dry_run: false`` that workers finished: applied here, because applying writes
+        what a worker's database role may not (the verdicts' history, callbacks due, the gradebook's queue)."""
+        from judge.service.rejudge import RejudgeConflict, RejudgeStore
+
+        rejudges = RejudgeStore(self.store)
+        for rid in rejudges.finished_to_apply():
+            try:
+                rejudges.apply(rid)
+            except RejudgeConflict:  # another server applied it first
+                pass
 
     def _sweeper(self) -> None:
         while not self._stop.wait(self.settings.sweep_seconds):
@@ -245,7 +260,8 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
         from judge.service.rejudge import RejudgeStore, run
 
         try:
-            outcome = run(RejudgeStore(store), judge, rejudge_id, lambda: store.pending_count() > 0)
+            outcome = run(RejudgeStore(store), judge, rejudge_id, lambda: store.pending_count() > 0,
+                          apply_when_done=False)  # the API's sweeper applies it: a worker's role may not
         except Exception as exc:  # noqa: BLE001 - the store away: try again later, lose nothing
             log.exception("rejudge %s: interrupted; retrying", rejudge_id)
             raise self.retry(exc=exc, countdown=5)
@@ -279,14 +295,33 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
 
 
 def _create_schema_patiently(store: Store, patience: float = 300.0) -> None:
-    """A worker may start before its database answers (a deploy brings everything up at once)."""
+    """A worker may start before its database answers (a deploy brings everything up at once).  A worker with
+    a role of its own (judge.service.worker_role) may not create or alter tables: it goes on once the tables it
+    uses exist (the API makes them, then grants the role its share)."""
     deadline = time.monotonic() + patience
     while True:
         try:
             store.create_schema()
             return
         except Exception as exc:  # noqa: BLE001
+            if _not_the_owner(exc) and _tables_exist(store):
+                log.info("the store's tables are the API's (this worker's role may not alter them); using them")
+                return
             if time.monotonic() > deadline:
                 raise
-            log.warning("the store is not reachable yet (%s); trying again in 2 s", type(exc).__name__)
+            log.warning("the store is not ready yet (%s); trying again in 2 s", type(exc).__name__)
             time.sleep(2)
+
+
+def _not_the_owner(exc: Exception) -> bool:
+    """PostgreSQL's insufficient_privilege (SQLSTATE 42501), as a role without DDL rights gets."""
+    return getattr(getattr(exc, "orig", None), "sqlstate", None) == "42501"
+
+
+def _tables_exist(store: Store) -> bool:
+    from sqlalchemy import inspect
+
+    from judge.service.store import metadata
+
+    with store._read() as conn:
+        return set(metadata.tables) <= set(inspect(conn).get_table_names())

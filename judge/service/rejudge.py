@@ -229,6 +229,13 @@ class RejudgeStore:
         log.info("rejudge %s applied: %d verdicts changed", rid, len(changed))
         return [c[0] for c in changed]
 
+    def finished_to_apply(self) -> list[str]:
+        """Finished rejudges that are not dry runs, oldest first: applied as soon as done."""
+        with self.store._read() as conn:
+            return [r[0] for r in conn.execute(select(rejudges.c.id).where(rejudges.c.state == FINISHED,
+                                                                             rejudges.c.dry_run == 0)
+                                               .order_by(rejudges.c.created_at)).all()]
+
     def history_of(self, submission_id: str) -> list[dict]:
         with self.store._read() as conn:
             rows = conn.execute(select(history).where(history.c.submission_id == submission_id)
@@ -258,10 +265,12 @@ def _scores_again(conn, submission_ids: list[str], now: float) -> None:  # noqa:
 
 
 # -- the runner --------------------------------------------------------------------------------------------------
-def run(rs: RejudgeStore, judge: Any, rid: str, live_busy: Callable[[], bool], batch: int = 16) -> str:
+def run(rs: RejudgeStore, judge: Any, rid: str, live_busy: Callable[[], bool], batch: int = 16,
+        apply_when_done: bool = True) -> str:
     """Grade the rejudge's items one by one until done ("done"), until live work waits ("yielded"), or until
     it was cancelled ("cancelled").  Safe to run twice at once: an item graded twice is recorded twice, the
-    same verdict."""
+    same verdict.  ``apply_when_done`` False: a rejudge that is not a dry run is left finished for the API to
+    apply (Celery workers, whose database role may not write what applying writes)."""
     from judge.service.worker import internal_error
 
     row = rs.row(rid)
@@ -270,7 +279,7 @@ def run(rs: RejudgeStore, judge: Any, rid: str, live_busy: Callable[[], bool], b
     while True:
         todo = rs.todo(rid, batch)
         if not todo:
-            if rs.finish(rid) and not row["dry_run"]:
+            if rs.finish(rid) and not row["dry_run"] and apply_when_done:
                 rs.apply(rid)
             return "done"
         for item in todo:

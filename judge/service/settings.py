@@ -56,6 +56,10 @@ def _int(env: dict, name: str, default: int) -> int:
 @dataclass
 class Settings:
     db_url: str = field(default_factory=default_db_url)
+    #: JUDGE_WORKER_DB_URL, the API's side: the PostgreSQL login ``judge worker`` uses (its own JUDGE_DB_URL).
+    #: The API creates or updates that role at start-up and grants it only what a worker touches
+    #: (judge.service.worker_role).  None: workers share the API's URL (one machine).
+    worker_db_url: str | None = None
     broker_url: str | None = None            # None: embedded workers in the server process
     tokens: dict[str, str] = field(default_factory=dict)            # platform -> bearer token
     callback_secrets: dict[str, str] = field(default_factory=dict)  # platform -> HMAC key (default: its token)
@@ -93,6 +97,7 @@ class Settings:
         env = dict(os.environ if env is None else env)
         s = cls()
         s.db_url = env.get("JUDGE_DB_URL") or s.db_url
+        s.worker_db_url = env.get("JUDGE_WORKER_DB_URL") or None
         s.broker_url = env.get("JUDGE_BROKER_URL") or None
         s.tokens = parse_pairs(env.get("JUDGE_API_TOKENS", ""), "JUDGE_API_TOKENS")
         s.callback_secrets = parse_pairs(env.get("JUDGE_CALLBACK_SECRETS", ""), "JUDGE_CALLBACK_SECRETS")

@@ -51,8 +51,8 @@ def _isolation_option(f):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 @click.option("--problems-dir", type=click.Path(file_okay=False), default=None, expose_value=True,
-              help="look problems up here first [env JUDGE_PROBLEMS_DIR; then ./problems, the current folder, "
-                   "the installed ones]")
+              help="look problem ids up here, then among the installed ones, and nowhere else [env "
+                   "JUDGE_PROBLEMS_DIR; when neither is set: ./problems, the current folder, the installed ones]")
 def main(problems_dir: str | None) -> None:
     """Auto-grading judge for numpy exercises."""
     if problems_dir:

@@ -23,6 +23,7 @@ import pytest
 from judge.problem import private_dir
 from judge.problem.loader import load_problem
 from tests.conftest import PROBLEM_DIR, REPO, SUBMISSIONS, require_sandbox, unavailable
+from tests.test_service_fleet import store  # noqa: F401 - the store fixture (sqlite, with the bundles table)
 
 SWAPPED = (SUBMISSIONS / "wrong_answer" / "sin_cos_swapped.py").read_text()
 OTHER_USER = 65534  # nobody
@@ -139,17 +140,6 @@ def test_judge_grade_ignores_expected_outputs_planted_in_a_cache_another_user_ma
 
 
 # -- the worker's bundle versions -----------------------------------------------------------------------------
-@pytest.fixture
-def store(tmp_path):
-    import judge.service.bundle_versions  # noqa: F401 - its table is part of the schema
-    from judge.service.store import Store
-
-    s = Store(f"sqlite:///{tmp_path}/store.sqlite3")
-    s.create_schema()
-    yield s
-    s.close()
-
-
 def _problems(folder: Path, note: str | None = None) -> Path:
     folder.mkdir(parents=True)
     shutil.copytree(PROBLEM_DIR, folder / "sinusoidal-pe", ignore=shutil.ignore_patterns("__pycache__"))

@@ -232,3 +232,50 @@ def test_nbgrader_gives_a_notebook_that_attacks_the_kernel_its_honest_score(tmp_
         assert "public cases: 0 of 4 passed" in printed and ("ran this notebook's cells" in printed) == run_cells
         planted = course / "autograded" / "mallory-ipython-cells" / "ps1" / "sinusoidal-pe" / "reference.py"
         assert planted.is_file() == run_cells  # the kernel ran the attack only when asked to run cells
+
+
+def _execute(cells: list[str], folder: Path, **env: str) -> list[str]:
+    """Run ``cells`` in a real Jupyter kernel (nbclient from the tools' virtualenv); each code cell's printed text
+    and value."""
+    nbformat, nb = _notebook(cells)
+    path = folder / "run.ipynb"
+    nbformat.write(nb, path)
+    script = ("import sys, nbformat, nbclient\nnb = nbformat.read(sys.argv[1], as_version=4)\n"
+              "nbclient.NotebookClient(nb, timeout=300, allow_errors=True, resources={'metadata': {'path': "
+              "sys.argv[2]}}).execute()\nnbformat.write(nb, sys.argv[1])\n")
+    done = subprocess.run([str(_tool("python")), "-c", script, str(path), str(folder)], env={**_env(), **env},
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ran = nbformat.read(path, as_version=4)
+    return ["".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") or "\n".join(o.get("traceback", []))
+                    for o in c.outputs) for c in ran.cells if c.cell_type == "code"]
+
+
+def test_in_a_kernel_the_judges_cell_and_test_say_they_are_feedback(tmp_path):
+    """Run inside the learner's kernel (a course without the judge's autograde step or otter plugin, or the learner
+    at work), grade_cell and otter's test report with a note that the kernel's result is feedback a notebook can
+    forge; where the grade is computed outside the kernel, they skip their run and are worth nothing."""
+    require_sandbox()
+    cells = ["import numpy as np", SWAPPED,
+             'from judge.platforms.nbgrader import grade_cell\ngrade_cell("sinusoidal-pe", points=10)',
+             'from judge.platforms.otter import assert_accepted\nassert_accepted("sinusoidal-pe")']
+    nbgrader_out, otter_out = _execute(cells, tmp_path)[2:]
+    assert "public cases: 0 of 4 passed" in nbgrader_out and "feedback a notebook can forge" in nbgrader_out
+    assert "AssertionError" in otter_out and "feedback a notebook can forge" in otter_out
+    nbgrader_out, otter_out = _execute(cells, tmp_path, JUDGE_GRADED_OUTSIDE_KERNEL="1")[2:]
+    assert "graded outside this kernel" in nbgrader_out and nbgrader_out.rstrip().endswith("0.0")
+    assert "AssertionError" in otter_out and "graded outside this kernel" in otter_out
+
+
+def test_the_otter_package_adds_its_plugin_to_an_existing_configuration(tmp_path):
+    from judge.errors import JudgeError
+    from judge.platforms.otter import write_test_file
+
+    (tmp_path / "otter_config.json").write_text(json.dumps({"show_stdout": True, "plugins": ["other.Plugin"]}))
+    write_test_file("sinusoidal-pe", tmp_path, bundle=Path("/srv/a/sinusoidal-pe"))
+    write_test_file("rotary-embedding", tmp_path, bundle=Path("/srv/a/rotary-embedding"))
+    config = json.loads((tmp_path / "otter_config.json").read_text())
+    assert config == {"show_stdout": True, "plugins": ["other.Plugin", {"judge.platforms.otter_plugin.JudgePlugin": {
+        "bundles": {"sinusoidal-pe": "/srv/a/sinusoidal-pe", "rotary-embedding": "/srv/a/rotary-embedding"}}}]}
+    with pytest.raises(JudgeError, match="absolute"):
+        write_test_file("sinusoidal-pe", tmp_path, bundle=Path("problems/sinusoidal-pe"))

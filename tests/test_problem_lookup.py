@@ -131,3 +131,15 @@ def test_judge_grade_with_problems_dir_ignores_a_planted_bundle_in_the_working_f
         from judge.problem.loader import load_problem
 
         assert verdict["problem_digest"] == load_problem(real / "sinusoidal-pe").digest
+
+
+def test_the_packaged_runners_name_their_bundle_by_an_absolute_path():
+    """Gradescope, PrairieLearn and Exercism run the grader with the learner's files around it; each names the
+    bundle by the absolute folder its image holds it in, a path the lookup takes as it is."""
+    from judge.platforms import exercism, gradescope, prairielearn
+
+    assert gradescope.HOME.startswith("/") and '--problem "$HOME_DIR/problems/__PROBLEM__"' in gradescope.RUN_AUTOGRADER
+    assert exercism.RUNNER.startswith("/") and "--problems __RUNNER__/problems" in exercism.RUN_SH
+    assert prairielearn.ENTRYPOINT[0].startswith("/") and "--problem" not in prairielearn.ENTRYPOINT  # /grade/tests/problem
+    assert locate.is_path(Path("/grade") / "tests" / "problem") and locate.is_path("/opt/test-runner/problems/x")
+    assert not locate.is_path("sinusoidal-pe")

@@ -96,8 +96,9 @@ class JudgeExecute(Execute):
                 points = float(cell.metadata.nbgrader.get("points", 0) or 0)
                 result = grade_saved(nb.cells[:index], self.problems or None, problem, self.isolation or None, note)
                 graded[index] = (result, points)
-                self.log.info("numpy-judge: cell %s (%s): %s, %.6g of %.6g points", index, problem, result.status,
-                              result.score * points, points)
+                say = self.log.warning if result.status == "internal_error" else self.log.info
+                say("numpy-judge: cell %s (%s): %s, %.6g of %.6g points%s", index, problem, result.status,
+                    result.score * points, points, f": {result.report}" if result.status == "internal_error" else "")
         if self.run_cells:
             with _environ(GRADED_OUTSIDE_ENV, "1"):
                 nb, resources = super().preprocess(nb, resources, km)

@@ -51,8 +51,8 @@ def _isolation_option(f):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 @click.option("--problems-dir", type=click.Path(file_okay=False), default=None, expose_value=True,
-              help="look problems up here first [env JUDGE_PROBLEMS_DIR; then ./problems, the current folder, "
-                   "the installed ones]")
+              help="look problem ids up here, then among the installed ones, and nowhere else [env "
+                   "JUDGE_PROBLEMS_DIR; when neither is set: ./problems, the current folder, the installed ones]")
 def main(problems_dir: str | None) -> None:
     """Auto-grading judge for numpy exercises."""
     if problems_dir:
@@ -419,8 +419,12 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
 @click.option("--examples", type=click.Path(file_okay=False), default=None,
               help="exercism: folder of <status>/*.py to make smoke tests from [default submissions/PROBLEM]")
 @click.option("--no-smoke-tests", is_flag=True, help="exercism: no tests/ folder (nothing is graded while packaging)")
+@click.option("--grading-bundle", type=click.Path(file_okay=False), default=None,
+              help="otter: the full bundle's absolute folder on the grading machine, for otter's numpy-judge "
+                   "plugin [default: the bundle's absolute folder here]")
 def package(platform: str, problem: str, out: str, hidden_visibility: str, image: str | None, min_isolation: str,
-            pythons: str, wheel_cache: str | None, examples: str | None, no_smoke_tests: bool) -> None:
+            pythons: str, wheel_cache: str | None, examples: str | None, no_smoke_tests: bool,
+            grading_bundle: str | None) -> None:
     """Write what PLATFORM needs to grade PROBLEM (README: "Course platforms"); notebook: a starter notebook and
     the hand-out bundle its check() reads (README: "Notebooks")."""
     from judge.errors import JudgeError
@@ -433,8 +437,11 @@ def package(platform: str, problem: str, out: str, hidden_visibility: str, image
         if platform == "otter":
             from judge.platforms import otter
 
-            path = otter.write_test_file(bundle.id, Path(out))
-            click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format)")
+            where = Path(grading_bundle) if grading_bundle else bundle.root
+            path = otter.write_test_file(bundle.id, Path(out), bundle=where)
+            click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format); and "
+                       f"{Path(out) / 'otter_config.json'}: otter's numpy-judge plugin grades it outside the kernel "
+                       f"with the bundle at {where} on the grading machine")
         elif platform == "notebook":
             from judge.platforms import notebook
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 from judge.sandbox import memfd
 from judge._version import __version__
 from judge.sandbox.background import InBackground
-from judge.problem.cache import cache_root, write_atomic
+from judge.problem.cache import cache_dir, write_atomic
 from judge.sandbox.contract import RunReport, RunRequest
 from judge.problem.timescale import ENV as TIME_SCALE_ENV
 
@@ -64,9 +64,11 @@ def fingerprint(root: Path) -> str | None:
     return digest.hexdigest()[:32]
 
 
-def plan_path(key: str) -> Path:
-    """Where the plan of bundle files with fingerprint ``key`` lives, in the judge's cache."""
-    return cache_root() / "plans" / f"{key}.json"
+def plan_path(key: str) -> Path | None:
+    """Where the plan of bundle files with fingerprint ``key`` lives, in the judge's private cache (None when
+    there is none: a plan from a folder others can write would choose the run)."""
+    base = cache_dir()
+    return base / "plans" / f"{key}.json" if base is not None else None
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,8 @@ def write_plan(prepared: PreparedProblem, inputs: Path | None) -> None:
         "inputs": str(inputs) if inputs is not None else None,
     }, sort_keys=True)
     path = plan_path(key)
+    if path is None:
+        return
     try:
         if path.is_file() and path.read_text() == text:
             return  # e.g. a read-only image whose plan was written when it was built
@@ -127,10 +131,11 @@ def read_plan(root: Path) -> RunPlan | None:
     """The plan for the bundle at ``root`` if one was made from files with the same names and bytes, by this
     judge version, with the same time scale; else None."""
     key = fingerprint(root)
-    if key is None:
+    path = plan_path(key) if key is not None else None
+    if path is None:
         return None
     try:
-        data = json.loads(plan_path(key).read_text())
+        data = json.loads(path.read_text())
         if (data.get("schema") != PLAN_SCHEMA or data["judge"] != __version__
                 or data["time_scale"] != os.environ.get(TIME_SCALE_ENV, "")):
             return None

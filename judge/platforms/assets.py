@@ -43,9 +43,14 @@ def dependencies(root: Path, extras: tuple[str, ...] = ()) -> list[str]:
 
 
 def wheel_cache() -> Path:
-    from judge.problem.cache import cache_root
+    """The judge's private cache's ``wheels/``: a wheel planted there would ship in every package built here."""
+    from judge.problem.cache import cache_dir, cache_root
 
-    return cache_root() / "wheels"
+    base = cache_dir()
+    if base is None:
+        raise JudgeError(f"no private cache folder for the wheels at {cache_root()} (it must be this user's or "
+                         "root's and writable by nobody else): set JUDGE_CACHE_DIR or pass --wheel-cache")
+    return base / "wheels"
 
 
 def _pip(*args: str) -> None:

@@ -1,12 +1,25 @@
-"""Where a problem's bundle folder is: by path, or by id in the folders of the person at the keyboard.
+"""Where a problem's bundle folder is: by path, or by id in the folders the grader configured.
 
-By id, the first of these folders that holds ``<id>/problem.yaml`` wins:
+The bundle decides what counts as right, so it must come from whoever grades, never from whoever is graded.  A
+learner's files often sit in the folder the judge runs in (nbgrader's and otter's kernels run in the learner's
+submission folder; a learner can hand in a folder), and a folder there named like the problem, holding a
+reference of the learner's making, must never be taken for the problem.  So:
 
-1. ``$JUDGE_PROBLEMS_DIR`` (``--problems-dir`` sets it for one command; the service's image sets it);
-2. ``./problems`` where the command runs (an author's course repository);
-3. the current folder itself (a notebook hand-out: the public bundle beside the starter notebook);
-4. a notebook's own folder and its ``problems/`` (``check()`` in a kernel started elsewhere);
-5. the problems folder beside the package (a checkout; a wheel installs none).
+* a **path** (a ``Path``, or text holding a ``/``: ``./week3``, ``/opt/judge/problems/sinusoidal-pe``) is taken
+  as it is: whoever typed or configured it chose that folder;
+* an **id** (text without a ``/``) is looked up, the first folder holding ``<id>/problem.yaml`` winning:
+
+  - when ``$JUDGE_PROBLEMS_DIR`` is set (``--problems-dir`` sets it for one command; the service's image, a
+    course's grading machine set it): in that folder, then among the installed problems, and **nowhere else**:
+    not the working folder, not a notebook's folder;
+  - when nothing is configured (an author at the keyboard, a learner's ``check()`` on their own machine):
+    ``./problems``, the current folder itself (a hand-out folder: the public bundle beside the starter
+    notebook), a notebook's own folder and its ``problems/`` (``check()`` in a kernel started elsewhere), then
+    the installed problems.
+
+The installed problems are those beside the package (a checkout's ``problems/``; a wheel installs none).  The
+packaged runners (Gradescope, PrairieLearn, Exercism) and the out-of-kernel notebook graders (nbgrader's
+preprocessor, otter's plugin) are given absolute bundle paths and never look an id up in a learner's folder.
 
 ``judge new`` and ``judge case add`` write where the author stands (``$JUDGE_PROBLEMS_DIR``, else
 ``./problems``), never into the installed package.  Kept apart from the loader (which imports pydantic) so that
@@ -27,16 +40,24 @@ INSTALLED = Path(__file__).resolve().parents[2] / "problems"
 PROBLEMS_DIR = Path(os.environ.get(ENV) or INSTALLED)
 
 
+def configured() -> Path | None:
+    """The problems folder the grader configured (``$JUDGE_PROBLEMS_DIR``, absolute), or None."""
+    value = os.environ.get(ENV)
+    return Path(value).absolute() if value else None
+
+
 def search_dirs(near: str | Path | None = None) -> list[Path]:
     """The folders a problem id is looked up in, in order (see the module's docstring); ``near``: a notebook's
-    folder."""
+    folder, consulted only when nothing is configured."""
     folders: list[Path] = []
-    if os.environ.get(ENV):
-        folders.append(Path(os.environ[ENV]))
-    here = Path.cwd()
-    folders += [here / "problems", here]
-    if near is not None:
-        folders += [Path(near), Path(near) / "problems"]
+    chosen = configured()
+    if chosen is not None:
+        folders.append(chosen)
+    else:
+        here = Path.cwd()
+        folders += [here / "problems", here]
+        if near is not None:
+            folders += [Path(near).absolute(), Path(near).absolute() / "problems"]
     folders.append(INSTALLED)
     unique: list[Path] = []
     for folder in folders:
@@ -50,18 +71,26 @@ def authoring_dir() -> Path:
     return Path(os.environ.get(ENV) or Path.cwd() / "problems")
 
 
+def is_path(problem: str | Path) -> bool:
+    """Whether ``problem`` names a folder (a ``Path``, or text with a ``/``) rather than an id to look up."""
+    return isinstance(problem, Path) or "/" in str(problem)
+
+
 def resolve(problem: str | Path, near: str | Path | None = None) -> Path:
-    """A path to a bundle folder, or a problem id looked up in :func:`search_dirs`."""
-    candidate = Path(problem)
-    if candidate.is_dir() and (candidate / "problem.yaml").is_file():
-        return candidate.resolve()
-    if "/" not in str(problem) and str(problem) not in ("", ".", ".."):
+    """The absolute bundle folder of a path, or of a problem id looked up in :func:`search_dirs`."""
+    if is_path(problem):
+        candidate = Path(problem)
+        if candidate.is_dir() and (candidate / "problem.yaml").is_file():
+            return candidate.resolve()
+        raise BundleError(str(problem), None, "no problem bundle here (no problem.yaml in this folder)")
+    name = str(problem)
+    if name not in ("", ".", "..") and "\0" not in name:
         for folder in search_dirs(near):
-            if (folder / str(problem) / "problem.yaml").is_file():
-                return folder / str(problem)
+            if (folder / name / "problem.yaml").is_file():
+                return (folder / name).resolve()
     looked = "; ".join(str(f) for f in search_dirs(near))
     known = ", ".join(available(near)) or "none"
-    raise BundleError(str(problem), None, f"unknown problem (known: {known}; looked in: {looked})")
+    raise BundleError(name, None, f"unknown problem (known: {known}; looked in: {looked})")
 
 
 def available(near: str | Path | None = None) -> list[str]:

@@ -25,6 +25,12 @@ def internal_error(problem: str, message: str) -> Verdict:
                    python_version=platform.python_version())
 
 
+def other_version(job_digest: str | None, verdict: Verdict) -> bool:
+    """Whether ``verdict`` was graded with another bundle version than the job was accepted under (a verdict
+    that names none, an internal error, says nothing of a version and is kept)."""
+    return bool(job_digest) and bool(verdict.problem_digest) and verdict.problem_digest != job_digest
+
+
 #: A submission is judged at most this many times; claims past it end with an internal error (JUDGE_MAX_ATTEMPTS).
 MAX_ATTEMPTS = 3
 
@@ -96,6 +102,16 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
             if versions is not None:
                 target = versions.root_for(row.problem, row.problem_digest)
             verdict = judge.grade(row.source, target)
+            if other_version(row.problem_digest, verdict) and versions is not None:
+                # this host's copy changed between the check and the grading (a deploy): the job's own version
+                target = versions.root_for(row.problem, row.problem_digest, fetch=True)
+                verdict = judge.grade(row.source, target)
+            if other_version(row.problem_digest, verdict):
+                log.error("submission %s: graded with bundle version %s, accepted under %s; not stored", sub_id,
+                          verdict.problem_digest, row.problem_digest)
+                verdict = internal_error(row.problem, f"the judge graded this submission with another version of "
+                                                      f"the problem ({verdict.problem_digest}) than the one it was "
+                                                      f"accepted under ({row.problem_digest}); ask for a rejudge")
     except BundleUnavailable as exc:
         log.error("submission %s: %s", sub_id, exc)
         verdict = internal_error(row.problem, f"the judge cannot grade this submission: {exc}")

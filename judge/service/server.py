@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import logging
 import sys
 
 from judge.errors import JudgeError
@@ -26,8 +25,9 @@ def run_server(settings: Settings, host: str, port: int, log_level: str = "info"
 
     from judge.service.app import create_app
 
-    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from judge.service import logsafe
+
+    logsafe.configure(log_level)  # one line a record, whatever a client sent
     token = settings.ensure_token()
     if token is not None:
         print("judge serve: JUDGE_API_TOKENS is not set; generated a token for platform 'default' "
@@ -40,5 +40,8 @@ def run_server(settings: Settings, host: str, port: int, log_level: str = "info"
     except SettingsError as exc:
         raise JudgeError(f"judge serve: {exc}") from None
     print(f"judge serve: {settings.mode} mode on http://{host}:{port} (docs at /docs)", flush=True)
+    # the client's address is the socket's, unless it comes through a proxy the operator trusts
+    # (JUDGE_FORWARDED_ALLOW_IPS); uvicorn's own default trusts X-Forwarded-For from any loopback client
+    trusted = ",".join(settings.forwarded_allow_ips)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None)

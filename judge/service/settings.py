@@ -106,6 +106,9 @@ class Settings:
     learner_rate_per_second: float = 0.2       # JUDGE_LEARNER_RATE_LIMIT: submissions per learner
     learner_rate_burst: float = 6.0
     forwarded_allow_ips: list[str] = field(default_factory=list)  # JUDGE_FORWARDED_ALLOW_IPS: trusted proxies
+    # JUDGE_LEARN_GUESS_LIMITS: wrong codes at /learn, PER_SECOND:BURST per client address, course and server
+    learn_guess_limits: dict[str, tuple[float, float]] = field(default_factory=lambda: {
+        "client": (0.1, 5.0), "course": (1 / 15, 20.0), "server": (0.5, 60.0)})
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "Settings":
@@ -159,6 +162,16 @@ class Settings:
                 s.learner_rate_per_second, s.learner_rate_burst = float(per), float(burst or max(1.0, float(per)))
             except ValueError:
                 raise SettingsError(f"JUDGE_LEARNER_RATE_LIMIT: {learner_rate!r} is not PER_SECOND[:BURST]") from None
+        for scope, value in parse_pairs(env.get("JUDGE_LEARN_GUESS_LIMITS", ""), "JUDGE_LEARN_GUESS_LIMITS").items():
+            per, _, burst = value.partition("/")
+            try:
+                limit = (float(per), float(burst))
+            except ValueError:
+                limit = None
+            if scope not in s.learn_guess_limits or limit is None or limit[0] < 0 or limit[1] < 1:
+                raise SettingsError(f"JUDGE_LEARN_GUESS_LIMITS: {scope}:{value} is not one of client, course, "
+                                    "server with PER_SECOND/BURST (e.g. client:0.1/5)")
+            s.learn_guess_limits[scope] = limit
         s.forwarded_allow_ips = _networks(env.get("JUDGE_FORWARDED_ALLOW_IPS", ""), "JUDGE_FORWARDED_ALLOW_IPS")
         return s
 

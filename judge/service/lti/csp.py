@@ -27,10 +27,12 @@ def policy(form_action: str = "'none'") -> str:
             f"form-action {form_action}; base-uri 'none'; object-src 'none'; frame-ancestors *")
 
 
-def page_headers(form_action: str = "'none'") -> dict[str, str]:
-    """What every page of the tool answers with: its policy, never cached, no referrer, no MIME sniffing."""
+def page_headers(form_action: str = "'none'", referrer: str = "no-referrer") -> dict[str, str]:
+    """What every page of the tool answers with: its policy, never cached, no referrer (a form that must prove
+    it is this site's own says ``same-origin``: with ``no-referrer`` browsers send ``Origin: null``), no MIME
+    sniffing."""
     return {"Content-Security-Policy": policy(form_action), "Cache-Control": "no-store",
-            "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
+            "Referrer-Policy": referrer, "X-Content-Type-Options": "nosniff"}
 
 
 def _loopback(host: str) -> bool:

@@ -59,9 +59,9 @@ class GuessLimits:
     server: FailureBuckets
 
     @classmethod
-    def default(cls) -> "GuessLimits":
-        return cls(client=FailureBuckets(rate=0.1, burst=5), course=FailureBuckets(rate=1 / 15, burst=20),
-                   server=FailureBuckets(rate=0.5, burst=60))
+    def of(cls, limits: dict[str, tuple[float, float]]) -> "GuessLimits":
+        """From ``Settings.learn_guess_limits``: scope -> (refill a second, burst)."""
+        return cls(**{scope: FailureBuckets(*limits[scope]) for scope in ("client", "course", "server")})
 
     def allowed(self, client: str, course: str | None) -> bool:
         return not (self.client.blocked(client) or self.server.blocked("*")

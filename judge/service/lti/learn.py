@@ -40,6 +40,8 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32: no I,
 CODE_GROUPS = 5  # of 4 characters: 100 bits
 
 learn_router = APIRouter()
+#: the sign-in forms' pages: they post here only, and with their Origin (see :func:`_cross_site`)
+FORM_HEADERS = page_headers("'self'", referrer="same-origin")
 
 
 def new_code() -> str:
@@ -74,14 +76,16 @@ def _client(request: Request) -> str:
 
 
 def _cross_site(request: Request) -> bool:
-    """A form posted by another site's page: the browser says so (``Sec-Fetch-Site``) or its Origin differs."""
-    if request.headers.get("sec-fetch-site", "") in ("cross-site", "same-site"):
-        return True
+    """A form posted by another site's page: the browser says where it comes from (``Sec-Fetch-Site``), or,
+    a browser too old for that, its ``Origin`` differs (the forms' pages send it: ``Referrer-Policy:
+    same-origin``).  A client that is no browser sends neither, and has no one else's cookies to misuse."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site not in ("same-origin", "none")
     origin = request.headers.get("origin")
     if origin is None:
         return False
-    host = request.headers.get("host", "")
-    return origin == "null" or urlsplit(origin).netloc.lower() != host.lower()
+    return origin == "null" or urlsplit(origin).netloc.lower() != request.headers.get("host", "").lower()
 
 
 def _forms(problem: str, learner: LearnLearner | None, note: str = "") -> str:
@@ -137,7 +141,7 @@ async def learn_form(problem: str, request: Request, side: LearnerSide = Depends
     if not problems.known(problem):
         return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
     known = await _cookie_learner(request, side)
-    return HTMLResponse(_forms(problem, known[0] if known else None), headers=page_headers("'self'"))
+    return HTMLResponse(_forms(problem, known[0] if known else None), headers=FORM_HEADERS)
 
 
 @learn_router.post("/learn/{problem}", include_in_schema=False)
@@ -152,7 +156,7 @@ async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depe
     if action == "continue":
         if known is None:
             return HTMLResponse(_forms(problem, None, "This browser holds no personal code: sign in."),
-                                status_code=403, headers=page_headers("'self'"))
+                                status_code=403, headers=FORM_HEADERS)
         return await _open(request, side, known[0], problem)
     if action == "return":
         return await _come_back(request, side, problem, str(data.get("personal", "")))
@@ -161,7 +165,7 @@ async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depe
 
 def _refused(problem: str, known: tuple[LearnLearner, str] | None, note: str, status: int = 403) -> HTMLResponse:
     return HTMLResponse(_forms(problem, known[0] if known else None, note), status_code=status,
-                        headers=page_headers("'self'"))
+                        headers=FORM_HEADERS)
 
 
 async def _come_back(request: Request, side: LearnerSide, problem: str, personal: str) -> Response:

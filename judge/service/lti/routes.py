@@ -255,9 +255,12 @@ async def jwks(side: LearnerSide = Depends(learner_side)) -> Any:
 
 def routers(side: LearnerSide) -> list[APIRouter]:
     """The routers to include: the page and its API always; the access-code sign-in where courses have
-    codes (JUDGE_LEARN_CODES); LTI 1.3 (the learner's and the teacher's sides) where platforms are registered."""
+    codes (JUDGE_LEARN_CODES); LTI 1.3 where platforms are registered; the teacher's side with either (a
+    teacher's launch, or a course's teacher code: JUDGE_LEARN_TEACHER_CODES)."""
     from judge.service.lti.learn import learn_router
     from judge.service.lti.teacher import teacher_router
 
-    return ([page_router] + ([learn_router] if side.ctx.settings.learn_codes else [])
-            + ([lti_router, teacher_router] if side.tool_config is not None else []))
+    settings = side.ctx.settings
+    lti = side.tool_config is not None
+    return ([page_router] + ([learn_router] if settings.learn_codes else []) + ([lti_router] if lti else [])
+            + ([teacher_router] if lti or (settings.learn_codes and settings.learn_teacher_codes) else []))

@@ -79,7 +79,7 @@ class LearnerSide:
         settings = ctx.settings
         self.submit_limit = RateLimiter(settings.learner_rate_per_second, settings.learner_rate_burst)
         self.read_limit = RateLimiter(10.0, 60.0)
-        self.guesses = GuessLimits.default()  # wrong access codes and personal codes at /learn
+        self.guesses = GuessLimits.of(settings.learn_guess_limits)  # wrong access codes and personal codes at /learn
 
     def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None,
                   into: Response | None = None) -> Response:

@@ -52,3 +52,16 @@ def configure(level: str) -> None:
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, OneLine) for f in handler.filters):
             handler.addFilter(OneLine())
+
+
+def uvicorn_log_config() -> dict:
+    """uvicorn's own logging set-up with :class:`OneLine` on its error log (an unhandled exception's traceback
+    may quote a client's text); its access log quotes the request line itself and keeps its arguments."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["one_line"] = {"()": OneLine}
+    config["handlers"]["default"]["filters"] = ["one_line"]
+    return config

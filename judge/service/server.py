@@ -44,4 +44,5 @@ def run_server(settings: Settings, host: str, port: int, log_level: str = "info"
     # (JUDGE_FORWARDED_ALLOW_IPS); uvicorn's own default trusts X-Forwarded-For from any loopback client
     trusted = ",".join(settings.forwarded_allow_ips)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                timeout_graceful_shutdown=5, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None)
+                timeout_graceful_shutdown=5, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
+                log_config=logsafe.uvicorn_log_config())

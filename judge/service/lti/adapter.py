@@ -115,9 +115,6 @@ class DatabaseStorage(LaunchDataStorage[Any]):
     def check_value(self, key: str) -> bool:
         return self.lti.kv_get(self._prepare_key(key)) is not None
 
-    def take(self, key: str) -> bool:
-        return self.lti.kv_take(self._prepare_key(key))
-
 
 class Nonces:
     """Nonces the tool recognises without storing them: ``<issued>.<random>.<HMAC of both>`` under a key derived

@@ -28,6 +28,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
 from judge.service import problems
+from judge.service.auth import RateLimiter  # noqa: TC001 - a parameter's type
+from judge.service.errors import ApiError
 from judge.service.lti.csp import page_headers
 from judge.service.lti.page import simple_page
 from judge.service.lti.roles import MEMBERSHIP
@@ -42,6 +44,8 @@ CODE_GROUPS = 5  # of 4 characters: 100 bits
 learn_router = APIRouter()
 #: the sign-in forms' pages: they post here only, and with their Origin (see :func:`_cross_site`)
 FORM_HEADERS = page_headers("'self'", referrer="same-origin")
+#: ``Sec-Fetch-Site`` of a request from this site's own page, or one the user typed
+OWN_FETCHES = frozenset({"same-origin", "none"})
 
 
 def new_code() -> str:
@@ -81,7 +85,7 @@ def _cross_site(request: Request) -> bool:
     same-origin``).  A client that is no browser sends neither, and has no one else's cookies to misuse."""
     fetch_site = request.headers.get("sec-fetch-site")
     if fetch_site is not None:
-        return fetch_site not in ("same-origin", "none")
+        return fetch_site not in OWN_FETCHES
     origin = request.headers.get("origin")
     if origin is None:
         return False
@@ -131,7 +135,19 @@ async def _cookie_learner(request: Request, side: LearnerSide) -> tuple[LearnLea
     return (learner, code) if learner is not None else None
 
 
+def _spend(limit: RateLimiter, key: str) -> bool:
+    """Whether ``key`` may open one more session (each is a row): True, or False when it opened too many."""
+    try:
+        limit.take(key)
+    except ApiError:
+        return False
+    return True
+
+
 async def _open(request: Request, side: LearnerSide, learner: LearnLearner, problem: str) -> Response:
+    if not _spend(side.opens, learner.key):
+        return refuse(429, "Too many sign-ins", "This learner opened the exercise many times in a row: wait a "
+                      "minute.", request)
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name)
     return side.open_page(request, session, secret)
 
@@ -190,17 +206,20 @@ async def _join(request: Request, side: LearnerSide, problem: str, known: tuple[
         log.warning("learn: sign-in to course %r from %s refused: too many wrong codes", course[:64], client)
         return _refused(problem, known, "Too many wrong codes: wait a few minutes.", 429)
     teacher = settings.learn_teacher_codes.get(course, "")
-    if course_key is not None and teacher and hmac.compare_digest(code.encode(), teacher.encode()):
-        return await _open_class(request, side, problem, course, name)
+    is_teacher = course_key is not None and bool(teacher) and hmac.compare_digest(code.encode(), teacher.encode())
     expected = settings.learn_codes.get(course, "")
-    if not expected or not hmac.compare_digest(code.encode(), expected.encode()):
+    if not is_teacher and (not expected or not hmac.compare_digest(code.encode(), expected.encode())):
         side.guesses.failed(client, course_key)
         log.warning("learn: sign-in refused for course %r from %s", course[:64], client)
         return _refused(problem, known, "Unknown course or wrong access code.")
+    if is_teacher:
+        return await _open_class(request, side, problem, course, name)
     if not name:
         return _refused(problem, known, "Type your name, as your teacher knows you.", 400)
     if known is not None and known[0].course == course and known[0].name.casefold() == name[:80].casefold():
         return await _open(request, side, known[0], problem)  # the same learner, signing in again
+    if not _spend(side.joins, client):
+        return _refused(problem, known, "Many learners joined from this address just now: wait a minute.", 429)
     personal = new_code()
     learner = await run_in_threadpool(side.lti.learn_join, course, name[:80], code_hash(personal))
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name)
@@ -212,6 +231,9 @@ async def _join(request: Request, side: LearnerSide, problem: str, known: tuple[
 
 async def _open_class(request: Request, side: LearnerSide, problem: str, course: str, name: str) -> Response:
     """The course's teacher code: the teacher's page of this course and problem."""
+    if not _spend(side.opens, f"learn-teacher\n{course}"):
+        return refuse(429, "Too many sign-ins", "The class view was opened many times in a row: wait a minute.",
+                      request)
     session, secret = await run_in_threadpool(side.lti.open_session, digest(f"learn-teacher\n{course}"), problem,
                                               None, name[:80] or "teacher")
     await run_in_threadpool(side.lti.mark_staff, session.handle, learn_course(course))

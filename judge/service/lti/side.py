@@ -80,6 +80,10 @@ class LearnerSide:
         self.submit_limit = RateLimiter(settings.learner_rate_per_second, settings.learner_rate_burst)
         self.read_limit = RateLimiter(10.0, 60.0)
         self.guesses = GuessLimits.of(settings.learn_guess_limits)  # wrong access codes and personal codes at /learn
+        # sessions (rows) a right code may open at /learn: per learner, and joins per client address (a class
+        # behind one address joins at once; a script that holds the course's code does not fill the tables)
+        self.opens = RateLimiter(0.2, 20.0)
+        self.joins = RateLimiter(1.0, 120.0)
 
     def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None,
                   into: Response | None = None) -> Response:

@@ -150,6 +150,12 @@ def test_the_teachers_code_opens_the_class_of_that_course(server):
     assert cai["attempts"] == 1
     subs = teacher.get(f"/lti/api/class/learners/{cai['user_id']}", headers={"X-CSRF-Token": teacher_csrf}).json()
     assert len(subs["submissions"]) == 1
+    rejudge = teacher.post("/lti/api/class/rejudges", headers={"X-CSRF-Token": teacher_csrf})
+    assert rejudge.status_code == 202, rejudge.text
+    view = wait_for(lambda: (lambda v: v if v["state"] not in ("queued", "running") else None)(teacher.get(
+        f"/lti/api/class/rejudges/{rejudge.json()['id']}", headers={"X-CSRF-Token": teacher_csrf}).json()),
+        120, 0.3, "the course's rejudge")
+    assert view["state"] == "done" and view["total"] == sum(r["attempts"] for r in body["learners"]), view
     other_course = teacher.post(f"/learn/{PROBLEM}", data={"course": "ml102", "code": TEACHER_CODE, "name": "P"})
     assert other_course.status_code == 403, "a course's teacher code opens that course only"
 

@@ -39,7 +39,7 @@ def platform(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):
+def server(tmp_path_factory, platform):  # noqa: F811 - the LMS above
     require_sandbox()
     srv = start_tool(tmp_path_factory.mktemp("lti-attacks"), platform, JUDGE_LEARN_CODES="ml101:open-sesame")
     yield srv

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import ipaddress
 import sys
 
 from judge.errors import JudgeError
+from judge.service.hosts import is_loopback
 from judge.service.settings import Settings, SettingsError
 
 LOOPBACK = "127.0.0.1"
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def run_server(settings: Settings, host: str, port: int, log_level: str = "info") -> None:

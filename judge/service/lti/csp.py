@@ -15,8 +15,9 @@ script in the tool's origin once a form posts to it; :func:`return_url_allowed` 
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlsplit
+
+from judge.service.hosts import is_loopback
 
 PAGE_PREFIXES = ("/lti/", "/learn/")
 
@@ -35,15 +36,6 @@ def page_headers(form_action: str = "'none'", referrer: str = "no-referrer") -> 
             "Referrer-Policy": referrer, "X-Content-Type-Options": "nosniff"}
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def return_url_allowed(url: object) -> bool:
     """An ``https`` URL with a host, or ``http`` to a loopback host; never ``javascript:``, ``data:`` or the like."""
     if not isinstance(url, str) or any(ord(c) < 0x21 or c == "\x7f" for c in url):
@@ -55,7 +47,7 @@ def return_url_allowed(url: object) -> bool:
         return False
     if parts.scheme == "https":
         return bool(host)
-    return parts.scheme == "http" and _loopback(host)
+    return parts.scheme == "http" and is_loopback(host)
 
 
 def origin(url: str) -> str:

@@ -166,6 +166,10 @@ class LoopbackPlatform:
                 "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]),
             "https://purl.imsglobal.org/spec/lti/claim/context": {"id": overrides.get("course", "course-1"),
                                                                   "title": "Transformers"},
+        }
+        if overrides.get("course", "course-1") is None:  # a launch outside any course
+            claims.pop("https://purl.imsglobal.org/spec/lti/claim/context")
+        claims |= {
             "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
                 "context_memberships_url": f"{self.url}/contexts/{overrides.get('course', 'course-1')}/memberships",
                 "service_versions": ["2.0"]},
@@ -178,7 +182,8 @@ class LoopbackPlatform:
         if claims["https://purl.imsglobal.org/spec/lti/claim/message_type"] == "LtiDeepLinkingRequest":
             claims.pop("https://purl.imsglobal.org/spec/lti/claim/resource_link")
             claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {
-                "deep_link_return_url": f"{self.url}/deep_link_return", "accept_types": ["ltiResourceLink"],
+                "deep_link_return_url": overrides.get("return_url", f"{self.url}/deep_link_return"),
+                "accept_types": ["ltiResourceLink"],
                 "accept_presentation_document_targets": ["iframe", "window"], "accept_multiple": False,
                 "data": overrides.get("data", "opaque-data-42")}
         return claims

@@ -51,7 +51,7 @@ def browser():
 def lms(tmp_path_factory):
     require_sandbox()
     platform = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    server = start_tool(tmp_path_factory.mktemp("tool"), platform)
+    server = start_tool(tmp_path_factory.mktemp("tool"), platform, JUDGE_LEARN_CODES="ml101:open-sesame")
     yield platform, server
     server.stop()
     platform.stop()
@@ -212,4 +212,78 @@ def test_the_teacher_sees_the_class_in_the_browser(browser, lms):
     frame.locator("#rejudge-apply").click()
     frame.get_by_text("applied: 0 verdicts changed").wait_for(timeout=30_000)
     page.screenshot(path=str(ARTIFACTS / "4-teacher.png"), full_page=True)
+    assert not problems, problems
+
+
+INSTRUCTOR = ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]
+
+
+def _watch(page, problems: list[str]) -> None:  # noqa: ANN001 - a Playwright page
+    """Console errors (a Content-Security-Policy refusal is one) and page errors go to ``problems``."""
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+
+
+def test_a_teacher_adds_the_exercise_by_deep_linking_in_the_browser(browser, lms):
+    """The picker posts to the tool, the tool's answer auto-posts the signed JWT to the platform: both allowed by
+    the pages' policy (form-action), nothing refused in the console."""
+    platform, _server = lms
+    problems: list[str] = []
+    page = browser.new_page()
+    _watch(page, problems)
+    platform.next_launch = {"message_type": "LtiDeepLinkingRequest", "roles": INSTRUCTOR, "problem": None,
+                            "data": "browser-dl"}
+    page.goto(f"{platform.url}/course?user=teacher-dl")
+    frame = page.frame_locator("#tool")
+    frame.locator('input[name="problem"][value="rotary-embedding"]').check(timeout=30_000)
+    frame.locator('button[type="submit"]').click()
+    frame.get_by_text("Activity added.").wait_for(timeout=30_000)
+    message = platform.deep_links[-1]
+    assert message["https://purl.imsglobal.org/spec/lti-dl/claim/data"] == "browser-dl"
+    [item] = message["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert item["custom"] == {"problem": "rotary-embedding"}
+    assert not problems, problems
+
+
+def test_a_platform_signed_javascript_return_url_runs_nothing(browser, lms):
+    """A platform (or whoever holds its key) signs a deep-linking launch whose return URL is ``javascript:``:
+    the teacher sees a refusal, and no script runs in the tool's origin, whatever the teacher clicks."""
+    platform, _server = lms
+    dialogs: list[str] = []
+    page = browser.new_page()
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    platform.next_launch = {"message_type": "LtiDeepLinkingRequest", "roles": INSTRUCTOR, "problem": None,
+                            "return_url": "javascript:alert('script in the tool: '+document.domain)"}
+    page.goto(f"{platform.url}/course?user=teacher-js")
+    frame = page.frame_locator("#tool")
+    frame.locator('input[name="problem"], main.plain h1').first.wait_for(timeout=30_000)
+    if frame.locator('input[name="problem"]').count():  # a picker: the teacher picks, as they would
+        frame.locator('input[name="problem"]').first.check()
+        frame.locator('button[type="submit"]').click()
+        page.wait_for_timeout(3000)
+    assert not dialogs, f"script ran in the tool's origin: {dialogs}"
+    assert frame.locator("main.plain h1").inner_text() == "Launch refused"
+
+
+def test_a_learner_joins_at_learn_in_the_browser(browser, lms):
+    """Without an LMS: the sign-in form, the personal code shown once, the exercise; back later with the
+    browser's cookie; every page within its policy."""
+    _platform, server = lms
+    problems: list[str] = []
+    page = browser.new_page()
+    _watch(page, problems)
+    page.goto(f"{server.url}/learn/sinusoidal-pe")
+    page.fill('input[name="course"]', "ml101")
+    page.fill('input[name="code"]', "open-sesame")
+    page.fill('input[name="name"]', "Dana Browser")
+    page.locator('form:has(input[name="name"]) button[type="submit"]').click()
+    code = page.locator("#personal-code").inner_text(timeout=30_000)
+    assert len(code) == 24 and code.count("-") == 4
+    page.locator("#open-exercise").click()
+    page.locator("#editor").wait_for(timeout=30_000)
+    assert "Signed in as Dana Browser" in page.locator("header").inner_text()
+    page.goto(f"{server.url}/learn/sinusoidal-pe")  # later, in the same browser
+    page.get_by_role("button", name="Continue").click()
+    page.locator("#editor").wait_for(timeout=30_000)
+    assert code not in page.content(), "the personal code is shown once"
     assert not problems, problems

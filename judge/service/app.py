@@ -179,5 +179,8 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
         app.state.learner_side = side = LearnerSide(ctx, learner[0])
         for router in routers(side):
             app.include_router(router)
+        from judge.service.lti.csp import PageHeaders
+
+        app.add_middleware(PageHeaders)  # a Content-Security-Policy on every page of the learner side
     app.openapi = lambda: document(app)  # type: ignore[method-assign]
     return app

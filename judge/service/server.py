@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
-import logging
 import sys
 from typing import TYPE_CHECKING
 
 from judge.errors import JudgeError
+from judge.service.hosts import is_loopback
 from judge.service.settings import Settings, SettingsError
 
 if TYPE_CHECKING:
@@ -16,22 +15,14 @@ if TYPE_CHECKING:
 LOOPBACK = "127.0.0.1"
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def run_server(settings: Settings, host: str, port: int, log_level: str = "info") -> None:
     import uvicorn
 
     from judge.service.app import create_app
 
-    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from judge.service import logsafe
+
+    logsafe.configure(log_level)  # one line a record, whatever a client sent
     token = settings.ensure_token()
     if token is not None:
         print("judge serve: JUDGE_API_TOKENS is not set; generated a token for platform 'default' "
@@ -46,8 +37,12 @@ def run_server(settings: Settings, host: str, port: int, log_level: str = "info"
     except SettingsError as exc:
         raise JudgeError(f"judge serve: {exc}") from None
     print(f"judge serve: {settings.mode} mode on http://{host}:{port} (docs at /docs)", flush=True)
+    # the client's address is the socket's, unless it comes through a proxy the operator trusts
+    # (JUDGE_FORWARDED_ALLOW_IPS); uvicorn's own default trusts X-Forwarded-For from any loopback client
+    trusted = ",".join(settings.forwarded_allow_ips)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
+                log_config=logsafe.uvicorn_log_config())
 
 
 def _set_up_worker_role(store: Store, worker_url: str) -> None:

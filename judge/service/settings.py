@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import secrets
@@ -36,6 +37,22 @@ def parse_pairs(text: str, variable: str) -> dict[str, str]:
         if name in out:
             raise SettingsError(f"{variable}: platform {name!r} is listed twice")
         out[name] = value
+    return out
+
+
+def _networks(text: str, variable: str) -> list[str]:
+    """Comma-separated addresses or networks (``10.0.0.0/8``); ``*`` trusts every client (only behind a proxy
+    that every request passes)."""
+    out = []
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        if item != "*":
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise SettingsError(f"{variable}: {item!r} is not an IP address or network") from None
+        out.append(item)
     return out
 
 
@@ -89,8 +106,13 @@ class Settings:
     lti_config: str | None = None              # JUDGE_LTI_CONFIG: platforms (pylti1p3 ToolConfJsonFile JSON)
     public_url: str | None = None              # JUDGE_PUBLIC_URL: how browsers reach this server (https://...)
     learn_codes: dict[str, str] = field(default_factory=dict)  # JUDGE_LEARN_CODES: course -> access code
+    learn_teacher_codes: dict[str, str] = field(default_factory=dict)  # JUDGE_LEARN_TEACHER_CODES: course -> code
     learner_rate_per_second: float = 0.2       # JUDGE_LEARNER_RATE_LIMIT: submissions per learner
     learner_rate_burst: float = 6.0
+    forwarded_allow_ips: list[str] = field(default_factory=list)  # JUDGE_FORWARDED_ALLOW_IPS: trusted proxies
+    # JUDGE_LEARN_GUESS_LIMITS: wrong codes at /learn, PER_SECOND:BURST per client address, course and server
+    learn_guess_limits: dict[str, tuple[float, float]] = field(default_factory=lambda: {
+        "client": (0.1, 5.0), "course": (1 / 15, 20.0), "server": (0.5, 60.0)})
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "Settings":
@@ -133,6 +155,11 @@ class Settings:
         s.lti_config = env.get("JUDGE_LTI_CONFIG") or None
         s.public_url = (env.get("JUDGE_PUBLIC_URL") or "").rstrip("/") or None
         s.learn_codes = parse_pairs(env.get("JUDGE_LEARN_CODES", ""), "JUDGE_LEARN_CODES")
+        s.learn_teacher_codes = parse_pairs(env.get("JUDGE_LEARN_TEACHER_CODES", ""), "JUDGE_LEARN_TEACHER_CODES")
+        for course, code in s.learn_teacher_codes.items():
+            if s.learn_codes.get(course) == code:
+                raise SettingsError(f"JUDGE_LEARN_TEACHER_CODES: course {course!r} has the learners' code as its "
+                                    "teacher code: every learner would open the class view")
         learner_rate = env.get("JUDGE_LEARNER_RATE_LIMIT", "").strip()
         if learner_rate:
             per, _, burst = learner_rate.partition(":")
@@ -140,6 +167,17 @@ class Settings:
                 s.learner_rate_per_second, s.learner_rate_burst = float(per), float(burst or max(1.0, float(per)))
             except ValueError:
                 raise SettingsError(f"JUDGE_LEARNER_RATE_LIMIT: {learner_rate!r} is not PER_SECOND[:BURST]") from None
+        for scope, value in parse_pairs(env.get("JUDGE_LEARN_GUESS_LIMITS", ""), "JUDGE_LEARN_GUESS_LIMITS").items():
+            per, _, burst = value.partition("/")
+            try:
+                limit = (float(per), float(burst))
+            except ValueError:
+                limit = None
+            if scope not in s.learn_guess_limits or limit is None or limit[0] < 0 or limit[1] < 1:
+                raise SettingsError(f"JUDGE_LEARN_GUESS_LIMITS: {scope}:{value} is not one of client, course, "
+                                    "server with PER_SECOND/BURST (e.g. client:0.1/5)")
+            s.learn_guess_limits[scope] = limit
+        s.forwarded_allow_ips = _networks(env.get("JUDGE_FORWARDED_ALLOW_IPS", ""), "JUDGE_FORWARDED_ALLOW_IPS")
         return s
 
     def ensure_token(self) -> str | None:

@@ -81,6 +81,7 @@ WORKER_DENIED: frozenset[str] = frozenset({
     "judge_lti_owned",        # who made which submission
     "judge_lti_scores",       # the gradebook's queue (a row there is a grade the API posts)
     "judge_lti_staff",        # teachers' sessions and their courses
+    "judge_learn_learners",   # /learn identities: names and personal codes' hashes
 })
 
 

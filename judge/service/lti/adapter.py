@@ -5,7 +5,9 @@ pylti1p3 does the protocol (OIDC login, id_token signature against the platform'
 audience via the registration's client id, expiry, deployment id, message type).  What it leaves to
 the framework, and what this adapter adds:
 
-- the nonce is consumed on first use (pylti1p3next only checks that it was issued);
+- nonces are stateless until used (:class:`Nonces`): the login, open to anyone, writes no row; a nonce is
+  consumed on first use, and only after the id_token's signature is checked (pylti1p3next only checks that it
+  was issued, and before the signature);
 - the state cookie is set ``SameSite=None; Secure; Partitioned`` behind HTTPS (so it comes back into
   an LMS's iframe), ``Lax`` on plain HTTP (a developer's loopback);
 - launch data lives in the service's database (``judge_lti_kv``), so several servers share it.
@@ -13,13 +15,17 @@ the framework, and what this adapter adds:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 import threading
 import time
+from html import escape
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pylti1p3.cookie import CookieService
-from pylti1p3.cookies_allowed_check import CookiesAllowedCheckPage
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.oidc_login import OIDCLogin
@@ -28,9 +34,12 @@ from pylti1p3.request import Request
 from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
 
+from judge.service.lti.csp import page_headers
+from judge.service.lti.page import simple_page
 from judge.service.lti.tables import LtiStore
 
 COOKIE_PREFIX = "lti1p3"
+NONCE_SECONDS = 600  # from the login to the launch: a platform answers within seconds
 
 
 def set_cookie(response: Response, name: str, value: str, max_age: int | None, secure: bool,
@@ -106,18 +115,47 @@ class DatabaseStorage(LaunchDataStorage[Any]):
     def check_value(self, key: str) -> bool:
         return self.lti.kv_get(self._prepare_key(key)) is not None
 
-    def take(self, key: str) -> bool:
-        return self.lti.kv_take(self._prepare_key(key))
+
+class Nonces:
+    """Nonces the tool recognises without storing them: ``<issued>.<random>.<HMAC of both>`` under a key derived
+    from the tool's private keys.  So the login, which anyone may call, writes no row; a nonce is written down
+    only when it is used, by a launch whose id_token's signature was already checked (:meth:`Launch.validate`),
+    so that it is used once and a forged token cannot use up a real launch's nonce."""
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+
+    def _mac(self, issued: str, random: str) -> str:
+        return hmac.new(self.key, f"{issued}.{random}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    def mint(self) -> str:
+        issued, random = str(int(time.time())), secrets.token_urlsafe(16)
+        return f"{issued}.{random}.{self._mac(issued, random)}"
+
+    def valid_until(self, nonce: str) -> float | None:
+        """Until when this nonce may be used (None: not one of ours, or too old)."""
+        issued, _, rest = nonce.partition(".")
+        random, _, mac = rest.partition(".")
+        if not (issued.isdigit() and random and hmac.compare_digest(mac.encode(), self._mac(issued, random).encode())):
+            return None
+        until = int(issued) + NONCE_SECONDS
+        return until if int(issued) - 60 <= time.time() <= until else None
 
 
 class Sessions(SessionService):
-    """pylti1p3's session service over :class:`DatabaseStorage`, with single-use nonces."""
+    """pylti1p3's session service over :class:`DatabaseStorage`, with stateless single-use nonces."""
 
-    def __init__(self, storage: DatabaseStorage) -> None:  # noqa: D107 - no Flask/Django session to wrap
+    def __init__(self, storage: DatabaseStorage, nonces: Nonces) -> None:  # noqa: D107 - no Flask session to wrap
         self.data_storage = storage
+        self.nonces = nonces
+
+    def save_nonce(self, nonce: str) -> None:
+        """Nothing to save: :class:`Nonces` recognises its own."""
 
     def check_nonce(self, nonce: str) -> bool:
-        return self.data_storage.take(self._get_key("nonce", nonce))
+        until = self.nonces.valid_until(str(nonce))
+        return until is not None and self.data_storage.lti.kv_claim(
+            self._get_key("used-nonce", hashlib.sha256(str(nonce).encode()).hexdigest()), True, until)
 
 
 class _Redirect(Redirect[Response]):
@@ -138,19 +176,44 @@ class _Redirect(Redirect[Response]):
 
 
 class Login(OIDCLogin):
+    nonces: Nonces
+
     def get_redirect(self, url: str) -> _Redirect:
         return _Redirect(url)
 
+    def _generate_nonce(self) -> str:
+        return self.nonces.mint()
+
     def get_cookies_allowed_js_check(self) -> Response:
+        """pylti1p3's check page has inline script and style, which the pages' policy refuses: the same check
+        as a plain page and a static script, the new-window URL built here (so it works without script too)."""
         protocol, params = self.get_cookies_allowed_js_check_params()
-        page = CookiesAllowedCheckPage(params, protocol, self._cookies_unavailable_msg_main_text,
-                                       self._cookies_unavailable_msg_click_text, self._cookies_check_loading_text)
-        return HTMLResponse(page.get_html())
+        again = "/lti/login?" + urlencode(params)
+        body = (f'<div id="cookie-check" data-protocol="{escape(protocol)}" data-url="{escape(again)}">'
+                f'<p id="cookie-check-loading">{escape(self._cookies_check_loading_text)}</p>'
+                f'<p id="cookie-check-warning" hidden><strong>{escape(self._cookies_unavailable_msg_main_text)}'
+                f'</strong> <a href="{escape(again)}" target="_blank" rel="noopener">'
+                f'{escape(self._cookies_unavailable_msg_click_text)}</a></p></div>'
+                f'<noscript><p><a href="{escape(again)}" target="_blank" rel="noopener">'
+                f'{escape(self._cookies_unavailable_msg_click_text)}</a></p></noscript>'
+                '<script src="/lti/static/cookiecheck.js"></script>')
+        return HTMLResponse(simple_page("Opening the exercise", body), headers=page_headers())
 
 
 class Launch(MessageLaunch):
     def _get_request_param(self, key: str) -> str:
         return self._request.get_param(key)
+
+    def validate(self) -> "Launch":
+        """pylti1p3's checks with the nonce's after the signature's and the deployment's (pylti1p3 consumes the
+        nonce first, so anyone could spend a real launch's nonce with an unsigned token carrying it)."""
+        self._validated = True
+        try:
+            return (self.validate_state().validate_jwt_format().validate_registration().validate_jwt_signature()
+                    .validate_deployment().validate_nonce().validate_message().save_launch_data())
+        except Exception:
+            self._validated = False
+            raise
 
 
 class CachingConnector(ServiceConnector):

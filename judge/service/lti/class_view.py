@@ -20,26 +20,19 @@ from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any
 
-from judge.service.lti.tables import LtiStore, digest
+from judge.service.lti.roles import is_learner
+from judge.service.lti.tables import LtiStore, digest, learn_key
 from judge.service.store import StoredSubmission
 
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
-STAFF_ROLES = ("Instructor", "TeachingAssistant", "ContentDeveloper", "Administrator")
 CSV_FIELDS = ("user_id", "name", "attempts", "best_score", "last_status", "first_accepted_at", "mistakes")
 
 
-def is_staff(roles: list[str] | None) -> bool:
-    """An LTI role URI (or short name) of course staff: Instructor, TeachingAssistant, ContentDeveloper or
-    Administrator, as membership, sub-role or institution role."""
-    for role in roles or []:
-        name = str(role).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-        if name in STAFF_ROLES:
-            return True
-    return False
-
-
 def learner_key(course: dict, user_id: str) -> str:
-    """The key the learner side files a learner's submissions under (see :func:`routes.launch`)."""
+    """The key the learner side files a learner's submissions under (see :func:`routes.launch`; a ``/learn``
+    course's learners: :func:`.tables.learn_key`)."""
+    if course.get("kind") == "learn":
+        return learn_key(course["context"], user_id)
     return digest("\n".join([course["issuer"], course["client_id"], str(course["deployment"]),
                              str(course["context"]), user_id]))
 
@@ -88,13 +81,13 @@ class LearnerRow:
 
 
 def roster_learners(members: list[dict]) -> list[dict]:
-    """The roster's members who are not staff (nor deleted)."""
+    """The roster's learners of this course (neither staff, nor observers, nor deleted): see :mod:`.roles`."""
     return [m for m in members if m.get("status", "Active") != "Deleted" and m.get("user_id")
-            and not is_staff(m.get("roles"))]
+            and is_learner(m.get("roles"))]
 
 
 def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict]) -> dict:
-    """What the teacher's page and ``GET /lti/api/class`` show: every member of the roster who is not staff."""
+    """What the teacher's page and ``GET /lti/api/class`` show: every learner of the roster."""
     learners = roster_learners(members)
     rows = {learner_key(course, m["user_id"]): LearnerRow(m["user_id"], m.get("name") or m.get("given_name") or
                                                           m["user_id"], list(m.get("roles") or []),
@@ -124,12 +117,23 @@ def class_mistakes(rows: list[LearnerRow]) -> list[dict]:
     return sorted(out, key=lambda e: (-e["learners"], -e["submissions"], e["kind"], e["id"]))
 
 
+#: what a spreadsheet reads as the start of a formula (OWASP's CSV injection list)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> str:
+    """A CSV cell that a spreadsheet shows as text: one that would start a formula gets a leading ``'``.
+    Names and ids come from the platform's roster, so a learner named ``=HYPERLINK(...)`` is data, not a link."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def class_csv(view: dict) -> str:
-    """A header and one row per learner, for spreadsheets."""
+    """A header and one row per learner, for spreadsheets; every cell escaped with :func:`cell`."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\r\n")
-    writer.writeheader()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_FIELDS)
     for learner in view["learners"]:
-        writer.writerow({**learner, "best_score": "" if learner["best_score"] is None else learner["best_score"],
-                         "mistakes": " ".join(learner["mistakes"])})
+        row = {**learner, "mistakes": " ".join(learner["mistakes"])}
+        writer.writerow([cell(row.get(name)) for name in CSV_FIELDS])
     return buffer.getvalue()

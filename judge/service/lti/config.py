@@ -10,6 +10,8 @@ Key files are relative to the JSON file's folder.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from pathlib import Path
 from typing import Any
@@ -70,11 +72,30 @@ def _check_entry(entry: Any, where: str, folder: Path) -> None:
         raise SettingsError(f"{where}: public_key_file is not the public half of private_key_file")
 
 
-def load_tool_config(path: str):  # noqa: ANN201 - pylti1p3's ToolConfJsonFile
+def _tool_config_class():  # noqa: ANN202 - a subclass of pylti1p3's ToolConfJsonFile, made once imported
+    from pylti1p3.tool_config import ToolConfJsonFile
+
+    class ToolConfig(ToolConfJsonFile):
+        """pylti1p3's JSON config, which also derives the tool's own secrets from its private keys: every server
+        with the same platforms file derives the same ones, and nothing is stored to share them."""
+
+        def set_private_key(self, iss: str, key_content: str, client_id: str | None = None):  # noqa: ANN201
+            self.__dict__.setdefault("_judge_keys", set()).add(key_content)
+            return super().set_private_key(iss, key_content, client_id=client_id)
+
+        def secret(self, purpose: str) -> bytes:
+            """A key for ``purpose`` (an HMAC of it under every registration's private key)."""
+            material = "\0".join(sorted(self.__dict__.get("_judge_keys", ()))).encode()
+            return hmac.new(material, purpose.encode(), hashlib.sha256).digest()
+
+    return ToolConfig
+
+
+def load_tool_config(path: str):  # noqa: ANN201 - pylti1p3's ToolConfJsonFile, with ``secret(purpose)``
     """The validated config; raises :class:`SettingsError` naming the file, the issuer and the field."""
     try:
         from pylti1p3.exception import ToolConfException
-        from pylti1p3.tool_config import ToolConfJsonFile
+        ToolConfJsonFile = _tool_config_class()  # noqa: N806
     except ImportError:
         raise SettingsError("JUDGE_LTI_CONFIG is set but pylti1p3next is not installed "
                             "(pip install 'numpy-judge[service]')") from None

@@ -11,8 +11,6 @@ tokens are never accepted here, and these sessions are never accepted by ``/v1``
 
 from __future__ import annotations
 
-import hmac
-from html import escape
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Request
@@ -23,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from judge.service import problems
 from judge.service.errors import ApiError
 from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions
+from judge.service.lti.csp import page_headers
 from judge.service.lti.learner_view import learner_verdict
-from judge.service.lti.page import render_page, simple_page
+from judge.service.lti.page import render_page
 from judge.service.lti.side import (AGS_CLAIM, CONTEXT_CLAIM, COOKIE_BLOCKED, CUSTOM_CLAIM, DEEP_LINKING,
                                     DEPLOYMENT_CLAIM, LEARN_PLATFORM, LTI_PLATFORM, MESSAGE_TYPE_CLAIM, PAGE_ERRORS,
                                     ROLES_CLAIM, SCORE_SCOPE, STATIC, LearnerSide, base_url, form_of, is_secure,
@@ -67,7 +66,7 @@ page_router = APIRouter()
 @page_router.get("/lti/static/{name}", include_in_schema=False)
 async def static(name: str) -> Response:
     path = STATIC / name
-    if name not in ("learner.js", "learner.css", "teacher.js", "autopost.js") or not path.is_file():
+    if name not in ("learner.js", "learner.css", "teacher.js", "autopost.js", "cookiecheck.js") or not path.is_file():
         raise ApiError(404, "not_found", f"no static file {name!r}")
     return FileResponse(path, headers={"Cache-Control": "public, max-age=3600"})
 
@@ -79,9 +78,7 @@ async def page(handle: str, request: Request, side: LearnerSide = Depends(learne
         return session
     detail = await run_in_threadpool(problems.detail, session.problem)
     html = render_page(detail, session)
-    return HTMLResponse(html, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
-                                       "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                                       "style-src 'self'; script-src 'self'; frame-ancestors *"})
+    return HTMLResponse(html, headers=page_headers())
 
 
 @page_router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
@@ -136,47 +133,6 @@ async def get_one(submission_id: str, session: LearnerSession = Depends(session_
     return view
 
 
-# -- signing in with a course's access code (no LMS) -----------------------------------------------------
-learn_router = APIRouter()
-
-
-def _sign_in_form(problem: str, note: str = "") -> str:
-    return simple_page("Sign in to practise", (
-        (f'<p role="alert">{escape(note)}</p>' if note else "")
-        + f'<form method="post" action="/learn/{escape(problem)}">'
-        '<label>Course <input name="course" required autocomplete="off"></label>'
-        '<label>Access code <input name="code" type="password" required></label>'
-        '<label>Your name (as the teacher knows you) <input name="name" required maxlength="80"></label>'
-        '<button type="submit">Open the exercise</button></form>'))
-
-
-@learn_router.get("/learn/{problem}", include_in_schema=False)
-async def learn_form(problem: str, request: Request) -> Response:
-    if not problems.known(problem):
-        return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
-    return HTMLResponse(_sign_in_form(problem))
-
-
-@learn_router.post("/learn/{problem}", include_in_schema=False)
-async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
-    if not problems.known(problem):
-        return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
-    client = request.client.host if request.client else "?"
-    try:
-        side.code_limit.take(client)
-    except ApiError:
-        return refuse(429, "Too many attempts", "Too many sign-in attempts: wait a minute.", request)
-    data = await form_of(request)
-    course, code, name = (str(data.get(k, "")).strip() for k in ("course", "code", "name"))
-    expected = side.ctx.settings.learn_codes.get(course, "")
-    if not expected or not name or not hmac.compare_digest(code.encode(), expected.encode()):
-        log.warning("learn sign-in refused for course %r from %s", course[:64], client)
-        return HTMLResponse(_sign_in_form(problem, "Unknown course or wrong access code."), status_code=403)
-    learner = digest(f"learn\n{course}\n{name.casefold()}")
-    session, secret = await run_in_threadpool(side.lti.open_session, learner, problem, None, name[:80])
-    return side.open_page(request, session, secret)
-
-
 # -- LTI 1.3 ---------------------------------------------------------------------------------------------
 lti_router = APIRouter()
 
@@ -185,7 +141,7 @@ def _services(side: LearnerSide, request: Request,
               params: dict[str, str]) -> tuple[LtiRequest, Cookies, Sessions, DatabaseStorage]:
     req = LtiRequest(params, dict(request.cookies), is_secure(request, side.ctx))
     storage = DatabaseStorage(side.lti)
-    return req, Cookies(req), Sessions(storage), storage
+    return req, Cookies(req), Sessions(storage, side.nonces), storage
 
 
 async def _params_of(request: Request) -> dict[str, str]:
@@ -205,6 +161,7 @@ async def login(request: Request, side: LearnerSide = Depends(learner_side)) -> 
     launch_url = f"{base_url(request, side.ctx)}/lti/launch"  # what the platform has registered
     oidc = Login(req, side.tool_config, session_service=session, cookie_service=cookies,
                  launch_data_storage=storage)
+    oidc.nonces = side.nonces
     oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
                               "course page.", click_msg="Open the exercise in a new tab.",
                               loading_msg="Opening the exercise...")
@@ -229,10 +186,11 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     claims = await _validated_claims(message, request)
     if isinstance(claims, Response):
         return claims
-    from judge.service.lti.class_view import is_staff
     from judge.service.lti import teacher
+    from judge.service.lti.roles import is_staff
 
-    staff = is_staff(claims.get(ROLES_CLAIM))
+    # staff of this context only: its membership roles, and a context to be staff of
+    staff = is_staff(claims.get(ROLES_CLAIM)) and bool((claims.get(CONTEXT_CLAIM) or {}).get("id"))
     if claims.get(MESSAGE_TYPE_CLAIM) == DEEP_LINKING:
         if not staff:
             return refuse(403, "Launch refused", "adding an exercise to the course is for its teachers: this "
@@ -297,8 +255,12 @@ async def jwks(side: LearnerSide = Depends(learner_side)) -> Any:
 
 def routers(side: LearnerSide) -> list[APIRouter]:
     """The routers to include: the page and its API always; the access-code sign-in where courses have
-    codes (JUDGE_LEARN_CODES); LTI 1.3 (the learner's and the teacher's sides) where platforms are registered."""
+    codes (JUDGE_LEARN_CODES); LTI 1.3 where platforms are registered; the teacher's side with either (a
+    teacher's launch, or a course's teacher code: JUDGE_LEARN_TEACHER_CODES)."""
+    from judge.service.lti.learn import learn_router
     from judge.service.lti.teacher import teacher_router
 
-    return ([page_router] + ([learn_router] if side.ctx.settings.learn_codes else [])
-            + ([lti_router, teacher_router] if side.tool_config is not None else []))
+    settings = side.ctx.settings
+    lti = side.tool_config is not None
+    return ([page_router] + ([learn_router] if settings.learn_codes else []) + ([lti_router] if lti else [])
+            + ([teacher_router] if lti or (settings.learn_codes and settings.learn_teacher_codes) else []))

@@ -19,7 +19,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from judge.service.auth import RateLimiter
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
-from judge.service.lti.adapter import set_cookie
+from judge.service.lti.adapter import Nonces, set_cookie
+from judge.service.lti.guesses import GuessLimits
 from judge.service.lti.page import simple_page
 from judge.service.lti.tables import SESSION_SECONDS, LearnerSession, LtiStore, digest
 from judge.service.schemas import ErrorBody
@@ -74,13 +75,20 @@ class LearnerSide:
         self.ctx = ctx
         self.lti = LtiStore(ctx.store)
         self.tool_config = tool_config
+        self.nonces = Nonces(tool_config.secret("lti-nonce")) if tool_config is not None else None
         settings = ctx.settings
         self.submit_limit = RateLimiter(settings.learner_rate_per_second, settings.learner_rate_burst)
         self.read_limit = RateLimiter(10.0, 60.0)
-        self.code_limit = RateLimiter(0.2, 5.0)  # access-code guesses per client address
+        self.guesses = GuessLimits.of(settings.learn_guess_limits)  # wrong access codes and personal codes at /learn
+        # sessions (rows) a right code may open at /learn: per learner, and joins per client address (a class
+        # behind one address joins at once; a script that holds the course's code does not fill the tables)
+        self.opens = RateLimiter(0.2, 20.0)
+        self.joins = RateLimiter(1.0, 120.0)
 
-    def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None) -> Response:
-        response = RedirectResponse(to or f"/lti/page/{session.handle}", status_code=303)
+    def open_page(self, request: Request, session: LearnerSession, secret: str, to: str | None = None,
+                  into: Response | None = None) -> Response:
+        """The answer that opens the session's page: a redirect there (or ``into``, given), with its cookie."""
+        response = into if into is not None else RedirectResponse(to or f"/lti/page/{session.handle}", status_code=303)
         set_cookie(response, f"judge-lti-{session.handle}", secret, SESSION_SECONDS, is_secure(request, self.ctx))
         return response
 

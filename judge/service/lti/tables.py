@@ -7,6 +7,8 @@
 - ``judge_lti_owned``: which learner made which submission (a learner sees only their own).
 - ``judge_lti_scores``: AGS score posts, retried with backoff by :mod:`judge.service.lti.passback`.
 - ``judge_lti_pictures``: the PNGs a learner's verdict names (failing public cases), shown on the page.
+- ``judge_learn_learners``: who joined a course at ``/learn`` (no LMS): a random id, the name they typed,
+  the hash of their personal code (the code itself lives only in their browser's cookie and their notes).
 - ``judge_lti_staff``: which sessions are a teacher's, and their course (issuer, client id, deployment,
   context, the roster's NRPS URL): the class view (:mod:`judge.service.lti.class_view`) reads only that course.
 
@@ -25,6 +27,8 @@ from typing import Any
 
 from sqlalchemy import (Column, Float, Index, Integer, LargeBinary, String, Table, Text, and_, delete, insert,
                         select, update)
+
+from sqlalchemy.exc import IntegrityError
 
 from judge.service.store import DONE, Store, StoredSubmission, metadata, submissions
 
@@ -85,6 +89,16 @@ pictures = Table(
     Column("data", LargeBinary, nullable=False),
 )
 
+learn_learners = Table(
+    "judge_learn_learners", metadata,
+    Column("id", String(32), primary_key=True),              # the learner's id in the course (random)
+    Column("course", String(200), nullable=False),           # the course of JUDGE_LEARN_CODES they joined
+    Column("name", String(255), nullable=False),             # as typed at sign-in: shown, never an identity
+    Column("code_hash", String(64), nullable=False, unique=True),  # SHA-256 of their personal code
+    Column("created_at", Float, nullable=False),
+    Index("ix_judge_learn_learners_course", "course"),
+)
+
 SESSION_SECONDS = 8 * 3600
 PICTURE_MAX_BYTES = 2 << 20
 INDEX = "index.json"
@@ -112,6 +126,24 @@ class ScoreRow:
     def of(cls, row) -> "ScoreRow":
         return cls(**{f: row[f] for f in ("id", "submission_id", "session", "kind", "state", "timestamp",
                                           "attempts", "next_at", "error")})
+
+
+@dataclass(frozen=True)
+class LearnLearner:
+    """A learner who joined a course at ``/learn`` (a row of ``judge_learn_learners``)."""
+
+    id: str
+    course: str
+    name: str
+
+    @property
+    def key(self) -> str:
+        """The key their submissions are filed under (``judge_lti_owned.learner``)."""
+        return learn_key(self.course, self.id)
+
+
+def learn_key(course: str, learner_id: str) -> str:
+    return digest(f"learn\n{course}\n{learner_id}")
 
 
 @dataclass
@@ -146,6 +178,17 @@ class LtiStore:
         with self.store._read() as conn:
             row = conn.execute(select(kv.c.value_json).where(kv.c.key == key, kv.c.expires_at >= time.time())).first()
         return json.loads(row[0]) if row is not None else None
+
+    def kv_claim(self, key: str, value: Any, until: float) -> bool:
+        """Write the key unless an unexpired row holds it: True for the one caller that wrote it (single use)."""
+        now = time.time()
+        try:
+            with self.store._write() as conn:
+                conn.execute(delete(kv).where(kv.c.key == key, kv.c.expires_at < now))
+                conn.execute(insert(kv).values(key=key, value_json=json.dumps(value), expires_at=until))
+        except IntegrityError:  # used already (or by a concurrent launch with the same token)
+            return False
+        return True
 
     def kv_take(self, key: str) -> bool:
         """Delete the key; True only for the one caller that found it unexpired (single use)."""
@@ -190,6 +233,29 @@ class LtiStore:
         with self.store._read() as conn:
             row = conn.execute(query).mappings().first()
         return (self._session(row), row["secret_hash"]) if row is not None else None
+
+    # -- learners of /learn (no LMS) ---------------------------------------------------------
+    def learn_join(self, course: str, name: str, code_hash: str) -> LearnLearner:
+        """A new learner of ``course``: a random id, known by the hash of their personal code from now on."""
+        row = {"id": secrets.token_hex(16), "course": course, "name": name, "code_hash": code_hash,
+               "created_at": time.time()}
+        with self.store._write() as conn:
+            conn.execute(insert(learn_learners).values(**row))
+        return LearnLearner(row["id"], course, name)
+
+    def learn_learner(self, code_hash: str) -> LearnLearner | None:
+        with self.store._read() as conn:
+            row = conn.execute(select(learn_learners.c.id, learn_learners.c.course, learn_learners.c.name)
+                               .where(learn_learners.c.code_hash == code_hash)).first()
+        return LearnLearner(*row) if row is not None else None
+
+    def learn_roster(self, course: str) -> list[LearnLearner]:
+        """Everyone who joined ``course``, oldest first."""
+        with self.store._read() as conn:
+            rows = conn.execute(select(learn_learners.c.id, learn_learners.c.course, learn_learners.c.name)
+                                .where(learn_learners.c.course == course)
+                                .order_by(learn_learners.c.created_at)).all()
+        return [LearnLearner(*r) for r in rows]
 
     # -- teachers ----------------------------------------------------------------------
     def mark_staff(self, handle: str, course: dict) -> None:

@@ -30,6 +30,7 @@ from judge.service import problems
 from judge.service.errors import ApiError
 from judge.service.lti.class_view import (NRPS_CLAIM, class_csv, class_view, learner_key, roster,
                                            roster_learners)
+from judge.service.lti.csp import origin, page_headers, return_url_allowed
 from judge.service.lti.page import page_head, simple_page
 from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
                                     learner_side, page_session, refuse, session_of)
@@ -79,6 +80,9 @@ async def open_picker(side: LearnerSide, request: Request, claims: dict, client_
     settings = claims.get(DEEP_LINKING_CLAIM) or {}
     if not settings.get("deep_link_return_url"):
         return refuse(400, "Launch refused", "the deep-linking launch has no deep_link_return_url", request)
+    if not return_url_allowed(settings["deep_link_return_url"]):
+        return refuse(400, "Launch refused", "the deep-linking launch's deep_link_return_url is not an https URL "
+                      "(http is accepted on loopback only): the exercise cannot be sent back there", request)
     token, csrf = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     await run_in_threadpool(side.lti.kv_set, f"deep-link:{token}", {
         "issuer": claims["iss"], "client_id": client_id, "deployment_id": claims.get(DEPLOYMENT_CLAIM),
@@ -92,7 +96,7 @@ async def open_picker(side: LearnerSide, request: Request, claims: dict, client_
     body = (f'<form method="post" action="/lti/deep-link/{escape(token)}">'
             f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
             f'<ul class="picker">{items}</ul><button type="submit">Add this exercise</button></form>')
-    return HTMLResponse(simple_page("Add an exercise", body), headers={"Cache-Control": "no-store"})
+    return HTMLResponse(simple_page("Add an exercise", body), headers=page_headers("'self'"))
 
 
 def _auto_post(action: str, jwt_value: str) -> str:
@@ -120,6 +124,9 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
         return refuse(400, "No exercise chosen", f"unknown problem {problem!r}: pick one of the list", request)
     if not await run_in_threadpool(side.lti.kv_take, key):  # single use
         return refuse(403, "Picker expired", "This picker was already used.", request)
+    back = stored["settings"].get("deep_link_return_url")
+    if not return_url_allowed(back):  # checked at launch too: never post the signed answer to script
+        return refuse(400, "Launch refused", "the deep_link_return_url is not an https URL", request)
     title = problems.detail(problem)["title"]
     registration = side.tool_config.find_registration_by_params(stored["issuer"], stored["client_id"])
     resource = (DeepLinkResource().set_url(f"{base_url(request, side.ctx)}/lti/launch").set_title(title)
@@ -127,8 +134,7 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
                 .set_lineitem(LineItem().set_score_maximum(SCORE_MAXIMUM).set_label(title)))
     link = DeepLink(registration, stored["deployment_id"], stored["settings"])
     jwt_value = link.get_response_jwt([resource])
-    return HTMLResponse(_auto_post(stored["settings"]["deep_link_return_url"], jwt_value),
-                        headers={"Cache-Control": "no-store"})
+    return HTMLResponse(_auto_post(back, jwt_value), headers=page_headers(origin(back)))
 
 
 # -- the class view --------------------------------------------------------------------------------------------
@@ -146,6 +152,10 @@ async def _course_roster(side: LearnerSide, session: LearnerSession) -> tuple[di
     course = await run_in_threadpool(side.lti.course_of, session.handle)
     if course is None:
         raise ApiError(403, "not_staff", "the class view is for the course's teachers: launch as one")
+    if course.get("kind") == "learn":  # a course of /learn: everyone who joined it
+        from judge.service.lti.learn import learn_members
+
+        return course, await run_in_threadpool(learn_members, side, course)
     if not course.get("nrps"):
         raise ApiError(409, "no_roster", "the launch carried no Names and Role Provisioning service: enable it "
                        "for this tool in the course (the roster comes from there)")
@@ -238,11 +248,7 @@ async def teacher(handle: str, request: Request, side: LearnerSide = Depends(lea
     if await run_in_threadpool(side.lti.course_of, handle) is None:
         return refuse(403, "Not a teacher", "The class view is for the course's teachers.", request)
     title = (await run_in_threadpool(problems.detail, session.problem))["title"]
-    return HTMLResponse(teacher_page(session, title), headers={
-        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
-        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-                                   "frame-ancestors *"})
-
+    return HTMLResponse(teacher_page(session, title), headers=page_headers())
 
 
 # -- rejudging the course's submissions ---------------------------------------------------------------------

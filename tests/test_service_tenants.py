@@ -60,17 +60,24 @@ def _post(client: httpx.Client, source: str, **extra) -> httpx.Response:
 def test_one_tokens_burst_gets_its_own_429_and_nobody_elses_503(platform, server):
     with _client(server, "alpha") as alpha, _client(server, "beta") as beta:
         burst = [_post(alpha, SOURCES["time_limit_exceeded"]) for _ in range(MAX_PENDING)]
-        assert [r.status_code for r in burst] == [202] * PER_TENANT + [429] * (MAX_PENDING - PER_TENANT), \
-            [r.text for r in burst]
-        refused = burst[-1]
-        assert refused.json()["code"] == "tenant_queue_full" and refused.headers["Retry-After"]
-        other = _post(beta, SOURCES["compile_error"])
-        assert other.status_code == 202, "another token is not refused for alpha's burst: " + other.text
-        learner, csrf = launch(platform, server, "s-1")
-        page = learner.post("/lti/api/submissions", json={"source": SOURCES["compile_error"]},
-                            headers={"X-CSRF-Token": csrf})
-        assert page.status_code == 202, "an LMS learner is not refused for alpha's burst: " + page.text
-        wait_done(alpha, [r.json()["id"] for r in burst[:PER_TENANT]], 180)  # the next tests run on a quiet queue
+        try:
+            _only_alpha_is_refused(platform, server, burst, beta)
+        finally:  # the next tests run on a quiet queue
+            wait_done(alpha, [r.json()["id"] for r in burst if r.status_code == 202], 180)
+
+
+def _only_alpha_is_refused(platform, server, burst: list[httpx.Response], beta: httpx.Client) -> None:  # noqa: ANN001
+    """Beta and an LMS learner still get in after alpha's burst; alpha's past its share is refused."""
+    other = _post(beta, SOURCES["compile_error"])
+    assert other.status_code == 202, "another token is not refused for alpha's burst: " + other.text
+    learner, csrf = launch(platform, server, "s-1")
+    page = learner.post("/lti/api/submissions", json={"source": SOURCES["compile_error"]},
+                        headers={"X-CSRF-Token": csrf})
+    assert page.status_code == 202, "an LMS learner is not refused for alpha's burst: " + page.text
+    assert [r.status_code for r in burst] == [202] * PER_TENANT + [429] * (MAX_PENDING - PER_TENANT), \
+        [r.text for r in burst]
+    refused = burst[-1]
+    assert refused.json()["code"] == "tenant_queue_full" and refused.headers["Retry-After"]
 
 
 def _items_of(server: Server, caller: str) -> int:
@@ -120,11 +127,12 @@ def test_a_rejudge_belongs_to_its_caller(platform, server):
             wait_done(delta, [mine], 120)
             assert wait_done(beta, [theirs], 120)[theirs]["verdict"]["status"] == "wrong_answer"
             wait_for(lambda: theirs in listener.delivered(), 30, what="beta's first callback")
-            learner, csrf = launch(platform, server, "s-1")
-            assert submit_and_wait(learner, csrf, FLOAT32)["verdict"]["status"] == "wrong_answer"
             graded = lambda: [s for s in platform.scores  # noqa: E731
                               if s["score"]["userId"] == "s-1" and s["score"]["gradingProgress"] == "FullyGraded"]
-            wait_for(lambda: len(graded()) >= 2, 30, what="the learner's grades")  # the burst test's, and this one
+            earlier = len(graded())
+            learner, csrf = launch(platform, server, "s-1")
+            assert submit_and_wait(learner, csrf, FLOAT32)["verdict"]["status"] == "wrong_answer"
+            wait_for(lambda: len(graded()) > earlier, 30, what="the learner's grade")
             teacher, teacher_csrf = _teacher(platform, server)
             course = teacher.post("/lti/api/class/rejudges", headers={"X-CSRF-Token": teacher_csrf})
             assert course.status_code == 202, course.text

@@ -279,13 +279,13 @@ class Store:
                     "callback_next_at": None, "callback_error": None,
                     "tenant": (item.tenant or item.platform)[:80], "verdict_version": 0, "callback_version": None,
                 }))
-            if new_rows and max_per_tenant is not None:
-                self._check_tenants(conn, [row for _, row in new_rows], max_per_tenant)
             if new_rows:
                 pending = conn.execute(select(func.count()).select_from(t)
                                        .where(t.c.state.in_(PENDING_STATES))).scalar_one()
                 if pending + len(new_rows) > max_pending:
                     raise QueueFull(pending, max_pending)
+                if max_per_tenant is not None:  # room in the queue, but maybe not in this tenant's share
+                    self._check_tenants(conn, [row for _, row in new_rows], max_per_tenant)
                 conn.execute(t.insert(), [row for _, row in new_rows])
         for i, row in new_rows:
             out[i] = (StoredSubmission.of(row), False)

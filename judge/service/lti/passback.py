@@ -39,7 +39,8 @@ def comment(verdict: dict | None, standing_of: Standing | None = None) -> str:
     first = diagnoses[0].get("message", "") if diagnoses else ""
     text = f"{status}: {first}" if first else status
     if standing_of is not None and standing_of.rule == "best" and standing_of.submissions > 1:
-        text = f"best of {standing_of.submissions} submissions: {text}"
+        note = f" (the best of {standing_of.submissions} submissions)"
+        return text[:250 - len(note)] + note
     return text[:250]
 
 

@@ -53,6 +53,29 @@ def test_callbacks_reach_no_loopback_or_private_address_by_default(tmp_path):
         listener.stop()
 
 
+@pytest.mark.parametrize("host, public", [
+    ("127.0.0.1", False), ("2130706433", False), ("0x7f.1", False), ("127.1", False), ("0177.0.0.1", False),
+    ("[::1]", False), ("::ffff:127.0.0.1", False), ("2002:7f00:1::1", False), ("10.1.2.3", False),
+    ("172.16.0.9", False), ("192.168.1.1", False), ("100.64.0.1", False), ("169.254.169.254", False),
+    ("fe80::1", False), ("fd00::1", False), ("224.0.0.251", False), ("240.0.0.1", False), ("0.0.0.0", False),
+    ("1.1.1.1", True), ("2606:4700:4700::1111", True), ("lms.example.org", None), ("deadbeef", None)])
+def test_which_addresses_callbacks_may_reach(host, public):
+    """Every spelling a resolver reads as an address is read as one; only global unicast is public, and an
+    operator's network is allowed beside it."""
+    import ipaddress
+
+    from judge.service.outbound import AddressPolicy, is_public, literal_address
+
+    address = literal_address(host)
+    if public is None:
+        assert address is None, "a name: checked on what it resolves to, when connecting"
+        return
+    assert address is not None and is_public(address) is public
+    assert AddressPolicy.of([]).allows(address) is public
+    if address.version == 4 and not public:
+        assert AddressPolicy.of([str(ipaddress.ip_network(f"{address}/32"))]).allows(address)
+
+
 def test_the_transport_connects_to_the_address_it_checked():
     """DNS rebinding needs a second lookup between the check and the connection; the transport makes one lookup
     per request and connects to the address it checked: a name only this resolver knows reaches the listener

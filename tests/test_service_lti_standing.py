@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.lti_platform import LoopbackPlatform, start_tool
-from tests.service_support import Server, require_sandbox, wait_for
+from tests.service_support import require_sandbox, wait_for
 from tests.test_service_lti import launch, start_launch, submit_and_wait
 from tests.test_service_lti_teacher import INSTRUCTOR, _member, _source, _teacher
 

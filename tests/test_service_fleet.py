@@ -143,10 +143,14 @@ def test_a_schema_from_before_problem_digest_gains_the_column(tmp_path):
                      " started_at FLOAT, finished_at FLOAT, attempts INTEGER NOT NULL, worker VARCHAR(255),"
                      " callback_state VARCHAR(16) NOT NULL, callback_attempts INTEGER NOT NULL,"
                      " callback_next_at FLOAT, callback_error TEXT)")
+        conn.execute("INSERT INTO judge_submissions VALUES ('old', 'lms', 'p', 's', NULL, NULL, NULL, NULL, 'done',"
+                     " 'accepted', '{}', 1.0, 1.0, 1.0, 2.0, 1, 'w', 'none', 0, NULL, NULL)")
     store = Store(f"sqlite:///{path}")
     store.create_schema()
+    store.create_schema()  # a second start adds nothing twice
     [(row, _)] = store.create([NewSubmission(platform="lms", problem="p", source="s", problem_digest="abc")], 5)
-    assert store.get(row.id).problem_digest == "abc"
+    assert store.get(row.id).problem_digest == "abc" and store.get(row.id).verdict_version == 0
+    assert store.get("old").verdict_version == 1, "a verdict from before versions were counted is the first"
     store.close()
 
 

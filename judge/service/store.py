@@ -171,22 +171,33 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
     return make("BEGIN IMMEDIATE"), make("BEGIN")
 
 
+#: Columns added after their table was first made: (table, column, SQL type, SQL run once when it is added).
+ADDED_COLUMNS = [
+    ("judge_submissions", "problem_digest", "VARCHAR(64)", None),
+    ("judge_submissions", "tenant", "VARCHAR(80)", None),
+    # a verdict stored before versions were counted is the first: version 1, so a rejudge's is 2
+    ("judge_submissions", "verdict_version", "INTEGER NOT NULL DEFAULT 0",
+     "UPDATE judge_submissions SET verdict_version = 1 WHERE state = 'done'"),
+    ("judge_submissions", "callback_version", "INTEGER", None),
+    # the learner side's sessions (a table only servers with the learner side have)
+    ("judge_lti_sessions", "tenant", "VARCHAR(80)", None),
+    ("judge_lti_sessions", "score_rule", "VARCHAR(16)", None),
+]
+
+
 def _add_missing_columns(conn: Connection, dialect: str) -> None:
-    """Columns added after a table was first made (``create_all`` makes missing tables, never columns)."""
-    added = [("judge_submissions", "problem_digest", "VARCHAR(64)"),
-             ("judge_submissions", "tenant", "VARCHAR(80)"),
-             ("judge_submissions", "verdict_version", "INTEGER NOT NULL DEFAULT 0"),
-             ("judge_submissions", "callback_version", "INTEGER"),
-             # the learner side's sessions (a table only servers with the learner side have)
-             ("judge_lti_sessions", "tenant", "VARCHAR(80)"),
-             ("judge_lti_sessions", "score_rule", "VARCHAR(16)")]
-    for table, column, kind in added:
-        if dialect == "postgresql":
-            conn.execute(text(f"ALTER TABLE IF EXISTS {table} ADD COLUMN IF NOT EXISTS {column} {kind}"))
-        elif dialect == "sqlite":
-            have = {row[1] for row in conn.execute(text(f"PRAGMA table_info({table})"))}
-            if have and column not in have:
-                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    """Columns added after a table was first made (``create_all`` makes missing tables, never columns).  The
+    caller holds the schema lock (PostgreSQL's advisory lock, SQLite's write lock), so each is added once."""
+    from sqlalchemy import inspect
+
+    inspector = inspect(conn)
+    tables = set(inspector.get_table_names())
+    for table, column, kind, backfill in ADDED_COLUMNS:
+        if table not in tables or column in {c["name"] for c in inspector.get_columns(table)}:
+            continue
+        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+        if backfill:
+            conn.execute(text(backfill))
 
 
 class Store:

@@ -268,6 +268,7 @@ def main() -> int:
     from hosts_support import Cluster
 
     with Cluster(workers=args.workers, api_env={"JUDGE_MAX_PENDING": str(args.n + 100),
+                                                "JUDGE_MAX_PENDING_PER_TENANT": str(args.n + 100),
                                                 "JUDGE_RATE_LIMIT": "0"}) as cluster:
         report = run_burst(cluster, args.n, args.clients, args.spread, args.direct)
     print("\n".join(report.lines()))

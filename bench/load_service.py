@@ -133,7 +133,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="judge-bench-") as tmp:
         work = Path(tmp)
         db = f"sqlite:///{work}/judge.sqlite3"
-        env = service_env(JUDGE_API_TOKENS=f"bench:{token}", JUDGE_RATE_LIMIT="0", JUDGE_MAX_PENDING="10000")
+        env = service_env(JUDGE_API_TOKENS=f"bench:{token}", JUDGE_RATE_LIMIT="0", JUDGE_MAX_PENDING="10000",
+                          JUDGE_MAX_PENDING_PER_TENANT="10000")
         try:
             if args.mode == "celery":
                 redis = Redis()

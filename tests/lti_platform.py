@@ -178,7 +178,8 @@ class LoopbackPlatform:
                 "lineitem": f"{self.url}/lineitems/1/lineitem"},
         }
         if problem is not None:
-            claims["https://purl.imsglobal.org/spec/lti/claim/custom"] = {"problem": problem}
+            claims["https://purl.imsglobal.org/spec/lti/claim/custom"] = {"problem": problem,
+                                                                          **overrides.get("custom", {})}
         if claims["https://purl.imsglobal.org/spec/lti/claim/message_type"] == "LtiDeepLinkingRequest":
             claims.pop("https://purl.imsglobal.org/spec/lti/claim/resource_link")
             claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {

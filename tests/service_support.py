@@ -97,6 +97,9 @@ def service_env(**extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["JUDGE_RATE_LIMIT"] = "1000:10000"
+    # the tests' callback listeners are on loopback, which callbacks may not reach unless allowed (as an
+    # operator allows a platform on a private network); a test of the default sets this to ""
+    env["JUDGE_CALLBACK_ALLOW_NETWORKS"] = "127.0.0.0/8"
     env.update(extra)
     return env
 
@@ -262,11 +265,16 @@ class Postgres:
 
 # -- callbacks ---------------------------------------------------------------------------
 class CallbackListener:
-    """An HTTP server on loopback recording each POST; the first ``fail_first`` per id get a 500."""
+    """An HTTP server on loopback recording each POST; the first ``fail_first`` per id get a 500.  With
+    ``hold_first``, the first POST is held (recorded when it arrives, answered) only after :meth:`release`:
+    a delivery in flight."""
 
-    def __init__(self, fail_first: int = 0) -> None:
+    def __init__(self, fail_first: int = 0, hold_first: bool = False) -> None:
         self.received: list[dict] = []
         self.fail_first = fail_first
+        self.holding = threading.Event()  # set while the first POST is held
+        self._gate = threading.Event()
+        self._hold = hold_first
         self._per_id: dict[str, int] = {}
         self._lock = threading.Lock()
         listener = self
@@ -275,11 +283,17 @@ class CallbackListener:
             def do_POST(self) -> None:  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 sub_id = self.headers.get("X-Judge-Submission", "")
+                arrived = time.time()
+                with listener._lock:
+                    hold, listener._hold = listener._hold, False
+                if hold:
+                    listener.holding.set()
+                    listener._gate.wait(120)
                 with listener._lock:
                     n = listener._per_id[sub_id] = listener._per_id.get(sub_id, 0) + 1
                     failed = n <= listener.fail_first
                     listener.received.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                              "failed": failed, "at": time.time()})
+                                              "failed": failed, "at": arrived, "answered": time.time()})
                 self.send_response(500 if failed else 204)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -300,7 +314,11 @@ class CallbackListener:
                     out.setdefault(r["headers"].get("X-Judge-Submission"), []).append(r)
         return out
 
+    def release(self) -> None:
+        self._gate.set()
+
     def stop(self) -> None:
+        self._gate.set()
         self.server.shutdown()
         self.server.server_close()
 

@@ -13,7 +13,8 @@ N, CLIENTS, SPREAD = 120, 60, 8.0
 
 
 def test_a_burst_from_many_clients_loses_nothing_and_doubles_nothing():
-    with Cluster(workers=2, api_env={"JUDGE_MAX_PENDING": str(N + 50), "JUDGE_RATE_LIMIT": "0"}) as cluster:
+    limits = {"JUDGE_MAX_PENDING": str(N + 50), "JUDGE_MAX_PENDING_PER_TENANT": str(N + 50)}  # one token, all of it
+    with Cluster(workers=2, api_env={**limits, "JUDGE_RATE_LIMIT": "0"}) as cluster:
         report = run_burst(cluster, N, CLIENTS, SPREAD, direct=0, timeout=900)  # the ratio: bench/burst.py
     print("\n" + "\n".join(report.lines()))
     assert report.lost == [] and report.doubled == [] and report.wrong_verdicts == []

@@ -26,6 +26,7 @@ def server(tmp_path_factory):
                       JUDGE_CALLBACK_BACKOFF_SECONDS="0.2", JUDGE_MAX_BATCH="5", JUDGE_MAX_BODY_BYTES="600000",
                       JUDGE_CALLBACK_MAX_ATTEMPTS="4")
     srv = Server(work, f"sqlite:///{work}/judge.sqlite3", env, workers=2)
+    srv.db = f"sqlite:///{work}/judge.sqlite3"  # type: ignore[attr-defined]
     yield srv
     srv.stop()
 
@@ -209,6 +210,60 @@ def test_request_too_large(alpha):
 def test_unknown_route_and_method(alpha):
     assert_error(alpha.get("/v1/nothing-here"), 404, "not_found")
     assert_error(alpha.delete("/v1/problems"), 405, "method_not_allowed")
+
+
+def test_made_up_methods_are_one_405_and_one_metrics_series(server):
+    """An anonymous client sending a new made-up method each time (and new paths) creates no series: every
+    label of the request metrics comes from a closed set."""
+    import re
+    import secrets
+
+    known = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+    def series() -> list[str]:
+        return [line for line in httpx.get(server.url + "/metrics").text.splitlines()
+                if line.startswith("judge_http_requests_total{")]
+
+    with httpx.Client(base_url=server.url, timeout=30) as anonymous:
+        for n in range(300):
+            answer = anonymous.request("X" + secrets.token_hex(6).upper(), f"/v1/made-up-{n}")
+            assert_error(answer, 405, "method_not_allowed")
+        before = len(series())
+        for n in range(50):
+            anonymous.request("Y" + secrets.token_hex(6).upper(), f"/elsewhere/{n}")
+            anonymous.get(f"/not-a-route/{n}")
+    lines = series()
+    assert len(lines) <= before + 1, lines  # at most the 404 of unmatched GETs is new
+    methods = {re.search(r'method="([^"]*)"', line).group(1) for line in lines}
+    routes = {re.search(r'route="([^"]*)"', line).group(1) for line in lines}
+    assert methods <= known | {"OTHER"} and "OTHER" in methods, methods
+    assert not any("made-up" in r or "not-a-route" in r for r in routes), routes
+    other = [line for line in lines if 'method="OTHER"' in line]
+    assert len(other) == 1 and float(other[0].split()[-1]) >= 350, other
+
+
+def _stored_count(server) -> int:  # noqa: ANN001
+    from judge.service.store import Store
+
+    store = Store(server.db)
+    try:
+        return sum(store.stats()["states"].values())
+    finally:
+        store.close()
+
+
+def test_every_item_of_a_batch_is_held_to_the_single_submissions_limit(server, alpha):
+    """A batch of one was a way around the body limit (the batch limit is 16 MiB): each item is held to what
+    one submission may be, and a refused batch stores nothing."""
+    big = {"problem": "sinusoidal-pe", "source": "#" * 700_000}  # over JUDGE_MAX_BODY_BYTES (600000 here)
+    small = {"problem": "sinusoidal-pe", "source": SOURCES["compile_error"]}
+    before = _stored_count(server)
+    body = assert_error(alpha.post("/v1/submissions/batch", json={"submissions": [big]}), 413, "request_too_large")
+    assert "submissions[0]" in body["message"]
+    body = assert_error(alpha.post("/v1/submissions/batch", json={"submissions": [small, big]}), 413,
+                        "request_too_large")
+    assert "submissions[1]" in body["message"]
+    assert _stored_count(server) == before, "nothing of a refused batch is stored"
 
 
 # -- idempotency -------------------------------------------------------------------------------------

@@ -119,3 +119,35 @@ def test_celery_with_postgres_store(tmp_path, redis, postgres):
         if worker is not None:
             worker.stop()
         server.stop()
+
+
+def test_copies_of_a_running_job_are_not_failed_attempts(tmp_path, redis, postgres):
+    """A job runs as several copies at once when the broker hands it out again while nothing died (its
+    visibility timeout passed, the sweeper could not find it).  With JUDGE_MAX_ATTEMPTS=1, a second copy of a job
+    still running is no failed attempt: the job gets its own verdict, not "started ... and no attempt finished"."""
+    require_sandbox()
+    from judge.service.celery_app import TASK, make_celery, task_id
+    from judge.service.settings import Settings
+
+    db = postgres.new_database()
+    env = service_env(JUDGE_API_TOKENS=f"lms:{TOKEN}", JUDGE_MAX_ATTEMPTS="1")
+    server = Server(tmp_path, db, env, broker=redis.url, name="serve-copies")
+    worker = None
+    store = Store(db)
+    try:
+        worker = Worker(tmp_path, "copies", redis.url, db, env, concurrency=2)
+        with server.client(TOKEN) as client:
+            [sub_id] = _submit(client, ["time_limit_exceeded"])
+            wait_for(lambda: (lambda r: r.state == "running")(store.get(sub_id)), 60, what="the first copy to start")
+            app = make_celery(Settings(broker_url=redis.url))
+            app.send_task(TASK, args=[sub_id], queue="judge", task_id=task_id(sub_id))  # what a redelivery sends
+            wait_for(lambda: store.get(sub_id).attempts == 2, 30, what="the second copy to claim the job")
+            app.close()
+            done = wait_done(client, [sub_id], 120)[sub_id]
+        assert done["verdict"]["status"] == "time_limit_exceeded", done["verdict"]["message"]
+        assert "not judged again" not in worker.output()
+    finally:
+        store.close()
+        if worker is not None:
+            worker.stop()
+        server.stop()

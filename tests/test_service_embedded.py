@@ -27,7 +27,8 @@ def _non_loopback_address() -> str | None:
 
 def test_generated_token_loopback_rate_limit_and_full_queue(tmp_path):
     require_sandbox()
-    env = service_env(JUDGE_RATE_LIMIT="0.01:6", JUDGE_MAX_PENDING="2")  # slow refill: no flake under load
+    # slow refill: no flake under load; the one token may fill the whole queue (its share is the whole)
+    env = service_env(JUDGE_RATE_LIMIT="0.01:6", JUDGE_MAX_PENDING="2", JUDGE_MAX_PENDING_PER_TENANT="2")
     server = Server(tmp_path, f"sqlite:///{tmp_path}/judge.sqlite3", env, workers=1)
     try:
         match = re.search(r"JUDGE_API_TOKEN=(\S+)", server.output())

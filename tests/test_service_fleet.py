@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from judge.problem.loader import load_problem
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions, archive_of
+from judge.service.claims import ALIVE_SECONDS, Claims  # its table, made by the store fixture
 from judge.service.settings import Settings
 from judge.service.store import NewSubmission, Store
 from judge.service.worker_slots import STALE_SECONDS, SlotRegistry
@@ -141,10 +143,14 @@ def test_a_schema_from_before_problem_digest_gains_the_column(tmp_path):
                      " started_at FLOAT, finished_at FLOAT, attempts INTEGER NOT NULL, worker VARCHAR(255),"
                      " callback_state VARCHAR(16) NOT NULL, callback_attempts INTEGER NOT NULL,"
                      " callback_next_at FLOAT, callback_error TEXT)")
+        conn.execute("INSERT INTO judge_submissions VALUES ('old', 'lms', 'p', 's', NULL, NULL, NULL, NULL, 'done',"
+                     " 'accepted', '{}', 1.0, 1.0, 1.0, 2.0, 1, 'w', 'none', 0, NULL, NULL)")
     store = Store(f"sqlite:///{path}")
     store.create_schema()
+    store.create_schema()  # a second start adds nothing twice
     [(row, _)] = store.create([NewSubmission(platform="lms", problem="p", source="s", problem_digest="abc")], 5)
-    assert store.get(row.id).problem_digest == "abc"
+    assert store.get(row.id).problem_digest == "abc" and store.get(row.id).verdict_version == 0
+    assert store.get("old").verdict_version == 1, "a verdict from before versions were counted is the first"
     store.close()
 
 
@@ -200,7 +206,7 @@ def test_the_sweeper_publishes_again_what_the_broker_lost(store, tmp_path):
 
 def test_a_submission_whose_worker_is_lost_every_time_ends_with_an_internal_error(store):
     """A file that takes its worker down (a container's OOM kill, a host lost) would come back from the broker
-    forever; the fourth claim stores an internal error instead of judging it again."""
+    forever; the claim after three dead ones stores an internal error instead of judging it again."""
     from judge.service.worker import MAX_ATTEMPTS, process_submission
 
     class NoJudging:
@@ -208,9 +214,35 @@ def test_a_submission_whose_worker_is_lost_every_time_ends_with_an_internal_erro
             raise AssertionError("judged again")
 
     [(row, _)] = store.create([NewSubmission(platform="lms", problem="sinusoidal-pe", source="x = 1")], 5)
-    for n in range(MAX_ATTEMPTS):
-        store.claim(row.id, f"w{n}")  # each attempt's worker was lost before it stored a verdict
+    long_ago = time.time() - ALIVE_SECONDS - 60
+    for n in range(MAX_ATTEMPTS):  # each attempt's worker was lost before it stored a verdict: its claim went silent
+        store.claim(row.id, f"w{n}")
+        Claims(store).open(row.id, f"w{n}", now=long_ago + n)
     assert process_submission(store, NoJudging(), row.id, "w9") == "stored"
     done = store.get(row.id)
     assert done.state == "done" and done.status == "internal_error" and done.attempts == MAX_ATTEMPTS + 1
     assert f"started this submission {MAX_ATTEMPTS} times" in done.verdict_json
+    with store._read() as conn:  # a judged submission's claims are history
+        assert conn.execute(text("SELECT count(*) FROM judge_claims")).scalar_one() == 0
+
+
+def test_copies_still_running_are_not_failed_attempts(store):
+    """Copies of one job running at once (a broker's redelivery after its visibility timeout, the sweeper's
+    republish) hold live claims: however many there are, the next copy judges the job; only silent claims count."""
+    from judge.service.worker import MAX_ATTEMPTS, process_submission
+
+    class Judging:
+        def grade(self, source, problem, **_kwargs):
+            from judge.service.worker import internal_error
+
+            verdict = internal_error(str(problem), "stand-in")
+            return verdict.model_copy(update={"message": "graded by this copy"})
+
+    [(row, _)] = store.create([NewSubmission(platform="lms", problem="sinusoidal-pe", source="x = 1")], 5)
+    claims = Claims(store)
+    for n in range(MAX_ATTEMPTS + 2):  # live copies, beating
+        store.claim(row.id, f"live{n}")
+        claims.open(row.id, f"live{n}")
+    claims.open(row.id, "lost", now=time.time() - ALIVE_SECONDS - 1)  # and one that died
+    assert process_submission(store, Judging(), row.id, "w9") == "stored"
+    assert "graded by this copy" in store.get(row.id).verdict_json

@@ -17,10 +17,11 @@ from judge.service.auth import Authenticator, RateLimiter
 from judge.service.bundle_versions import BundleVersions
 from judge.service.callbacks import CallbackDispatcher
 from judge.service.context import ServiceContext
-from judge.service.metrics import Metrics
+from judge.service.metrics import METHODS, OTHER_METHOD, Metrics
 from judge.service.routes_ops import operations_router
 from judge.service.routes_platform import router as platform_router
 from judge.service.routes_rejudge import router as rejudge_router  # its tables too
+from judge.service import claims as _claims  # noqa: F401 - registers the claims table before create_schema
 from judge.service.settings import Settings
 from judge.service.store import Store
 from judge.service.worker_slots import SlotRegistry
@@ -48,6 +49,12 @@ class ServiceMiddleware:
         started = time.perf_counter()
         status = {"code": 500}
         limit = self._limit(scope["path"])
+        if scope["method"] not in METHODS:  # a made-up method: one answer, one metrics label, whatever the path
+            response = errors.error_response(405, "method_not_allowed", "this server answers "
+                                             f"{', '.join(sorted(METHODS))} only", {"Allow": ", ".join(sorted(METHODS))})
+            await response(scope, receive, send)
+            self.metrics.observe(OTHER_METHOD, "unmatched", 405, started)
+            return
 
         async def tracking_send(message) -> None:  # noqa: ANN001
             if message["type"] == "http.response.start":

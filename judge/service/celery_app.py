@@ -227,6 +227,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from judge.engine import Judge
     from judge.service.bundle_versions import BundleVersions
     from judge.service.worker import process_submission
+    from judge.service.claims import ClaimBeat
     from judge.service.worker_slots import Heartbeat, SlotRegistry
 
     from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
@@ -238,13 +239,14 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     app = make_celery(settings)
     name = hostname or f"judge-{socket.gethostname()}-{__import__('os').getpid()}"
     heartbeat = Heartbeat(SlotRegistry(store), name, concurrency)
+    claim_beat = ClaimBeat(store)  # the claims this worker's copies hold, kept alive while they run
 
     @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def grade_submission(self, sub_id: str) -> str:  # noqa: ANN001
         try:
             with heartbeat:
                 return process_submission(store, judge, sub_id, self.request.hostname or name, versions=versions,
-                                          max_attempts=settings.max_attempts)
+                                          max_attempts=settings.max_attempts, beat=claim_beat)
         except Exception as exc:  # noqa: BLE001 - the store is unreachable: try again later, lose nothing
             if isinstance(exc, STORE_AWAY):
                 log.warning("submission %s: the store is unreachable (%s); retrying in 5 s", sub_id,
@@ -290,6 +292,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                          f"--loglevel={loglevel}"])
     finally:
         heartbeat.stop()
+        claim_beat.stop()
         judge.close()
         store.close()
 

@@ -16,6 +16,7 @@ from typing import Callable
 from judge.service.settings import Settings
 from judge.service.store import Store
 from judge.service.bundle_versions import BundleVersions
+from judge.service.claims import ClaimBeat
 from judge.service.worker import process_submission
 
 log = logging.getLogger("judge.service")
@@ -39,6 +40,7 @@ class EmbeddedBackend:
         self._stopping = threading.Event()
         self.ready = threading.Event()
         self._rejudges: queue.Queue[str] = queue.Queue()
+        self.claim_beat = ClaimBeat(store)
 
     def start(self) -> None:
         pending = self.store.pending_ids()
@@ -83,7 +85,7 @@ class EmbeddedBackend:
                 self._busy += 1
             try:
                 process_submission(self.store, self.judge, sub_id, name, self.on_stored, self.versions,
-                                   self.settings.max_attempts)
+                                   self.settings.max_attempts, self.claim_beat)
             except Exception:  # noqa: BLE001 - e.g. the store is unreachable: it stays pending for the next start
                 log.exception("submission %s: could not be processed", sub_id)
             finally:
@@ -131,4 +133,5 @@ class EmbeddedBackend:
             self._queue.put(None)
         for thread in self._threads:
             thread.join(timeout=2)
+        self.claim_beat.stop()
         self.judge.close()

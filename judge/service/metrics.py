@@ -14,6 +14,12 @@ from judge.service.worker_slots import SlotRegistry
 
 disable_created_metrics()
 
+#: The HTTP methods the service answers; any other is a 405 counted under :data:`OTHER_METHOD`, so a client
+#: cannot create a series per made-up method (every label of the request metrics comes from a closed set:
+#: these methods, the app's route templates or ``unmatched``, and the status codes).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+OTHER_METHOD = "OTHER"
+
 
 class StoreCollector(Collector):
     def __init__(self, store: Store, backend_health=None, slots: SlotRegistry | None = None) -> None:  # noqa: ANN001
@@ -85,5 +91,6 @@ class Metrics:
                                          buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
 
     def observe(self, method: str, route: str, code: int, started: float) -> None:
-        self.requests.labels(method, route, str(code)).inc()
+        method = method if method in METHODS else OTHER_METHOD
+        self.requests.labels(method, route, str(code) if 100 <= code <= 599 else "other").inc()
         self.request_seconds.labels(route).observe(time.perf_counter() - started)

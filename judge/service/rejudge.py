@@ -13,6 +13,17 @@ Live submissions come first: the runner grades one item at a time and, before ea
 submission is queued or running (``Store.pending_count``), so a learner who submits during a rejudge of a
 thousand submissions waits for at most the one item in progress (``bench/load_service.py --rejudge``).
 Embedded servers run it on a thread of their own; Celery workers as a task that re-sends itself when it yields.
+
+A rejudge belongs to its caller (``requested_by``): a platform token's covers only that token's submissions, a
+teacher's only their course's, and nobody else sees or acts on it (404).  What one caller can make the store
+hold is bounded: at most ``JUDGE_MAX_REJUDGE_ITEMS`` submissions a rejudge, one open rejudge per caller and
+problem (while one is queued or running, another is refused; one that is done and was not applied is cancelled
+by the next), and a cancelled rejudge's items are deleted (its row and counts stay).
+
+Applying replaces each changed verdict (its ``verdict_version`` goes up by one, so a platform keeps the newest
+per id), and a callback still in flight for the old verdict is let finish first (:meth:`Store.callback_result`).
+LTI learners are not sent their old submissions' new scores: each affected learner's gradebook gets one score
+computed from all their submissions with the activity's rule (:mod:`judge.service.lti.standing`).
 """
 
 from __future__ import annotations
@@ -24,7 +35,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from sqlalchemy import Column, Float, Index, Integer, String, Table, Text, and_, func, insert, select, update
+from sqlalchemy import Column, Float, Index, Integer, String, Table, Text, func, insert, select, text, update
 
 from judge.service.store import DONE, Store, metadata, submissions
 
@@ -32,6 +43,7 @@ log = logging.getLogger("judge.service.rejudge")
 
 QUEUED, RUNNING, FINISHED, APPLIED, CANCELLED = "queued", "running", "done", "applied", "cancelled"
 ACTIVE = (QUEUED, RUNNING)
+OPEN = (QUEUED, RUNNING, FINISHED, "applying")  # a caller's rejudge that is not applied or cancelled yet
 
 rejudges = Table(
     "judge_rejudges", metadata,
@@ -76,6 +88,22 @@ class RejudgeConflict(Exception):
     """A rejudge cannot do that in its state (apply before done, cancel after applied...)."""
 
 
+class RejudgeOpen(RejudgeConflict):
+    """The caller already has an open rejudge of this problem: apply or cancel it first."""
+
+    def __init__(self, rid: str, problem: str, state: str) -> None:
+        super().__init__(f"rejudge {rid} of {problem} is {state}: apply or cancel it before starting another")
+        self.rid = rid
+
+
+class RejudgeTooLarge(Exception):
+    """More submissions than one rejudge may cover."""
+
+    def __init__(self, count: int, limit: int) -> None:
+        super().__init__(f"{count} submissions to rejudge, more than the {limit} one rejudge may cover "
+                         f"(JUDGE_MAX_REJUDGE_ITEMS)")
+
+
 @dataclass(frozen=True)
 class Item:
     submission_id: str
@@ -98,21 +126,38 @@ class RejudgeStore:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def create(self, problem: str, dry_run: bool, digest: str | None, requested_by: str | None = None,
-               only: list[str] | None = None) -> str:
-        """A new rejudge of every judged submission of ``problem`` (``only``: of these, e.g. one course's);
-        its id."""
+    def create(self, problem: str, dry_run: bool, digest: str | None, requested_by: str,
+               only: list[str] | None = None, platform: str | None = None, max_items: int | None = None) -> str:
+        """A new rejudge, owned by ``requested_by``, of the judged submissions of ``problem`` that are
+        ``platform``'s (a token's own) or among ``only`` (a course's); its id.  Raises :class:`RejudgeOpen`
+        when the caller has an open rejudge of the problem, :class:`RejudgeTooLarge` past ``max_items``."""
+        if platform is None and only is None:
+            raise ValueError("a rejudge covers a platform's submissions or a list of them, never everyone's")
         rid = uuid.uuid4().hex
         now = time.time()
         t = submissions
         query = select(t.c.id, t.c.status, t.c.verdict_json).where(t.c.problem == problem, t.c.state == DONE)
+        if platform is not None:
+            query = query.where(t.c.platform == platform)
         if only is not None:
             query = query.where(t.c.id.in_(only or [""]))
         with self.store._write() as conn:
+            if self.store.dialect == "postgresql":  # one open rejudge per caller and problem, even when racing
+                conn.execute(text("SELECT pg_advisory_xact_lock(7305202407)"))
+            open_one = conn.execute(select(rejudges.c.id, rejudges.c.state).where(
+                rejudges.c.requested_by == requested_by[:255], rejudges.c.problem == problem,
+                rejudges.c.state.in_(OPEN))).first()
+            if open_one is not None and open_one[1] != FINISHED:
+                raise RejudgeOpen(open_one[0], problem, open_one[1])
             rows = conn.execute(query).all()
+            if max_items is not None and len(rows) > max_items:
+                raise RejudgeTooLarge(len(rows), max_items)
+            if open_one is not None:  # a dry run done and never applied: this one replaces it
+                _drop(conn, open_one[0], now)
+                log.info("rejudge %s of %s: replaced by a new one, cancelled", open_one[0], problem)
             conn.execute(insert(rejudges).values(id=rid, problem=problem, dry_run=int(dry_run), state=QUEUED,
                                                  digest=digest, total=len(rows), created_at=now,
-                                                 requested_by=(requested_by or "")[:255] or None))
+                                                 requested_by=requested_by[:255]))
             if rows:
                 conn.execute(insert(items), [{"rejudge_id": rid, "submission_id": r[0], "old_status": r[1],
                                               "old_score": _score(r[2])} for r in rows])
@@ -123,6 +168,11 @@ class RejudgeStore:
         with self.store._read() as conn:
             row = conn.execute(select(rejudges).where(rejudges.c.id == rid)).mappings().first()
         return dict(row) if row is not None else None
+
+    def owned_by(self, rid: str, caller: str) -> bool:
+        """Whether ``caller`` (a platform's name, a course's tag) asked for this rejudge."""
+        row = self.row(rid)
+        return row is not None and row["requested_by"] == caller
 
     def active_ids(self) -> list[str]:
         with self.store._read() as conn:
@@ -185,10 +235,7 @@ class RejudgeStore:
     # -- apply and cancel ------------------------------------------------------------------------------------
     def cancel(self, rid: str) -> None:
         with self.store._write() as conn:
-            done = conn.execute(update(rejudges).where(rejudges.c.id == rid,
-                                                       rejudges.c.state.in_(ACTIVE + (FINISHED,)))
-                                .values(state=CANCELLED, finished_at=func.coalesce(rejudges.c.finished_at,
-                                                                                   time.time()))).rowcount
+            done = _drop(conn, rid, time.time())
         if done != 1:
             raise RejudgeConflict(f"rejudge {rid} is {self._state(rid)}: only a queued, running or finished "
                                   f"one can be cancelled")
@@ -222,7 +269,9 @@ class RejudgeStore:
                 for sub_id, status, verdict_json in batch:
                     conn.execute(update(t).where(t.c.id == sub_id).values(
                         status=status, verdict_json=verdict_json, finished_at=now,
-                        callback_state=_callback_again(t), callback_attempts=0, callback_next_at=now))
+                        verdict_version=t.c.verdict_version + 1,
+                        callback_state=_callback_again(t), callback_attempts=0,
+                        callback_next_at=_after_delivery_in_flight(t, now)))
                 _scores_again(conn, ids, now)
         with self.store._write() as conn:
             conn.execute(update(rejudges).where(rejudges.c.id == rid).values(state=APPLIED, applied_at=now))
@@ -243,25 +292,39 @@ class RejudgeStore:
         return [dict(r) for r in rows]
 
 
+def _drop(conn, rid: str, now: float) -> int:  # noqa: ANN001
+    """Cancel a rejudge that is not applied and delete its items (nothing will read its new verdicts);
+    1 when it was cancelled here."""
+    from sqlalchemy import delete
+
+    done = conn.execute(update(rejudges).where(rejudges.c.id == rid, rejudges.c.state.in_(ACTIVE + (FINISHED,)))
+                        .values(state=CANCELLED, finished_at=func.coalesce(rejudges.c.finished_at, now))).rowcount
+    if done == 1:
+        conn.execute(delete(items).where(items.c.rejudge_id == rid))
+    return done
+
+
 def _callback_again(t):  # noqa: ANN001, ANN202 - a SQL expression
     from sqlalchemy import case
 
     return case((t.c.callback_url.is_not(None), "pending"), else_="none")
 
 
+def _after_delivery_in_flight(t, now: float):  # noqa: ANN001, ANN202 - a SQL expression
+    """When the new verdict's callback is due: now, or when the delivery in flight for the old one ends (its
+    lease; :meth:`Store.callback_result` makes it due at once when that delivery ends sooner), so a platform
+    gets the old verdict before the new one, never after."""
+    from sqlalchemy import case
+
+    return case((t.c.callback_version.is_not(None) & (t.c.callback_next_at > now), t.c.callback_next_at),
+                else_=now)
+
+
 def _scores_again(conn, submission_ids: list[str], now: float) -> None:  # noqa: ANN001
-    """A new FullyGraded score for every LTI session that sent one for these submissions."""
-    from sqlalchemy import inspect
+    """One new score for each LTI learner whose submissions changed: their standing under the new bundle."""
+    from judge.service.lti.standing import standings_due
 
-    from judge.service.lti.tables import scores
-
-    if not inspect(conn).has_table(scores.name):  # a server without the learner side
-        return
-    sent = conn.execute(select(scores.c.submission_id, scores.c.session).where(
-        and_(scores.c.submission_id.in_(submission_ids), scores.c.kind == "final")).distinct()).all()
-    if sent:
-        conn.execute(insert(scores), [{"submission_id": s, "session": h, "kind": "final", "state": "due",
-                                       "timestamp": now, "attempts": 0, "next_at": now} for s, h in sent])
+    standings_due(conn, submission_ids, now)
 
 
 # -- the runner --------------------------------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
 from judge.service.schemas import (BatchIn, BatchOut, ErrorBody, ProblemDetail, ProblemList, Submission,
                                    SubmissionIn, submission_view)
-from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission
+from judge.service.outbound import AddressPolicy, literal_address
+from judge.service.store import (DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission,
+                                 TenantQueueFull)
 
 log = logging.getLogger("judge.service")
 _bearer = HTTPBearer(auto_error=False, description="a platform's token from JUDGE_API_TOKENS")
@@ -60,11 +62,15 @@ def check(ctx: ServiceContext, item: SubmissionIn, where: str = "") -> None:
     if not problems.known(item.problem):
         raise ApiError(422, "unknown_problem", f"{where}problem: unknown problem {item.problem!r} "
                                                f"(known: {', '.join(problems.available())})")
-    if item.callback_url is not None and settings.callback_hosts is not None:
+    if item.callback_url is not None:
         host = (urlsplit(item.callback_url).hostname or "").lower()
-        if host not in settings.callback_hosts:
+        if settings.callback_hosts is not None and host not in settings.callback_hosts:
             raise ApiError(403, "callback_not_allowed", f"{where}callback_url: host {host!r} is not in the "
                                                          "judge's allowed callback hosts")
+        address = literal_address(host)  # names are checked where it counts: on the address connected to
+        if address is not None and not AddressPolicy.of(settings.callback_allow_networks).allows(address):
+            raise ApiError(403, "callback_not_allowed", f"{where}callback_url: {host!r} is not a public address "
+                                                         "(callbacks go to the outside world only)")
     if item.metadata is not None and len(json.dumps(item.metadata)) > settings.max_metadata_bytes:
         raise ApiError(422, "invalid_request", f"{where}metadata: more than {settings.max_metadata_bytes} "
                                                 "bytes of JSON")
@@ -74,10 +80,13 @@ async def create(ctx: ServiceContext, platform: str, items: list[SubmissionIn],
                  keys: list[str | None]) -> list[tuple[StoredSubmission, bool]]:
     """Store the submissions (all or none) and hand the new ones to the queue: ``(row, replayed)`` each."""
     new = [NewSubmission(platform=platform, problem=i.problem, source=i.source, callback_url=i.callback_url,
-                         metadata=i.metadata, idempotency_key=k) for i, k in zip(items, keys)]
+                         metadata=i.metadata, idempotency_key=k, tenant=platform) for i, k in zip(items, keys)]
     await run_in_threadpool(ctx.stamp_versions, new)
     try:
-        results = await run_in_threadpool(ctx.store.create, new, ctx.settings.max_pending)
+        results = await run_in_threadpool(ctx.store.create, new, ctx.settings.max_pending,
+                                          ctx.settings.tenant_pending_limit)
+    except TenantQueueFull as exc:  # this token's burst: its own limit, nobody else's
+        raise ApiError(429, "tenant_queue_full", str(exc), headers={"Retry-After": "5"}) from None
     except QueueFull as exc:
         raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
     except IdempotencyConflict as exc:
@@ -132,6 +141,10 @@ async def submit_batch(body: BatchIn, platform: str = Depends(platform_of), ctx:
         raise ApiError(422, "batch_too_large", f"submissions: {n} items, at most {ctx.settings.max_batch}")
     ctx.limiter.take(platform, cost=n)
     for i, item in enumerate(body.submissions):
+        size = len(item.model_dump_json().encode())  # each item within what one submission may be
+        if size > ctx.settings.max_body_bytes:
+            raise ApiError(413, "request_too_large", f"submissions[{i}]: {size} bytes, more than the "
+                                                      f"{ctx.settings.max_body_bytes} one submission may be")
         check(ctx, item, f"submissions[{i}].")
     keys = [f"{idempotency_key}#{i}" if idempotency_key else None for i in range(n)]
     rows = [row for row, _ in await create(ctx, platform, body.submissions, keys)]

@@ -55,6 +55,10 @@ class Submission(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     callback_state: Literal["none", "waiting", "pending", "delivered", "failed"] = "none"
+    verdict_version: int = Field(0, ge=0, description="0 until judged; 1 for the first verdict, +1 each time a "
+                                                      "rejudge replaces it (keep the highest per id)")
+    bundle_digest: str | None = Field(None, description="the problem bundle's version the verdict was graded "
+                                                        "with (null until judged)")
 
 
 class BatchOut(BaseModel):
@@ -109,14 +113,17 @@ def _ts(value: float | None) -> str | None:
 
 def submission_view(row: StoredSubmission) -> dict:
     """The JSON of a submission, as GET answers it and callbacks send it."""
+    verdict = json.loads(row.verdict_json) if row.verdict_json else None
     return {
         "id": row.id,
         "state": row.state,
         "problem": row.problem,
-        "verdict": json.loads(row.verdict_json) if row.verdict_json else None,
+        "verdict": verdict,
         "metadata": json.loads(row.metadata_json) if row.metadata_json else None,
         "created_at": _ts(row.created_at),
         "started_at": _ts(row.started_at),
         "finished_at": _ts(row.finished_at),
         "callback_state": row.callback_state or "none",
+        "verdict_version": int(row.verdict_version or 0),
+        "bundle_digest": (verdict.get("problem_digest") or None) if isinstance(verdict, dict) else None,
     }

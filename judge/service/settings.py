@@ -70,6 +70,26 @@ def _int(env: dict, name: str, default: int) -> int:
     return int(_float(env, name, default))
 
 
+#: How an LTI learner's gradebook score is computed from all their submissions of an activity: the best
+#: score, or the newest submission's.  ``best`` by default: a later, worse try never lowers a grade.
+SCORE_RULES = ("best", "latest")
+
+
+def _networks(text: str, variable: str) -> list[str]:
+    """Comma-separated CIDRs (``10.2.0.0/16,127.0.0.1``), checked here so a typo is named at start-up."""
+    import ipaddress
+
+    out = []
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        try:
+            out.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise SettingsError(f"{variable}: {item!r} is not an address or network (CIDR)") from None
+    return out
+
+
 @dataclass
 class Settings:
     db_url: str = field(default_factory=default_db_url)
@@ -113,6 +133,14 @@ class Settings:
     # JUDGE_LEARN_GUESS_LIMITS: wrong codes at /learn, PER_SECOND:BURST per client address, course and server
     learn_guess_limits: dict[str, tuple[float, float]] = field(default_factory=lambda: {
         "client": (0.1, 5.0), "course": (1 / 15, 20.0), "server": (0.5, 60.0)})
+    # JUDGE_MAX_PENDING_PER_TENANT: queued + running of one tenant (a token; an LTI deployment's course; a
+    # /learn course); more -> 429 for that tenant only.  None: a quarter of max_pending.
+    max_pending_per_tenant: int | None = None
+    max_rejudge_items: int = 10000             # JUDGE_MAX_REJUDGE_ITEMS: submissions one rejudge may cover
+    # JUDGE_CALLBACK_ALLOW_NETWORKS: CIDRs callbacks may reach although they are not public (a platform on a
+    # private network); every other loopback, private, link-local, multicast or reserved address is refused
+    callback_allow_networks: list[str] = field(default_factory=list)
+    score_rule: str = "best"                   # JUDGE_SCORE_RULE: best | latest (an LTI activity may override)
 
     @classmethod
     def from_env(cls, env: dict | None = None) -> "Settings":
@@ -178,7 +206,22 @@ class Settings:
                                     "server with PER_SECOND/BURST (e.g. client:0.1/5)")
             s.learn_guess_limits[scope] = limit
         s.forwarded_allow_ips = _networks(env.get("JUDGE_FORWARDED_ALLOW_IPS", ""), "JUDGE_FORWARDED_ALLOW_IPS")
+        if env.get("JUDGE_MAX_PENDING_PER_TENANT", "").strip():
+            s.max_pending_per_tenant = max(1, _int(env, "JUDGE_MAX_PENDING_PER_TENANT", 1))
+        s.max_rejudge_items = max(1, _int(env, "JUDGE_MAX_REJUDGE_ITEMS", s.max_rejudge_items))
+        s.callback_allow_networks = _networks(env.get("JUDGE_CALLBACK_ALLOW_NETWORKS", ""),
+                                              "JUDGE_CALLBACK_ALLOW_NETWORKS")
+        s.score_rule = (env.get("JUDGE_SCORE_RULE") or s.score_rule).strip().lower()
+        if s.score_rule not in SCORE_RULES:
+            raise SettingsError(f"JUDGE_SCORE_RULE: {s.score_rule!r} is not one of {', '.join(SCORE_RULES)}")
         return s
+
+    @property
+    def tenant_pending_limit(self) -> int:
+        """How many submissions one tenant may have queued or running (JUDGE_MAX_PENDING_PER_TENANT)."""
+        if self.max_pending_per_tenant is not None:
+            return self.max_pending_per_tenant
+        return max(1, self.max_pending // 4)
 
     def ensure_token(self) -> str | None:
         """With no tokens configured, generate one for platform ``default``; returns it (else None)."""

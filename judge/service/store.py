@@ -55,6 +55,11 @@ submissions = Table(
     Column("callback_attempts", Integer, nullable=False, default=0),
     Column("callback_next_at", Float),
     Column("callback_error", Text),
+    # the tenant whose pending limit the submission counts in (a token; an LTI deployment's course; a course code)
+    Column("tenant", String(80)),
+    # 1 for the first verdict, +1 each time a rejudge replaces it: a callback is bound to the version it carries
+    Column("verdict_version", Integer, nullable=False, default=0, server_default="0"),
+    Column("callback_version", Integer),  # the version the delivery in flight carries (None: none in flight)
     UniqueConstraint("platform", "idempotency_key", name="uq_judge_submissions_idempotency"),
     Index("ix_judge_submissions_state", "state", "created_at"),
     Index("ix_judge_submissions_callback", "callback_state", "callback_next_at"),
@@ -88,6 +93,9 @@ class StoredSubmission:
     worker: str | None = None
     callback_next_at: float | None = None
     callback_error: str | None = None
+    tenant: str | None = None
+    verdict_version: int = 0  #: 0 until judged, 1 for the first verdict, +1 for each rejudge applied
+    callback_version: int | None = None
 
     @classmethod
     def of(cls, row) -> "StoredSubmission":
@@ -106,6 +114,14 @@ class QueueFull(Exception):
         super().__init__(f"{pending} submissions are waiting (limit {limit}); retry later")
 
 
+class TenantQueueFull(Exception):
+    """One tenant has as many submissions waiting as it may: its own limit, nobody else's."""
+
+    def __init__(self, tenant: str, pending: int, limit: int) -> None:
+        super().__init__(f"{pending} of your submissions are waiting (limit {limit} per tenant); retry later")
+        self.tenant = tenant
+
+
 class IdempotencyConflict(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(f"Idempotency-Key {key!r} was already used for a different request")
@@ -120,6 +136,7 @@ class NewSubmission:
     metadata: dict | None = None
     idempotency_key: str | None = None
     problem_digest: str | None = None  # not part of the fingerprint: a replay is the same request
+    tenant: str | None = None  # whose pending limit it counts in (default: its platform)
 
     def fingerprint(self) -> str:
         body = json.dumps([self.problem, self.source, self.callback_url, self.metadata], sort_keys=True)
@@ -154,16 +171,33 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
     return make("BEGIN IMMEDIATE"), make("BEGIN")
 
 
+#: Columns added after their table was first made: (table, column, SQL type, SQL run once when it is added).
+ADDED_COLUMNS = [
+    ("judge_submissions", "problem_digest", "VARCHAR(64)", None),
+    ("judge_submissions", "tenant", "VARCHAR(80)", None),
+    # a verdict stored before versions were counted is the first: version 1, so a rejudge's is 2
+    ("judge_submissions", "verdict_version", "INTEGER NOT NULL DEFAULT 0",
+     "UPDATE judge_submissions SET verdict_version = 1 WHERE state = 'done'"),
+    ("judge_submissions", "callback_version", "INTEGER", None),
+    # the learner side's sessions (a table only servers with the learner side have)
+    ("judge_lti_sessions", "tenant", "VARCHAR(80)", None),
+    ("judge_lti_sessions", "score_rule", "VARCHAR(16)", None),
+]
+
+
 def _add_missing_columns(conn: Connection, dialect: str) -> None:
-    """Columns added after a table was first made (``create_all`` makes missing tables, never columns)."""
-    added = [("judge_submissions", "problem_digest", "VARCHAR(64)")]
-    for table, column, kind in added:
-        if dialect == "postgresql":
-            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}"))
-        elif dialect == "sqlite":
-            have = {row[1] for row in conn.execute(text(f"PRAGMA table_info({table})"))}
-            if column not in have:
-                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    """Columns added after a table was first made (``create_all`` makes missing tables, never columns).  The
+    caller holds the schema lock (PostgreSQL's advisory lock, SQLite's write lock), so each is added once."""
+    from sqlalchemy import inspect
+
+    inspector = inspect(conn)
+    tables = set(inspector.get_table_names())
+    for table, column, kind, backfill in ADDED_COLUMNS:
+        if table not in tables or column in {c["name"] for c in inspector.get_columns(table)}:
+            continue
+        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+        if backfill:
+            conn.execute(text(backfill))
 
 
 class Store:
@@ -209,23 +243,26 @@ class Store:
             conn.execute(text("SELECT 1"))
 
     # -- creating ---------------------------------------------------------------
-    def create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[StoredSubmission, bool]]:
+    def create(self, items: list[NewSubmission], max_pending: int,
+               max_per_tenant: int | None = None) -> list[tuple[StoredSubmission, bool]]:
         """Store new submissions atomically; returns ``(row, replayed)`` per item.
 
         An item whose ``(platform, idempotency_key)`` exists returns the stored
         submission (``replayed``), or raises :class:`IdempotencyConflict` when the
-        request differs.  Raises :class:`QueueFull` when the new ones would exceed
-        ``max_pending`` - nothing is stored then.
+        request differs.  Raises :class:`TenantQueueFull` when the new ones would give their tenant more than
+        ``max_per_tenant`` pending, or :class:`QueueFull` when they would exceed ``max_pending`` in all -
+        nothing is stored then.
         """
         for attempt in range(3):
             try:
-                return self._create(items, max_pending)
+                return self._create(items, max_pending, max_per_tenant)
             except IntegrityError:  # a concurrent request with the same key won the race
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
 
-    def _create(self, items: list[NewSubmission], max_pending: int) -> list[tuple[StoredSubmission, bool]]:
+    def _create(self, items: list[NewSubmission], max_pending: int,
+                max_per_tenant: int | None) -> list[tuple[StoredSubmission, bool]]:
         t = self.t
         now = time.time()
         out: list[tuple[StoredSubmission, bool] | None] = [None] * len(items)
@@ -251,16 +288,31 @@ class Store:
                     "enqueued_at": None, "started_at": None, "finished_at": None, "attempts": 0, "worker": None,
                     "callback_state": "waiting" if item.callback_url else "none", "callback_attempts": 0,
                     "callback_next_at": None, "callback_error": None,
+                    "tenant": (item.tenant or item.platform)[:80], "verdict_version": 0, "callback_version": None,
                 }))
             if new_rows:
                 pending = conn.execute(select(func.count()).select_from(t)
                                        .where(t.c.state.in_(PENDING_STATES))).scalar_one()
                 if pending + len(new_rows) > max_pending:
                     raise QueueFull(pending, max_pending)
+                if max_per_tenant is not None:  # room in the queue, but maybe not in this tenant's share
+                    self._check_tenants(conn, [row for _, row in new_rows], max_per_tenant)
                 conn.execute(t.insert(), [row for _, row in new_rows])
         for i, row in new_rows:
             out[i] = (StoredSubmission.of(row), False)
         return out  # type: ignore[return-value]
+
+    def _check_tenants(self, conn: Connection, rows: list[dict], limit: int) -> None:
+        """Each tenant's own limit: one tenant's burst is refused before it can fill the shared queue."""
+        t = self.t
+        wanted: dict[str, int] = {}
+        for row in rows:
+            wanted[row["tenant"]] = wanted.get(row["tenant"], 0) + 1
+        for tenant, n in wanted.items():
+            pending = conn.execute(select(func.count()).select_from(t)
+                                   .where(t.c.state.in_(PENDING_STATES), t.c.tenant == tenant)).scalar_one()
+            if pending + n > limit:
+                raise TenantQueueFull(tenant, pending, limit)
 
     # -- reading ----------------------------------------------------------------
     def get(self, sub_id: str, platform: str | None = None) -> StoredSubmission | None:
@@ -320,6 +372,7 @@ class Store:
             result = conn.execute(
                 update(t).where(t.c.id == sub_id, t.c.state != DONE)
                 .values(state=DONE, verdict_json=verdict_json, status=status, finished_at=now,
+                        verdict_version=t.c.verdict_version + 1,
                         callback_state=case((t.c.callback_url.is_not(None), "pending"), else_="none"),
                         callback_next_at=now))
             return result.rowcount == 1
@@ -334,20 +387,33 @@ class Store:
         return [DueCallback(r["id"], r["callback_attempts"]) for r in rows]
 
     def claim_callback(self, sub_id: str, seen_attempts: int, lease_until: float) -> bool:
-        """Take one delivery attempt; the lease makes it due again if this process dies mid-delivery."""
+        """Take one delivery attempt; the lease makes it due again if this process dies mid-delivery.  The
+        delivery is marked in flight (``callback_version``): a verdict replaced meanwhile waits for it to end."""
         t = self.t
         with self._write() as conn:
             result = conn.execute(update(t).where(t.c.id == sub_id, t.c.callback_state == "pending",
                                                   t.c.callback_attempts == seen_attempts)
-                                  .values(callback_attempts=seen_attempts + 1, callback_next_at=lease_until))
+                                  .values(callback_attempts=seen_attempts + 1, callback_next_at=lease_until,
+                                          callback_version=t.c.verdict_version))
             return result.rowcount == 1
 
-    def callback_result(self, sub_id: str, delivered: bool, error: str | None, next_at: float | None) -> None:
+    def callback_result(self, sub_id: str, delivered: bool, error: str | None, next_at: float | None,
+                        version: int | None = None) -> None:
+        """The outcome of delivering verdict ``version``.  When a newer verdict was stored meanwhile (a rejudge
+        applied while this delivery was in flight), the outcome is not the newer one's: that one stays due,
+        now, so it is sent after this one and never marked delivered unsent."""
+        t = self.t
         state = "delivered" if delivered else ("pending" if next_at is not None else "failed")
+        values = {"callback_state": state, "callback_error": (error or None) and error[:2000],
+                  "callback_next_at": next_at, "callback_version": None}
         with self._write() as conn:
-            conn.execute(update(self.t).where(self.t.c.id == sub_id)
-                         .values(callback_state=state, callback_error=(error or None) and error[:2000],
-                                 callback_next_at=next_at))
+            query = update(t).where(t.c.id == sub_id)
+            if version is None:
+                conn.execute(query.values(**values))
+                return
+            if conn.execute(query.where(t.c.verdict_version == version).values(**values)).rowcount == 0:
+                conn.execute(update(t).where(t.c.id == sub_id, t.c.callback_state == "pending")
+                             .values(callback_version=None, callback_next_at=time.time()))
 
     # -- metrics ----------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from judge._version import __version__
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions
+from judge.service.claims import ClaimBeat, Claims
 from judge.service.store import STORE_AWAY, Store
 from judge.verdict import Status, Verdict
 
@@ -31,7 +32,8 @@ def other_version(job_digest: str | None, verdict: Verdict) -> bool:
     return bool(job_digest) and bool(verdict.problem_digest) and verdict.problem_digest != job_digest
 
 
-#: A submission is judged at most this many times; claims past it end with an internal error (JUDGE_MAX_ATTEMPTS).
+#: A submission whose copies died this many times (their workers lost) ends with an internal error instead of
+#: another run (JUDGE_MAX_ATTEMPTS); copies still running do not count (:mod:`judge.service.claims`).
 MAX_ATTEMPTS = 3
 
 #: How long a worker keeps a verdict in memory and tries to store it while the store is away.
@@ -76,26 +78,48 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
 
 def process_submission(store: Store, judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
-                       versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS) -> str:
+                       versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS,
+                       beat: ClaimBeat | None = None) -> str:
     """Claim, grade through the sandboxed :class:`~judge.engine.Judge`, store the verdict once.
 
     Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)
     or ``"skipped"`` (already done or unknown).  Learner code runs only inside
     ``judge.grade``.  With ``versions``, the submission is graded with the bundle version it was accepted
     under, fetched from the store when this host's copy differs (:mod:`judge.service.bundle_versions`).
-    A submission claimed more than ``max_attempts`` times (each earlier attempt lost with its worker: a
-    submission that takes its worker down with it would otherwise come back forever) gets an internal error.
+    A submission whose earlier copies died ``max_attempts`` times (each lost with its worker: a submission
+    that takes its worker down with it would otherwise come back forever) gets an internal error; a copy still
+    running elsewhere is no failed attempt.  ``beat`` keeps this copy's claim alive while it runs (a claim
+    not beaten counts as alive for :data:`~judge.service.claims.ALIVE_SECONDS`).
     """
     row = store.claim(sub_id, worker)
     if row is None:
         log.info("submission %s: already judged or unknown, skipped", sub_id)
         return "skipped"
+    claims = Claims(store)
+    token, dead = claims.open(sub_id, worker)
+    if beat is not None:
+        beat.hold(token)
+    try:
+        return _judge_claimed(store, judge, row, worker, dead, on_stored, versions, max_attempts)
+    finally:
+        if beat is not None:
+            beat.release(token)
+        try:
+            claims.close(token)
+        except Exception as exc:  # noqa: BLE001 - the store away: the claim looks dead later, as it should
+            log.warning("submission %s: could not close its claim (%s)", sub_id, type(exc).__name__)
+
+
+def _judge_claimed(store: Store, judge, row, worker: str, dead: int,  # noqa: ANN001
+                   on_stored: Callable[[dict], None] | None, versions: BundleVersions | None,
+                   max_attempts: int) -> str:
+    sub_id = row.id
     target: str | Path = row.problem
     try:
-        if row.attempts > max_attempts:  # every earlier attempt lost its worker: not again, never queued forever
-            log.error("submission %s: attempt %s of at most %s; not judged again", sub_id, row.attempts,
+        if dead >= max_attempts:  # every earlier attempt lost its worker: not again, never queued forever
+            log.error("submission %s: %s earlier attempts died (at most %s); not judged again", sub_id, dead,
                       max_attempts)
-            verdict = internal_error(row.problem, f"the judge started this submission {row.attempts - 1} times "
+            verdict = internal_error(row.problem, f"the judge started this submission {dead} times "
                                                   "and no attempt finished (its worker was lost each time); it is "
                                                   "not judged again: ask your teacher for a rejudge")
         else:
@@ -124,6 +148,10 @@ def process_submission(store: Store, judge, sub_id: str, worker: str,
     if not stored:
         log.warning("submission %s: a verdict was stored by another attempt; this one is discarded", sub_id)
         return "duplicate"
+    try:
+        Claims(store).clear(sub_id)
+    except Exception as exc:  # noqa: BLE001 - leftovers of a judged submission are never counted again
+        log.warning("submission %s: could not clear its claims (%s)", sub_id, type(exc).__name__)
     log.info("submission %s: %s (attempt %s, %s)", sub_id, verdict.status.value, row.attempts, worker)
     if on_stored is not None:
         on_stored(row)

@@ -52,8 +52,11 @@ WORKER_PRIVILEGES: dict[str, tuple[Grant, ...]] = {
     "judge_submissions": (
         Grant("SELECT"),
         Grant("UPDATE", ("state", "started_at", "attempts", "worker", "status", "verdict_json", "finished_at",
-                         "callback_state", "callback_next_at")),
+                         "callback_state", "callback_next_at", "verdict_version")),
     ),
+    # Claims: each copy of a job opens a claim, beats while it runs and closes it; only claims that stopped
+    # beating count as failed attempts (judge.service.claims).
+    "judge_claims": (Grant("SELECT"), Grant("INSERT"), Grant("UPDATE"), Grant("DELETE")),
     # BundleVersions.root_for: the version a submission was accepted under.  Read only: a worker that could
     # write here could hand every other worker a bundle of its choosing.
     "judge_bundles": (Grant("SELECT"),),

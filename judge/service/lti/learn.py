@@ -144,11 +144,17 @@ def _spend(limit: RateLimiter, key: str) -> bool:
     return True
 
 
+def learn_tenant(course: str) -> str:
+    """A /learn course's tenant of the queue: its submissions share that course's pending limit."""
+    return "learn:" + digest(course)[:32]
+
+
 async def _open(request: Request, side: LearnerSide, learner: LearnLearner, problem: str) -> Response:
     if not _spend(side.opens, learner.key):
         return refuse(429, "Too many sign-ins", "This learner opened the exercise many times in a row: wait a "
                       "minute.", request)
-    session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name)
+    session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
+                                              tenant=learn_tenant(learner.course))
     return side.open_page(request, session, secret)
 
 
@@ -222,7 +228,8 @@ async def _join(request: Request, side: LearnerSide, problem: str, known: tuple[
         return _refused(problem, known, "Many learners joined from this address just now: wait a minute.", 429)
     personal = new_code()
     learner = await run_in_threadpool(side.lti.learn_join, course, name[:80], code_hash(personal))
-    session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name)
+    session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
+                                              tenant=learn_tenant(learner.course))
     log.info("learn: a new learner joined course %r (learner %s)", course[:64], learner.id[:8])
     answer = HTMLResponse(_welcome(session.handle, learner, personal), headers=page_headers())
     side.open_page(request, session, secret, into=answer)
@@ -235,7 +242,7 @@ async def _open_class(request: Request, side: LearnerSide, problem: str, course:
         return refuse(429, "Too many sign-ins", "The class view was opened many times in a row: wait a minute.",
                       request)
     session, secret = await run_in_threadpool(side.lti.open_session, digest(f"learn-teacher\n{course}"), problem,
-                                              None, name[:80] or "teacher")
+                                              None, name[:80] or "teacher", tenant=learn_tenant(course))
     await run_in_threadpool(side.lti.mark_staff, session.handle, learn_course(course))
     log.info("learn: the teacher's page of course %r opened from %s", course[:64], _client(request))
     return side.open_page(request, session, secret, f"/lti/teacher/{session.handle}")

@@ -2,8 +2,13 @@
 
 Each post is a row in ``judge_lti_scores``, sent by a background thread and retried with the same
 backoff as callbacks (``JUDGE_CALLBACK_BACKOFF_*``, ``JUDGE_CALLBACK_MAX_ATTEMPTS``), so a slow or
-down gradebook never holds up the learner's page.  Every Score carries the time it describes: a
-platform keeps the latest by timestamp, so a late ``Pending`` cannot overwrite a grade.
+down gradebook never holds up the learner's page.  A platform keeps the Score with the latest timestamp, so:
+
+- a ``FullyGraded`` Score is the learner's standing (:mod:`judge.service.lti.standing`: their best score, or
+  their newest submission's, as the activity says), computed and stamped when it is sent, so the newest post is
+  always the freshest standing, after a rejudge too, and a retried post is computed again;
+- a ``Pending`` Score carries the time its submission was made, so a late one cannot overwrite a grade; under
+  the ``best`` rule it also carries the standing so far, so a new try never shows as a lower grade meanwhile.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from datetime import datetime, timezone
 
 from judge.service.delivery import Dispatcher
 from judge.service.lti.adapter import CachingConnector
-from judge.service.lti.tables import LtiStore
+from judge.service.lti.standing import Standing, rule_of, standing
+from judge.service.lti.tables import LearnerSession, LtiStore
 from judge.service.settings import Settings
 
 log = logging.getLogger("judge.service.lti")
@@ -23,14 +29,18 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCORE_MAXIMUM = 1.0
 
 
-def comment(verdict: dict | None) -> str:
-    """A short line for the gradebook: the status and the first diagnosis, if any."""
+def comment(verdict: dict | None, standing_of: Standing | None = None) -> str:
+    """A short line for the gradebook: the status and the first diagnosis, if any (and, for a best score
+    among several submissions, that it is the best)."""
     if not verdict:
         return "not judged"
     status = str(verdict.get("status", "")).replace("_", " ")
     diagnoses = verdict.get("diagnoses") or []
     first = diagnoses[0].get("message", "") if diagnoses else ""
     text = f"{status}: {first}" if first else status
+    if standing_of is not None and standing_of.rule == "best" and standing_of.submissions > 1:
+        note = f" (the best of {standing_of.submissions} submissions)"
+        return text[:250 - len(note)] + note
     return text[:250]
 
 
@@ -50,18 +60,27 @@ class ScoreDispatcher(Dispatcher):
             if self.lti.claim_score(due.id, due.attempts, now + 60):
                 self.send(due.id, self._send, due, due.attempts + 1)
 
-    def _grade(self, row: dict, user_id: str):  # noqa: ANN202 - a pylti1p3 Grade
+    def _grade(self, row: dict, session: LearnerSession):  # noqa: ANN202 - a pylti1p3 Grade
         from pylti1p3.grade import Grade
 
-        stamp = datetime.fromtimestamp(row.timestamp or time.time(), tz=timezone.utc)
-        grade = Grade().set_user_id(user_id).set_timestamp(stamp.isoformat()).set_score_maximum(SCORE_MAXIMUM)
+        rule = rule_of(session.score_rule, self.settings.score_rule)
+        now = standing(self.lti.store, session.learner, session.problem, rule)
+        stamp = datetime.fromtimestamp((row.timestamp or time.time()) if row.kind == "pending" else time.time(),
+                                       tz=timezone.utc)
+        grade = (Grade().set_user_id(session.user_id).set_timestamp(stamp.isoformat())
+                 .set_score_maximum(SCORE_MAXIMUM))
         if row.kind == "pending":
-            return grade.set_activity_progress("Submitted").set_grading_progress("Pending")
-        sub = self.lti.store.get(row.submission_id)
-        verdict = json.loads(sub.verdict_json) if sub and sub.verdict_json else None
-        score = float(verdict.get("score", 0.0)) if verdict else 0.0
+            grade = grade.set_activity_progress("Submitted").set_grading_progress("Pending")
+            if rule == "best" and now is not None:  # the standing so far: a new try does not blank the grade
+                grade = grade.set_score_given(round(now.score * SCORE_MAXIMUM, 6))
+            return grade
+        if now is None:  # not reachable for a judged submission; its own verdict then, never nothing
+            sub = self.lti.store.get(row.submission_id)
+            verdict = json.loads(sub.verdict_json) if sub and sub.verdict_json else None
+            now = Standing(score=float((verdict or {}).get("score", 0.0)), submission_id=row.submission_id,
+                           verdict=verdict, submissions=1, rule=rule)
         return (grade.set_activity_progress("Completed").set_grading_progress("FullyGraded")
-                .set_score_given(round(score * SCORE_MAXIMUM, 6)).set_comment(comment(verdict)))
+                .set_score_given(round(now.score * SCORE_MAXIMUM, 6)).set_comment(comment(now.verdict, now)))
 
     def _send(self, row: dict, attempt: int) -> None:
         from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -76,7 +95,7 @@ class ScoreDispatcher(Dispatcher):
             session = found[0]
             registration = self.tool_config.find_registration_by_params(session.issuer, session.client_id)
             service = AssignmentsGradesService(CachingConnector(registration), session.ags)
-            service.put_grade(self._grade(row, session.user_id))
+            service.put_grade(self._grade(row, session))
             self.lti.score_result(row.id, True, None, None)
             log.info("submission %s: %s score posted (attempt %d)", row.submission_id, row.kind, attempt)
             return

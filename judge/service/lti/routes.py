@@ -30,7 +30,8 @@ from judge.service.lti.side import (AGS_CLAIM, CONTEXT_CLAIM, COOKIE_BLOCKED, CU
                                     learner_side, log, page_session, refuse, session_of)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
-from judge.service.store import NewSubmission, QueueFull, StoredSubmission
+from judge.service.settings import SCORE_RULES
+from judge.service.store import NewSubmission, QueueFull, StoredSubmission, TenantQueueFull
 
 
 class LearnerSubmissionIn(BaseModel):
@@ -92,10 +93,13 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
         raise ApiError(413, "request_too_large", "source: too large")
     new = NewSubmission(platform=LTI_PLATFORM if session.issuer else LEARN_PLATFORM,
                         problem=session.problem, source=body.source,
-                        metadata={"learner": session.learner[:16]})
+                        metadata={"learner": session.learner[:16]}, tenant=session.tenant)
     try:
         await run_in_threadpool(ctx.stamp_versions, [new])
-        [(row, _)] = await run_in_threadpool(ctx.store.create, [new], ctx.settings.max_pending)
+        [(row, _)] = await run_in_threadpool(ctx.store.create, [new], ctx.settings.max_pending,
+                                             ctx.settings.tenant_pending_limit)
+    except TenantQueueFull as exc:  # this course's burst: its own limit, nobody else's
+        raise ApiError(429, "tenant_queue_full", str(exc), headers={"Retry-After": "5"}) from None
     except QueueFull as exc:
         raise ApiError(503, "queue_full", str(exc), headers={"Retry-After": "5"}) from None
     with_scores = bool(session.ags and SCORE_SCOPE in (session.ags.get("scope") or [])
@@ -202,6 +206,10 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
             f"this activity names {'no problem' if not problem else f'the unknown problem {problem!r}'}: "
             f"set the custom parameter problem=<id> in the activity (known: "
             f"{', '.join(problems.available())})"), request)
+    score_rule = str((claims.get(CUSTOM_CLAIM) or {}).get("score_rule", "")).strip().lower() or None
+    if score_rule is not None and score_rule not in SCORE_RULES:
+        return refuse(400, "Launch refused", "this activity's custom parameter score_rule must be one of "
+                      f"{', '.join(SCORE_RULES)}: set it in the activity, or remove it", request)
     user = str(claims.get("sub") or "")
     if not user:
         return refuse(400, "Launch refused", "the launch has no user (sub): anonymous launches cannot "
@@ -211,9 +219,11 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
                                 str(context), user]))
     ags = claims.get(AGS_CLAIM)
     name = claims.get("name") or claims.get("given_name") or None
+    tenant = "lti:" + digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
+                                        str(context)]))[:32]  # the deployment's course: one tenant of the queue
     opened, secret = await run_in_threadpool(
         side.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
-        ags if isinstance(ags, dict) else None)
+        ags if isinstance(ags, dict) else None, tenant, score_rule)
     if staff:  # the teacher's page for this problem and course, instead of the learner page
         await run_in_threadpool(side.lti.mark_staff, opened.handle,
                                 teacher.course_of_launch(claims, message.get_client_id()))

@@ -50,6 +50,8 @@ sessions = Table(
     Column("issuer", String(255)),
     Column("client_id", String(255)),
     Column("ags_json", Text),                                # the AGS endpoint claim, if the launch had one
+    Column("tenant", String(80)),                            # whose pending limit its submissions count in
+    Column("score_rule", String(16)),                        # the activity's gradebook rule (lti.standing)
     Column("created_at", Float, nullable=False),
     Column("expires_at", Float, nullable=False),
 )
@@ -157,6 +159,8 @@ class LearnerSession:
     issuer: str | None
     client_id: str | None
     ags: dict | None
+    tenant: str | None = None  #: the LTI deployment's course, or the /learn course: a tenant of the queue
+    score_rule: str | None = None  #: best | latest, from the activity's custom parameter (None: the default)
 
 
 class LtiStore:
@@ -199,13 +203,15 @@ class LtiStore:
     # -- sessions -------------------------------------------------------------------
     def open_session(self, learner: str, problem: str, user_id: str | None = None, name: str | None = None,
                      issuer: str | None = None, client_id: str | None = None,
-                     ags: dict | None = None) -> tuple[LearnerSession, str]:
+                     ags: dict | None = None, tenant: str | None = None,
+                     score_rule: str | None = None) -> tuple[LearnerSession, str]:
         """A new session; returns it and the cookie secret (only its hash is stored)."""
         handle, secret, csrf = secrets.token_hex(8), secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         now = time.time()
         row = {"handle": handle, "secret_hash": digest(secret), "csrf": csrf, "learner": learner,
                "problem": problem, "user_id": user_id, "name": name, "issuer": issuer, "client_id": client_id,
                "ags_json": json.dumps(ags) if ags else None, "created_at": now,
+               "tenant": tenant[:80] if tenant else None, "score_rule": score_rule,
                "expires_at": now + SESSION_SECONDS}
         with self.store._write() as conn:
             conn.execute(insert(sessions).values(**row))
@@ -218,7 +224,8 @@ class LtiStore:
         return LearnerSession(handle=row["handle"], learner=row["learner"], problem=row["problem"],
                               csrf=row["csrf"], user_id=row["user_id"], name=row["name"], issuer=row["issuer"],
                               client_id=row["client_id"],
-                              ags=json.loads(row["ags_json"]) if row["ags_json"] else None)
+                              ags=json.loads(row["ags_json"]) if row["ags_json"] else None,
+                              tenant=row["tenant"], score_rule=row["score_rule"])
 
     def session(self, handle: str | None = None, csrf: str | None = None,
                 any_age: bool = False) -> tuple[LearnerSession, str] | None:

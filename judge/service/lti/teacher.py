@@ -272,14 +272,19 @@ async def _course_rejudge(side: LearnerSide, session: LearnerSession, rid: str) 
                      summary="A dry run: this course's submissions graded again with the bundle as it is now")
 async def class_rejudge(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     from judge.problem.loader import load_problem
-    from judge.service.rejudge import RejudgeStore
+    from judge.service.rejudge import RejudgeOpen, RejudgeStore, RejudgeTooLarge
 
     side.submit_limit.take(session.learner)
     course, members = await _course_roster(side, session)  # the roster: only this course's learners
     ids = [row.id for row in await _learner_rows(side, session, course, roster_learners(members))]
     digest_now = (await run_in_threadpool(load_problem, session.problem)).digest
-    rid = await run_in_threadpool(RejudgeStore(side.ctx.store).create, session.problem, True, digest_now,
-                                  _course_tag(course), ids)
+    try:  # one open rejudge per course and problem, of a bounded size
+        rid = await run_in_threadpool(RejudgeStore(side.ctx.store).create, session.problem, True, digest_now,
+                                      _course_tag(course), ids, None, side.ctx.settings.max_rejudge_items)
+    except RejudgeOpen as exc:
+        raise ApiError(409, "rejudge_open", str(exc)) from None
+    except RejudgeTooLarge as exc:
+        raise ApiError(422, "rejudge_too_large", str(exc)) from None
     side.ctx.backend.rejudge(rid)
     return await _course_rejudge(side, session, rid)
 

@@ -1,0 +1,110 @@
+"""Which copies of a job are alive: the attempts cap counts dead claims only.
+
+A submission that takes its worker down with it (an OOM kill, a host lost) would come back from the broker
+forever, so after ``JUDGE_MAX_ATTEMPTS`` lost attempts it gets an internal error instead of another run.  But
+a job can also run as several copies at once while nothing died: a broker hands a held job to another worker
+after its visibility timeout, the sweeper publishes again a job it could not find.  Those copies are not failed
+attempts, and counting them would store an internal error while graders are still running the job.
+
+So each copy holds a claim row (``judge_claims``) while it runs; the worker process refreshes ``alive_at`` of
+the claims it holds every :data:`BEAT_SECONDS` (:class:`ClaimBeat`), and removes a claim when its copy ends,
+whatever the outcome.  A claim left behind whose ``alive_at`` is older than :data:`ALIVE_SECONDS` belonged to a
+copy that died: that, and only that, is a failed attempt.  The claims of a judged submission are removed.
+A copy that died less than :data:`ALIVE_SECONDS` before the next claim is counted from the claim after.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+
+from sqlalchemy import Column, Float, Index, String, Table, delete, func, insert, select, update
+
+from judge.service.store import Store, metadata
+
+log = logging.getLogger("judge.service")
+
+BEAT_SECONDS = 5.0
+ALIVE_SECONDS = 20.0
+
+claims = Table(
+    "judge_claims", metadata,
+    Column("token", String(32), primary_key=True),
+    Column("submission_id", String(32), nullable=False),
+    Column("worker", String(255)),
+    Column("claimed_at", Float, nullable=False),
+    Column("alive_at", Float, nullable=False),
+    Index("ix_judge_claims_submission", "submission_id"),
+)
+
+
+class Claims:
+    """The claims table on the service's :class:`Store` engines."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def open(self, submission_id: str, worker: str, now: float | None = None) -> tuple[str, int]:
+        """A claim for this copy: its token, and how many earlier copies died without a verdict."""
+        now = time.time() if now is None else now
+        token = uuid.uuid4().hex
+        c = claims
+        with self.store._write() as conn:
+            dead = conn.execute(select(func.count()).select_from(c).where(
+                c.c.submission_id == submission_id, c.c.alive_at < now - ALIVE_SECONDS)).scalar_one()
+            conn.execute(insert(c).values(token=token, submission_id=submission_id, worker=worker[:255],
+                                          claimed_at=now, alive_at=now))
+        return token, int(dead)
+
+    def close(self, token: str) -> None:
+        """This copy ended (a verdict, a duplicate, an error it handled): not a dead claim."""
+        with self.store._write() as conn:
+            conn.execute(delete(claims).where(claims.c.token == token))
+
+    def clear(self, submission_id: str) -> None:
+        """The submission has its verdict: its claims, dead or alive, are history."""
+        with self.store._write() as conn:
+            conn.execute(delete(claims).where(claims.c.submission_id == submission_id))
+
+    def beat(self, tokens: list[str], now: float | None = None) -> None:
+        if not tokens:
+            return
+        with self.store._write() as conn:
+            conn.execute(update(claims).where(claims.c.token.in_(tokens))
+                         .values(alive_at=time.time() if now is None else now))
+
+
+class ClaimBeat:
+    """The worker process's side: the claims its copies hold, kept alive by one thread."""
+
+    def __init__(self, store: Store) -> None:
+        self.claims = Claims(store)
+        self._held: set[str] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def hold(self, token: str) -> None:
+        with self._lock:
+            self._held.add(token)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="judge-claim-beat", daemon=True)
+                self._thread.start()
+
+    def release(self, token: str) -> None:
+        with self._lock:
+            self._held.discard(token)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(BEAT_SECONDS):
+            with self._lock:
+                held = sorted(self._held)
+            try:
+                self.claims.beat(held)
+            except Exception as exc:  # noqa: BLE001 - the store away: beat again later
+                log.warning("claim heartbeat: the store is unreachable (%s)", type(exc).__name__)
+
+    def stop(self) -> None:
+        self._stop.set()

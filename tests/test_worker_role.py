@@ -24,6 +24,7 @@ REDIS_PASSWORDS = {"REDIS_API_PASSWORD": "api0redis0c3d4", "REDIS_WORKER_PASSWOR
 def test_every_table_of_the_service_is_granted_or_denied_to_workers_by_name():
     """A new table is a decision: in WORKER_PRIVILEGES (with the columns a worker writes) or in WORKER_DENIED."""
     import judge.service.bundle_versions  # noqa: F401 - registers their tables
+    import judge.service.claims  # noqa: F401
     import judge.service.lti.tables  # noqa: F401
     import judge.service.rejudge  # noqa: F401
     import judge.service.worker_slots  # noqa: F401

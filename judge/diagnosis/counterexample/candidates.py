@@ -141,7 +141,7 @@ class _Shapes:
 
 
 def _trimmed(ladders: list[list[int]], most: int = MAX_PLANS) -> list[list[int]]:
-    """The ladders with their largest rungs dropped, longest ladder first, until their product is at most
+    """The ladders with their farthest rungs dropped, longest ladder first, until their product is at most
     ``most``: a function with many lengths costs no more than one with two."""
     ladders = [list(ladder) for ladder in ladders]
     while math.prod(len(ladder) for ladder in ladders) > most:
@@ -151,21 +151,22 @@ def _trimmed(ladders: list[list[int]], most: int = MAX_PLANS) -> list[list[int]]
 
 
 def _ladder(length: Length, seed: Seed | None) -> list[int]:
-    """Values to try for one length.  Without a seed: the smallest few.  A case's seed: the smallest few, the
-    smallest with the case's parity, every value a few steps up, the generic ladder's rungs below the case's
-    own, and its own; never above it.  The domain's seed: the generic ladder."""
-    lo, hi = length.lo, length.hi
+    """Values to try for one length, nearest the anchor first (:attr:`.seeds.Length.anchor`).  Without a seed:
+    the nearest few.  A case's seed: the nearest few toward the case's own value, the nearest with its parity,
+    every value a few steps on, the generic ladder's rungs short of it, and its own; never past it.  The
+    domain's seed: the generic ladder."""
     if seed is not None and seed.from_domain:
-        return generic_ladder(lo, hi)
+        return generic_ladder(length.lo, length.hi)
+    anchor = length.anchor
     own = seed.lengths.get(length.key) if seed is not None else None
-    top = min(hi, own) if own is not None else min(hi, lo + SMALL_STEPS)
-    values = set(range(lo, min(top, lo + SMALL_STEPS) + 1))
-    if own is not None:
-        parity = (own - lo) % 2
-        values |= {lo + parity, lo + 2 + parity, own}
-        values |= set(range(lo, min(top, lo + LADDER_TOP - 1) + 1))
-        values |= set(generic_ladder(lo, hi))
-    return sorted(v for v in values if lo <= v <= top)
+    if own is None:
+        values = {anchor + side * o for o in range(SMALL_STEPS + 1) for side in (1, -1)}
+    else:
+        side, reach = length.toward(own)
+        offsets = set(range(SMALL_STEPS + 1)) | {reach % 2, 2 + reach % 2, reach} | set(range(LADDER_TOP))
+        offsets |= {abs(v - anchor) for v in generic_ladder(length.lo, length.hi) if (v - anchor) * side >= 0}
+        values = {anchor + side * o for o in offsets if o <= reach}
+    return sorted((v for v in values if length.lo <= v <= length.hi), key=lambda v: abs(v - anchor))
 
 
 def _pool(shapes: _Shapes, seed: Seed | None, features: frozenset, stop: Callable[[], bool]) -> Iterator[_Plan]:
@@ -198,30 +199,31 @@ def _pool(shapes: _Shapes, seed: Seed | None, features: frozenset, stop: Callabl
 
 
 def _climb(shapes: _Shapes, seed: Seed, index: int) -> Iterator[_Plan]:
-    """One length up the generic ladder's rungs above the small ones (both parities at every power of two),
-    every other length resting where the domain's seed says (the smallest public case's, or the lower bound),
-    no feature: for what goes wrong only from some length on, whatever length that is."""
+    """One length up the generic ladder's rungs past the nearest few (both parities at every power of two),
+    every other length resting where the domain's seed says (the smallest public case's, or its anchor), no
+    feature: for what goes wrong only from some length on, whatever length that is."""
     length = shapes.lengths[index]
-    rest = [min(other.hi, max(other.lo, seed.rest.get(other.key, other.lo))) for other in shapes.lengths]
+    rest = [min(other.hi, max(other.lo, seed.rest.get(other.key, other.anchor))) for other in shapes.lengths]
     for rung in generic_ladder(length.lo, length.hi):
-        if rung < length.lo + SMALL_OFFSETS:
+        if abs(rung - length.anchor) < SMALL_OFFSETS - 1:  # the nearer ones are every pool's
             continue
         rest[index] = rung
         plan = shapes.plan(tuple(rest), frozenset())
         if plan is None:
-            return  # too large: so is every rung above
+            return  # too large: so is every rung further out
         yield plan
 
 
-def _halvings(lo: int, own: int) -> list[int]:
-    """``own``, then halfway to ``lo`` again and again, each at ``own``'s parity where that stays in range:
-    log2(own - lo) values, whatever the sign of either."""
-    values, gap = {own}, own - lo
+def _halvings(length: Length, own: int) -> list[int]:
+    """``own``, then halfway to the anchor again and again, each at ``own``'s parity where that stays short of
+    it: log2 of the distance values, whatever the sign of either."""
+    side, gap = length.toward(own)
+    values = {own}
     while gap > 0:
         gap //= 2
-        v = lo + gap
-        values.add(min(own, v + (own - v) % 2))
-    return sorted(values)
+        v = length.anchor + side * gap
+        values.add(v + side * (abs(own - v) % 2))
+    return sorted(values, key=lambda v: abs(v - length.anchor))
 
 
 def _spread(plans: list[_Plan], count: int) -> list[_Plan]:
@@ -247,7 +249,7 @@ def _large_plans(shapes: _Shapes, seed: Seed, stop: Callable[[], bool]) -> list[
         ladders = _trimmed([generic_ladder(length.lo, length.hi) for length in shapes.lengths])
         subsets = [frozenset(seed.features), frozenset()]
     else:
-        ladders = _trimmed([_halvings(length.lo, seed.lengths.get(length.key, length.lo))
+        ladders = _trimmed([_halvings(length, seed.lengths.get(length.key, length.anchor))
                             for length in shapes.lengths])
         subsets = [frozenset(seed.features)]
     out: list[_Plan] = []
@@ -309,7 +311,7 @@ def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: 
         if stop():
             break
         if not seed.from_domain:  # the case's own lengths and features: a shrink of nothing, likely to fail too
-            own = shapes.plan(tuple(seed.lengths.get(length.key, length.lo) for length in shapes.lengths),
+            own = shapes.plan(tuple(seed.lengths.get(length.key, length.anchor) for length in shapes.lengths),
                               frozenset(seed.features))
             first += [own] if own is not None else []
         first += _large_plans(shapes, seed, stop)

@@ -37,6 +37,16 @@ class Length:
     lo: int
     hi: int
 
+    @property
+    def anchor(self) -> int:
+        """Its smallest value: the one of least magnitude (the lower bound of a length; 0 in ``[-5, 3]``, -1 in
+        ``[-1, -1]``), where every ladder starts."""
+        return min(max(0, self.lo), self.hi)
+
+    def toward(self, own: int) -> tuple[int, int]:
+        """(the side ``own`` lies on from the anchor, +1 or -1; how far): a ladder toward a case's own value."""
+        return (1 if own >= self.anchor else -1), abs(own - self.anchor)
+
 
 @dataclass(frozen=True)
 class Seed:
@@ -69,16 +79,18 @@ SMALL_OFFSETS = 8
 
 
 def generic_ladder(lo: int, hi: int) -> list[int]:
-    """The lengths a search tries where no case it may see bounds it: the smallest few, then both parities at
-    every power of two above them (lo-1+2^k and lo+2^k), and the largest; within [lo, hi], small first.  About
-    2 log2(hi-lo) values whatever the range, so a huge or negative range costs no more than a small one."""
-    values = set(range(lo, min(hi, lo + SMALL_OFFSETS - 1) + 1))
+    """The values a search tries where no case it may see bounds it, from the one of least magnitude (the
+    anchor: the lower bound of a length) outward: the nearest few, then both parities at every power of two
+    (anchor +- (2^k - 1) and +- 2^k), and both ends; within [lo, hi], nearest first.  About 4 log2(hi-lo)
+    values whatever the range, so a huge or negative range costs no more than a small one."""
+    anchor = min(max(0, lo), hi)
+    offsets = set(range(SMALL_OFFSETS))
     step = SMALL_OFFSETS
-    while step <= hi - lo + 1:
-        values |= {lo - 1 + step, lo + step}
+    while step <= hi - lo:
+        offsets |= {step - 1, step}
         step *= 2
-    values.add(hi)
-    return sorted(v for v in values if lo <= v <= hi)
+    values = {anchor + side * o for o in offsets for side in (1, -1)} | {lo, hi}
+    return sorted((v for v in values if lo <= v <= hi), key=lambda v: (abs(v - anchor), v))
 
 
 def length_key(domain: Domain, arg: str, axis: str) -> str:

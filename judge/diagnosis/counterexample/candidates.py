@@ -316,8 +316,8 @@ def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: 
             first += [own] if own is not None else []
         first += _large_plans(shapes, seed, stop)
         pools += [_pool(shapes, seed, subset, stop) for subset in _subsets(seed.features, seed.from_domain)]
-        if seed.from_domain:
-            pools += [_climb(shapes, seed, i) for i in range(len(shapes.lengths))]
+        if seed.from_domain:  # the lengths' climbs take one turn between them: one rung of each in turn
+            pools.append(_in_turn([_climb(shapes, seed, i) for i in range(len(shapes.lengths))]))
     chosen: dict[str, Candidate] = {}
     seen: set = set()
     for plan in itertools.chain(first, _in_turn(pools)):

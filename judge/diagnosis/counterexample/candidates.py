@@ -53,6 +53,8 @@ MAX_SEEDS = 3
 LARGE_PER_SEED = 4
 #: Elements a large candidate may have at most.
 LARGE_MAX_ELEMENTS = 1 << 18
+#: Elements a large candidate of the domain's seed may have at most (no case says a larger one is needed).
+DOMAIN_LARGE_ELEMENTS = 1 << 16
 #: Combinations of lengths one pool or one seed's large plans look at, at most.
 MAX_PLANS = 4096
 
@@ -120,10 +122,11 @@ class _Shapes:
         lead = (keep.get((name, "lead_size"), a.leading_size[0]),) * keep.get((name, "lead"), a.leading[0])
         return lead + tuple(lengths[i] for i in self.axes[name])
 
-    def plan(self, lengths: tuple[int, ...], features: frozenset, large: bool = False) -> _Plan | None:
+    def plan(self, lengths: tuple[int, ...], features: frozenset, large: bool = False,
+             most: int | None = None) -> _Plan | None:
         keep = {(name, what): value for name, what, value in features}
         elements, leading = 0, 0
-        most = LARGE_MAX_ELEMENTS if large else MAX_ELEMENTS
+        most = most or (LARGE_MAX_ELEMENTS if large else MAX_ELEMENTS)
         for name, arg in self.domain.args.items():
             if isinstance(arg, ArrayDomain):
                 shape = self.shape(name, lengths, keep)
@@ -227,8 +230,8 @@ def _halvings(length: Length, own: int) -> list[int]:
 
 
 def _spread(plans: list[_Plan], count: int) -> list[_Plan]:
-    """``count`` plans spread over ``plans`` by their elements, geometrically, the largest last: for 2, the
-    one nearest the geometric middle between the small candidates and the largest, and the largest."""
+    """``count`` plans spread over ``plans`` by their elements, geometrically, the largest last: from just above
+    the small candidates' size to the largest."""
     if not plans:
         return []
     plans.sort(key=lambda p: p.size)
@@ -243,26 +246,46 @@ def _spread(plans: list[_Plan], count: int) -> list[_Plan]:
 
 def _large_plans(shapes: _Shapes, seed: Seed, stop: Callable[[], bool]) -> list[_Plan]:
     """For what only inputs larger than any small candidate show: a case's lengths halved again and again (its
-    parity kept) with all its features; for the domain's seed, the generic ladder's rungs with every feature
-    and with none.  A few sizes spread from just above the small ones up to the largest."""
+    parity kept) with all its features, a few sizes spread from just above the small ones up to its own.  For
+    the domain's seed (no case to start from), :func:`_domain_large`."""
     if seed.from_domain:
-        ladders = _trimmed([generic_ladder(length.lo, length.hi) for length in shapes.lengths])
-        subsets = [frozenset(seed.features), frozenset()]
-    else:
-        ladders = _trimmed([_halvings(length, seed.lengths.get(length.key, length.anchor))
-                            for length in shapes.lengths])
-        subsets = [frozenset(seed.features)]
-    out: list[_Plan] = []
-    for features in subsets:
-        plans = []
-        for lengths in itertools.product(*ladders):
-            plan = shapes.plan(lengths, features, large=True)
-            if plan is not None and plan.size[1] > MAX_ELEMENTS:
-                plans.append(plan)
-            if len(plans) % 256 == 0 and stop():
+        return _domain_large(shapes, seed, stop)
+    ladders = _trimmed([_halvings(length, seed.lengths.get(length.key, length.anchor)) for length in shapes.lengths])
+    plans = []
+    for lengths in itertools.product(*ladders):
+        plan = shapes.plan(lengths, frozenset(seed.features), large=True)
+        if plan is not None and plan.size[1] > MAX_ELEMENTS:
+            plans.append(plan)
+        if len(plans) % 256 == 0 and stop():
+            break
+    return _spread(plans, LARGE_PER_SEED)
+
+
+def _domain_large(shapes: _Shapes, seed: Seed, stop: Callable[[], bool]) -> list[_Plan]:
+    """The domain's large inputs, up to :data:`DOMAIN_LARGE_ELEMENTS`: every feature at once in the largest
+    shape the generic ladder gives (the most even one of those), and each length alone at the farthest rung that
+    fits, the others at rest (what goes wrong only from some length on, past the small ones)."""
+    ladders = _trimmed([generic_ladder(length.lo, length.hi) for length in shapes.lengths])
+    whole = frozenset(seed.features)
+    best: _Plan | None = None
+    for k, lengths in enumerate(itertools.product(*ladders)):
+        plan = shapes.plan(lengths, whole, large=True, most=DOMAIN_LARGE_ELEMENTS)
+        if plan is not None and plan.size[1] > MAX_ELEMENTS and \
+                (best is None or (plan.size[1], -max(map(abs, lengths))) > (best.size[1], -max(map(abs, best.lengths)))):
+            best = plan
+        if k % 256 == 0 and stop():
+            break
+    out = [best] if best is not None else []
+    rest = [min(length.hi, max(length.lo, seed.rest.get(length.key, length.anchor))) for length in shapes.lengths]
+    for i, ladder in enumerate(ladders):
+        for rung in reversed(ladder):  # farthest first
+            lengths = tuple(rest[:i] + [rung] + rest[i + 1:])
+            plan = shapes.plan(lengths, frozenset(), large=True, most=DOMAIN_LARGE_ELEMENTS)
+            if plan is not None:
+                if plan.size[1] > MAX_ELEMENTS:
+                    out.append(plan)
                 break
-        out += _spread(plans, LARGE_PER_SEED // len(subsets))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def _subsets(features: tuple[Feature, ...], from_domain: bool = False) -> list[frozenset]:

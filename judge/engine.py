@@ -315,9 +315,11 @@ class Judge:
             judged = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
             verdict = self._assemble(bundle, judged.cases, report, judged.killed_for, isolation)
             if self.counterexamples and verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR):
-                from judge.diagnosis.counterexample.search import Budget
+                from judge.diagnosis.counterexample.search import CONTAINER_OVERHEAD, Budget
 
                 budget = Budget(bundle.spec.limits.search_seconds)
+                if not getattr(backend, "warm", True):  # each run starts a container: its start is search time
+                    budget.overhead = CONTAINER_OVERHEAD
                 # The grading run's slots are judged (what diagnosis needs is copied out): zero the buffer now,
                 # while the search makes its candidates, so that its run starts on zeros like any other.
                 buffer.scrub_in_background()

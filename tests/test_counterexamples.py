@@ -225,7 +225,7 @@ def test_what_the_learner_says_in_the_search_is_shown_as_theirs_cut_and_clean(ju
 
 
 def test_the_search_ends_within_its_time_whatever_the_reference_costs(tmp_path):
-    """A reference that takes 100 ms a call and 96 candidates: making them all took ~7 s before the run even began.
+    """A reference that takes 100 ms a call: making a search's candidates took ~8 s before its run even began.
     The search's clock gives the making half of ``search_seconds`` and the run what is left: a verdict with the
     search comes at most ``search_seconds`` (and a little) after the same verdict without it."""
     require_sandbox()

@@ -53,7 +53,7 @@ class Limits(_Strict):
     processes: int = Field(ge=1, le=256, description="processes and threads at once")
     output_kib: int = Field(default=1024, ge=1, le=1 << 20, description="stdout+stderr cap")
     source_kib: int = Field(default=256, ge=1, le=1 << 16, description="largest accepted source file")
-    search_candidates: int = Field(default=192, ge=0, le=4096,
+    search_candidates: int = Field(default=128, ge=0, le=4096,
                                    description="inputs a counterexample search may try (one extra run)")
     search_seconds: float = Field(default=3.0, gt=0, le=60, description="wall time of that run")
 

@@ -1,28 +1,28 @@
 """The inputs a counterexample search tries, from a function's input domain: small ones first, deterministic.
 
 Hypothesis' shrinker is the model, but its rounds adapt to each answer and this search must fit one sandboxed
-run, so the rounds are laid out in advance, from the seeds (:mod:`.seeds`):
+run, so the rounds are laid out in advance, from the seeds (:mod:`.seeds`), each a *pool* of plans:
 
-- the smallest valid inputs, over every length's generic ladder (the smallest few, then both parities at
-  every power of two, :func:`.seeds.generic_ladder`), default scalars, the first dtype and layout, no leading
-  axes;
-- shrinks of each seed: its features kept whole, one left out, one alone or none, each at a ladder of
-  lengths -- for a case's seed from the smallest up to the case's own, for the domain's seed the generic one;
+- the smallest valid inputs: every length a few steps from its anchor (the value of least magnitude), default
+  scalars, the first dtype and layout, no leading axes;
+- shrinks of each seed: its features kept whole, one left out, one alone or none (the domain's seed: all, each
+  alone, none), each at a ladder of lengths -- for a case's seed from the anchor up to the case's own, for the
+  domain's seed the generic ladder (the nearest few, then both parities at every power of two);
 - for the domain's seed, each length alone up the generic ladder's rungs (the others resting at the smallest
   public case's lengths): what goes wrong only from some length on shows at the first rung past it;
-- large inputs, for mistakes no small input shows (float32 error that grows with the position): a case's
-  lengths halved again and again toward the lower bound, or the generic ladder's largest rungs.
+- large inputs, for mistakes no small input shows (float32 error that grows with the position): a case's own
+  lengths and features and its lengths halved again and again, or the domain's largest shapes.
 
-The large candidates come first; then the pools' candidates in turn, each pool's smallest first, until the
-budget is spent (so each shrink gets its share, however many tiny inputs another has); the candidates are then
-tried smallest first.  A candidate is a set of arguments in the
+The large candidates and each case's own come first; then the pools' plans in turn (every pool's smallest,
+then every pool's second, ...) until the budget is spent, so each shrink gets its share however many tiny
+inputs another has; the candidates are then tried smallest first.  A candidate is a set of arguments in the
 bundle's case syntax (``judge case add`` accepts them as they are) with a *size*, its place in that order: its
 elements (every array's plus the product of the ints' magnitudes) times one more than the features it keeps (a
 plain input is simpler than a smaller one that is read-only, float32 and batched), then its elements, leading
 axes and features alone.  Nothing here reads unseeded randomness, and nothing here reads a hidden case: the
 same seeds give the same candidates on every machine.  The work is bounded whatever the domain says: every
-ladder is logarithmic in its range, every product of ladders is trimmed to :data:`MAX_PLANS`, and a ``stop``
-callable (the search's clock) ends the making early.
+ladder is logarithmic in its range, pools are made lazily (best first) and stop at :data:`MAX_PLANS`, every
+product of ladders is trimmed to it, and a ``stop`` callable (the search's clock) ends the making early.
 """
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ from judge.diagnosis.counterexample.seeds import SMALL_OFFSETS, Feature, Length,
     lengths_of, plain_scalar
 from judge.problem.models import ArrayDomain, Domain, FloatDomain, FunctionSpec, IntDomain
 
-#: Lengths above the domain's lower bound the smallest inputs try (lo, lo+1, ... lo+SMALL_STEPS).
+#: Steps from a length's anchor the smallest inputs try (anchor, anchor+1, ... anchor+SMALL_STEPS).
 SMALL_STEPS = 3
 #: Elements a candidate may have at most (its values are shown in full).
 MAX_ELEMENTS = 512
-#: How many values above its lower bound a case's ladder climbs in steps of one (a box may ask for more).
+#: How many values from its anchor a case's ladder climbs in steps of one (then the generic rungs).
 LADDER_TOP = 8
 #: Failing cases a search starts from (the smallest ones).
 MAX_SEEDS = 3

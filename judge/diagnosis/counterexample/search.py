@@ -51,8 +51,10 @@ SHOWN_ELEMENTS = 512
 LEARNER_TEXT = 1000
 #: The share of the search's time that making candidates and their expected outputs may take.
 MAKING_SHARE = 0.5
-#: The sandbox's own set-up and tear-down around a run's wall time (kept out of the run's share).
+#: The sandbox's own set-up and tear-down around a run's wall time (kept out of the run's share): a warm
+#: zygote's fork, or a container's start.
 RUN_OVERHEAD = 0.15
+CONTAINER_OVERHEAD = 1.0
 #: A run with less wall time than this is not started (it could show nothing).
 SHORTEST_RUN = 0.05
 
@@ -67,6 +69,7 @@ class Budget:
 
     seconds: float
     started: float = field(default_factory=time.monotonic)
+    overhead: float = RUN_OVERHEAD  #: the backend's set-up and tear-down of a run, outside its wall time
 
     def left(self) -> float:
         return self.seconds - (time.monotonic() - self.started)
@@ -78,7 +81,7 @@ class Budget:
     def run_seconds(self) -> float:
         """The wall time left for the sandboxed run (its set-up and tear-down kept out); SearchTimeUp if too
         little is left for one."""
-        left = self.left() - RUN_OVERHEAD
+        left = self.left() - self.overhead
         if left < SHORTEST_RUN:
             raise SearchTimeUp(f"{self.seconds:g} s of search time spent before its run")
         return left
@@ -369,5 +372,5 @@ def find(verdict: Verdict, prepared: PreparedProblem, source: str, reference, ru
         search.close()
 
 
-__all__ = ["Budget", "find", "learner_text", "pick", "prepare_search", "python_call", "Search", "SearchTimeUp",
+__all__ = ["Budget", "CONTAINER_OVERHEAD", "find", "learner_text", "pick", "prepare_search", "python_call", "Search", "SearchTimeUp",
            "search_from", "searchable"]

@@ -6,8 +6,8 @@ Every example of both problems in the given folders (default: wrong_answer and r
 notebooks included) is graded by a warm ``Judge`` of each tree, in a fresh process per tree whose PYTHONPATH is
 that tree; the examples themselves always come from this checkout, so both trees grade the same files.  Only
 verdicts the search runs for (wrong answer or runtime error) count.  It prints, per file, each tree's
-counterexample call (or "-"), then how many of the failing examples got one, and the search's median share of a
-verdict's time.  Make a before tree with ``git worktree add /tmp/main-checkout main``.
+counterexample call (or "-"), then how many of the failing examples got one and their sizes (values, as the
+search counts them), and for two trees how many got smaller or larger.  Make a before tree with ``git worktree add /tmp/main-checkout main``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ _CHILD = r'''
 import json, sys, time
 from judge import Judge
 from judge.verdict import Status
+from judge.problem.inputs import materialize
 out = {}
 with Judge() as judge:
     judge.warm_up()
@@ -34,9 +35,13 @@ with Judge() as judge:
         start = time.perf_counter()
         verdict = judge.grade(source, problem)
         found = verdict.counterexample
+        values = materialize(found.args) if found else {}
+        size = sum(int(getattr(v, "size", 0)) for v in values.values() if hasattr(v, "shape"))
+        ints = [v for v in values.values() if isinstance(v, int) and not isinstance(v, bool)]
         out[path] = {"status": verdict.status.value, "ms": (time.perf_counter() - start) * 1e3,
                      "searched": verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR),
-                     "call": found.call[:90] if found else None, "differs": found.differs if found else None}
+                     "call": found.call[:90] if found else None, "differs": found.differs if found else None,
+                     "size": size + (__import__("math").prod(abs(v) for v in ints) if ints else 0)}
 print(json.dumps(out))
 '''
 
@@ -77,7 +82,16 @@ def main() -> None:
     for tree, r in zip(trees, results):
         searched = [row for row in r.values() if row["searched"]]
         got = [row for row in searched if row["call"]]
-        print(f"{str(tree)}: {len(got)} of {len(searched)} failing examples get a counterexample")
+        sizes = sorted(row["size"] for row in got)
+        median = sizes[len(sizes) // 2] if sizes else 0
+        print(f"{str(tree)}: {len(got)} of {len(searched)} failing examples get a counterexample "
+              f"(median size {median}, largest {sizes[-1] if sizes else 0} values)")
+    if len(results) == 2:
+        both = [p for _, p in chosen if results[0][p]["call"] and results[1][p]["call"]]
+        smaller = sum(results[1][p]["size"] < results[0][p]["size"] for p in both)
+        larger = sum(results[1][p]["size"] > results[0][p]["size"] for p in both)
+        print(f"second tree against the first: {smaller} smaller, {larger} larger, "
+              f"{len(both) - smaller - larger} the same size")
 
 
 if __name__ == "__main__":

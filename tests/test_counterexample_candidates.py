@@ -296,3 +296,29 @@ def test_the_text_report_shows_it_small():
     assert "sinusoidal_pe(max_len=2, d_model=2, base=10000.0)" in text and "the values differ" in text
     assert "expected: [[0.      , 1.      ]," in text and "0.841471" in text
     assert "it is no case" in summary(verdict)
+
+
+_DIGEST = r'''
+import hashlib, sys
+from judge.problem.loader import load_problem
+from judge.diagnosis.counterexample.candidates import candidates
+from judge.diagnosis.counterexample.seeds import explorer
+out = []
+for problem in ("sinusoidal-pe", "rotary-embedding"):
+    for f in load_problem(problem).spec.functions:
+        out += [c.key for c in candidates(f, [explorer(f, {})], 128)]
+print(hashlib.sha256("".join(out).encode()).hexdigest())
+'''
+
+
+def test_candidates_do_not_change_with_the_process_string_hashing():
+    """The domain's seed holds two layouts at once; which one a candidate keeps once followed a frozenset's order,
+    which changes with PYTHONHASHSEED: the same submission could get another counterexample on another worker."""
+    import os
+    import subprocess
+    import sys
+
+    digests = {subprocess.run([sys.executable, "-c", _DIGEST], capture_output=True, text=True, check=True, cwd=REPO,
+                              env=dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=str(REPO))).stdout.strip()
+               for seed in (1, 2, 3, 4)}
+    assert len(digests) == 1, digests

@@ -92,6 +92,13 @@ def size_of(function: FunctionSpec, values: dict[str, Any]) -> int:
 # -- plans: a candidate before its values are made, cheap to build and order ------------------------------------
 
 
+def _kept(features: frozenset) -> dict:
+    """(argument, what) -> value of the features a plan keeps.  Two of one kind (the domain's seed has every
+    layout) are taken in a fixed order, the last winning: a frozenset's own order changes with the process's
+    string hashing, and a candidate must not."""
+    return {(name, what): value for name, what, value in sorted(features, key=repr)}
+
+
 @dataclass(frozen=True)
 class _Plan:
     size: tuple
@@ -124,7 +131,7 @@ class _Shapes:
 
     def plan(self, lengths: tuple[int, ...], features: frozenset, large: bool = False,
              most: int | None = None) -> _Plan | None:
-        keep = {(name, what): value for name, what, value in features}
+        keep = _kept(features)
         elements, leading = 0, 0
         most = most or (LARGE_MAX_ELEMENTS if large else MAX_ELEMENTS)
         for name, arg in self.domain.args.items():
@@ -263,19 +270,25 @@ def _large_plans(shapes: _Shapes, seed: Seed, stop: Callable[[], bool]) -> list[
 
 def _domain_large(shapes: _Shapes, seed: Seed, stop: Callable[[], bool]) -> list[_Plan]:
     """The domain's large inputs, up to :data:`DOMAIN_LARGE_ELEMENTS`: every feature at once in the largest
-    shape the generic ladder gives (the most even one of those), and each length alone at the farthest rung that
-    fits, the others at rest (what goes wrong only from some length on, past the small ones)."""
+    shape the generic ladder gives and in one of about the geometric middle between it and the small ones (the
+    most even shape of each size), and each length alone at the farthest rung that fits, the others at rest
+    (what goes wrong only from some length on, past the small ones)."""
     ladders = _trimmed([generic_ladder(length.lo, length.hi) for length in shapes.lengths])
     whole = frozenset(seed.features)
-    best: _Plan | None = None
+    plans = []
     for k, lengths in enumerate(itertools.product(*ladders)):
         plan = shapes.plan(lengths, whole, large=True, most=DOMAIN_LARGE_ELEMENTS)
-        if plan is not None and plan.size[1] > MAX_ELEMENTS and \
-                (best is None or (plan.size[1], -max(map(abs, lengths))) > (best.size[1], -max(map(abs, best.lengths)))):
-            best = plan
+        if plan is not None and plan.size[1] > MAX_ELEMENTS:
+            plans.append(plan)
         if k % 256 == 0 and stop():
             break
-    out = [best] if best is not None else []
+    out = []
+    if plans:
+        top = max(math.log(p.size[1]) for p in plans)
+        for target in ((math.log(MAX_ELEMENTS) + top) / 2, top):  # within a factor 2 of each, the most even
+            out.append(min(plans, key=lambda p: (math.floor(abs(math.log(p.size[1]) - target) / math.log(2)),
+                                                 max(map(abs, p.lengths)), abs(math.log(p.size[1]) - target),
+                                                 p.size)))
     rest = [min(length.hi, max(length.lo, seed.rest.get(length.key, length.anchor))) for length in shapes.lengths]
     for i, ladder in enumerate(ladders):
         for rung in reversed(ladder):  # farthest first
@@ -361,7 +374,7 @@ def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: 
 
 def _materialize(shapes: _Shapes, plan: _Plan) -> Candidate:
     function, domain = shapes.function, shapes.domain
-    keep = {(name, what): value for name, what, value in plan.features}
+    keep = _kept(plan.features)
     args: dict[str, Any] = {}
     for name, arg in domain.args.items():
         if isinstance(arg, IntDomain):

@@ -258,3 +258,63 @@ def sinusoidal_pe(max_len, d_model, base=10000.0):
         searched_s = time.monotonic() - start
     assert verdict.status is without.status is Status.WRONG_ANSWER
     assert searched_s < plain_s + limits + 1.0, (searched_s, plain_s)
+
+
+_ROLL_SPEC = """\
+schema_version: 1
+id: roll-rows
+title: Roll the rows
+functions:
+  - name: roll_rows
+    signature: "roll_rows(x, shift, axis=-1)"
+    params: [x, shift, axis]
+    domain:
+      args:
+        x: {array: {axes: {row: [1, 64], column: [1, 16]}}}
+        shift: {int: [-3, 0]}
+        axis: {int: [-1, -1]}
+limits: {cpu_seconds: 10, wall_seconds: 20, case_wall_seconds: 4, memory_mib: 256, processes: 4}
+tolerance: {atol: 1.0e-12, rtol: 1.0e-12}
+imports: {allowed: [numpy]}
+"""
+_ROLL_CASES = """\
+schema_version: 1
+cases:
+  - {id: ex-roll, function: roll_rows, visibility: public, args: {x: {literal: [[1.0, 2.0, 3.0]]}, shift: -1}}
+  - {id: roll-big, function: roll_rows, args: {x: {generate: {shape: [40, 12], seed: 1}}, shift: -3}}
+"""
+
+
+def test_a_negative_int_domain_gets_a_verdict_and_a_counterexample(tmp_path):
+    """``axis: {int: [-1, -1]}`` (the documented syntax) made the search loop forever: judge grade of a wrong
+    file never answered and a worker sat at 100% CPU.  Here a bundle with such a domain and a file wrong only
+    where the shift is -3 (a hidden case): a verdict, a counterexample on the domain's ladder, within seconds."""
+    require_sandbox()
+    import time
+
+    from judge import Judge
+
+    root = tmp_path / "roll-rows"
+    root.mkdir()
+    (root / "problem.yaml").write_text(_ROLL_SPEC)
+    (root / "cases.yaml").write_text(_ROLL_CASES)
+    (root / "statement.md").write_text("Roll each row of x by shift along axis.\n")
+    (root / "reference.py").write_text("import numpy as np\n\n\ndef roll_rows(x, shift, axis=-1):\n"
+                                       "    return np.roll(np.asarray(x, dtype=np.float64), shift, axis=axis)\n")
+    wrong = ("import numpy as np\n\n\ndef roll_rows(x, shift, axis=-1):\n"
+             "    return np.roll(np.asarray(x, dtype=np.float64), max(shift, -2), axis=axis)\n")
+    import threading
+
+    judge = Judge()
+    graded: list = []
+    worker = threading.Thread(target=lambda: graded.append(judge.grade(wrong, root)), daemon=True)
+    start = time.monotonic()
+    worker.start()
+    worker.join(60)  # a search that never ends must fail the test, not hang the run
+    assert not worker.is_alive(), "no verdict after 60 s: the search does not end"
+    judge.close()
+    verdict = graded[0]
+    assert verdict.status is Status.WRONG_ANSWER, (verdict.status, verdict.message)
+    found = verdict.counterexample
+    assert found is not None and found.args["shift"] == -3 and found.args["axis"] == -1, found
+    assert time.monotonic() - start < 30

@@ -28,6 +28,7 @@ from judge.sandbox.contract import (BackendError, BackendFactory, RunReport, Run
 from judge.grading.static_check import check_source, decode_source
 
 if TYPE_CHECKING:
+    from judge.diagnosis.counterexample.search import Budget
     from judge.grading.run_plan import EarlyRun
     from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
@@ -89,7 +90,7 @@ def _search_runner(backend: SandboxBackend):  # noqa: ANN202 - counterexample.se
     return run
 
 
-def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend, budget):  # noqa: ANN001
+def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend, budget: Budget):
     """The counterexample for ``verdict`` (or None), found with one more run of ``source`` on ``backend``, which
     this submission still holds (its buffer is being zeroed: the search's run starts on zeros).  Never raises:
     a search that fails leaves the verdict as it is."""

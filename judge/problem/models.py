@@ -55,7 +55,8 @@ class Limits(_Strict):
     source_kib: int = Field(default=256, ge=1, le=1 << 16, description="largest accepted source file")
     search_candidates: int = Field(default=128, ge=0, le=4096,
                                    description="inputs a counterexample search may try (one extra run)")
-    search_seconds: float = Field(default=3.0, gt=0, le=60, description="wall time of that run")
+    search_seconds: float = Field(default=3.0, gt=0, le=60, description="time of that whole search (making its "
+                                                                      "inputs and its run), by the judge's clock")
 
 
 class AxisSpec(_Strict):

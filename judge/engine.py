@@ -28,6 +28,7 @@ from judge.sandbox.contract import (BackendError, BackendFactory, RunReport, Run
 from judge.grading.static_check import check_source, decode_source
 
 if TYPE_CHECKING:
+    from judge.diagnosis.counterexample.search import Budget
     from judge.grading.run_plan import EarlyRun
     from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
 
@@ -68,15 +69,19 @@ def _run_beside(backend: SandboxBackend, request: RunRequest, inputs_fd: int | N
     return running.result()
 
 
-def _search_runner(backend: SandboxBackend, continuing: bool):  # noqa: ANN202 - counterexample.search.Runner
+def _search_runner(backend: SandboxBackend):  # noqa: ANN202 - counterexample.search.Runner
     """How a counterexample search's one run goes on ``backend``: its own slots, the learner's file, judged.
-    ``continuing``: the backend's buffer still holds this same submission's grading run (only slot headers
-    need clearing); else the buffer is zeroed as before any submission's run."""
+
+    The run starts on a result buffer of zeros, as any submission's run does: whatever the grading run wrote
+    anywhere in it (every case's inputs, a hidden one's included, if the file chose to) is gone before the
+    learner's code runs again.  On a backend that gates its runs the zeroing begun when the grading run was
+    judged (:meth:`ResultBuffer.scrub_in_background`) overlaps this run's set-up (``deferred``); on others
+    :meth:`ResultBuffer.start_run` waits for it, or zeroes the buffer itself."""
     from judge.grading.slots import CaseJudging
 
     def run(searched: PreparedProblem, request: RunRequest):  # noqa: ANN202
         buffer = backend.result_buffer_for(searched.result_size)
-        buffer.start_run(searched.slot_offsets, continuing=continuing)
+        buffer.start_run(searched.slot_offsets, deferred=getattr(backend, "gates_runs", False) is True)
         report = backend.run(request, searched.inputs.fd)
         if report.error or report.setup_error:
             raise BackendError(report.error or report.setup_error)
@@ -85,17 +90,15 @@ def _search_runner(backend: SandboxBackend, continuing: bool):  # noqa: ANN202 -
     return run
 
 
-def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend,
-            observed: dict):
+def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend, budget: Budget):
     """The counterexample for ``verdict`` (or None), found with one more run of ``source`` on ``backend``, which
-    this submission still holds (its buffer holds only this submission's bytes).  Never raises: a search that
-    fails leaves the verdict as it is."""
+    this submission still holds (its buffer is being zeroed: the search's run starts on zeros).  Never raises:
+    a search that fails leaves the verdict as it is."""
     from judge.diagnosis.counterexample import search as counterexample
 
     try:
-        return counterexample.find(verdict, prepared, source, prepared.reference(), _search_runner(backend, True),
-                                   observed)
-    except BackendError as exc:  # the backend could not run it (gone, or a replay without this run)
+        return counterexample.find(verdict, prepared, source, prepared.reference(), _search_runner(backend), budget)
+    except (BackendError, counterexample.SearchTimeUp) as exc:  # the backend could not run it, or no time left
         log.info("no counterexample search for %s: %s", prepared.bundle.id, exc)
         return None
     except Exception:  # noqa: BLE001 - the search explains; it never decides
@@ -313,7 +316,16 @@ class Judge:
             judged = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
             verdict = self._assemble(bundle, judged.cases, report, judged.killed_for, isolation)
             if self.counterexamples and verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR):
-                searching = InBackground(lambda: _search(verdict, prepared, source, backend, judged.observed), "judge-counterexample")
+                from judge.diagnosis.counterexample.search import CONTAINER_OVERHEAD, Budget
+
+                budget = Budget(bundle.spec.limits.search_seconds)
+                if not getattr(backend, "warm", True):  # each run starts a container: its start is search time
+                    budget.overhead = CONTAINER_OVERHEAD
+                # The grading run's slots are judged (what diagnosis needs is copied out): zero the buffer now,
+                # while the search makes its candidates, so that its run starts on zeros like any other.
+                buffer.scrub_in_background()
+                searching = InBackground(lambda: _search(verdict, prepared, source, backend, budget),
+                                         "judge-counterexample")
         finally:
             if searching is None:  # the backend is no longer needed: free for the next submission
                 self._let_go(backend, prepared)
@@ -377,7 +389,7 @@ class Judge:
             return None
         backend = self._acquire()
         try:
-            judged = _search_runner(backend, continuing=False)(searched.prepared, searched.request(source))
+            judged = _search_runner(backend)(searched.prepared, searched.request(source))
             return counterexample.pick(searched, judged)
         finally:
             searched.close()

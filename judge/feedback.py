@@ -73,8 +73,9 @@ class TimeFeedback(BaseModel):
 class Counterexample(BaseModel):
     """The smallest input the judge found on which the learner's function differs from the reference.
 
-    The judge made it up itself, from the function's input domain (problem.yaml): it is never a hidden case, so
-    it is shown in full, arguments, expected and got values included."""
+    The judge made it up itself, from the function's input domain (problem.yaml) and the public cases, knowing of
+    the hidden cases only which ones failed: it tells nothing of their arguments (should it equal one, that is
+    chance), so it is shown in full, arguments, expected and got values included."""
 
     function: str
     args: dict[str, Any] = Field(description="the arguments in the bundle's case syntax (judge case add takes them)")
@@ -86,7 +87,9 @@ class Counterexample(BaseModel):
     expected: Any | None = Field(None, description="the reference's output (nested lists), None when it raises")
     expected_raises: str | None = Field(None, description="the exception the call must raise, if it must")
     got: Any | None = Field(None, description="the learner's output (nested lists), when an array came back")
-    got_text: str = Field("", description="what came back otherwise: the exception, or what the value was")
-    message: str = Field("", description="the numeric facts of the difference, as for a case")
+    got_text: str = Field("", description="what came back otherwise, in the learner's code's own words (the "
+                                          "exception, or what the value was), at most 1000 characters")
+    message: str = Field("", description="the judge's facts of the difference (values, shape, dtype, input "
+                                         "changed), as for a case; empty where got_text says it")
     searched: int = Field(0, description="inputs the search tried")
     case_add: str = Field("", description="the command that adds it to the bundle as a case")

@@ -1,8 +1,10 @@
 """Counterexamples in the real sandbox (issue 22): every wrong example of both problems gets one, no larger than
-the smallest case it fails, found again identically, and it really fails (the learner's file, graded on a
-bundle whose only case is the counterexample, is not accepted there); accepted examples never get one; a
-learner's code that loops or blows memory during the search changes nothing in the verdict; ``judge verify``
-proposes the smallest case for what only large cases catch, and its ``judge case add`` line works."""
+the smallest public case it fails, found again identically, and it really fails (the learner's file, graded on
+a bundle whose only case is the counterexample, is not accepted there); accepted examples never get one; a
+learner's code that loops or blows memory during the search changes nothing in the verdict, what it says there
+is shown as its own, and the search ends within its time; ``judge verify`` proposes the smallest case for what
+only large cases catch, and its ``judge case add`` line works.  (That no hidden case shapes it:
+tests/test_counterexample_invariance.py.)"""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ import shlex
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
 
@@ -49,17 +50,15 @@ def judges():
         yield first, second
 
 
-def _smallest_failing(judge, problem: str, verdict, function: str) -> tuple[int, str, bool]:
-    """The size of the smallest case of ``function`` the verdict fails, its id, and whether it is the smallest
-    valid call of the domain (then it cannot be shown: it is a hidden case or the counterexample itself)."""
+def _smallest_failing_public(judge, problem: str, verdict, function: str) -> tuple[int, str]:
+    """The size of the smallest public case of ``function`` the verdict fails, and its id (a hidden one bounds
+    nothing: the search does not know its size)."""
     prepared = judge.problem(REPO / "problems" / problem)
     spec = prepared.bundle.spec.function(function)
     sizes = [(size_of(spec, with_defaults(spec, prepared.inputs.cases[i].values)), c.id)
-             for i, c in enumerate(verdict.cases) if c.function == function and c.status in FAILING]
-    if not sizes:
-        return 10**9, "", False
-    size, case = min(sizes)
-    return size, case, size <= 1
+             for i, c in enumerate(verdict.cases)
+             if c.function == function and c.status in FAILING and c.visibility == "public"]
+    return min(sizes) if sizes else (10**9, "")
 
 
 def _one_case_bundle(tmp_path: Path, problem: str, found) -> Path:
@@ -96,13 +95,8 @@ def test_every_wrong_example_gets_a_counterexample_that_really_fails(judges, tmp
     from judge.problem.inputs import materialize
 
     size = size_of(spec, materialize(found.args))
-    smallest, case, unshowable = _smallest_failing(first, problem, verdict, found.function)
-    assert size <= smallest or unshowable, f"{size} values, more than failing case {case} ({smallest})"
-    hidden = [with_defaults(spec, prepared.inputs.cases[i].values) for i, c in enumerate(prepared.bundle.cases.cases)
-              if c.visibility == "hidden" and c.function == found.function]
-    shown = with_defaults(spec, materialize(found.args))
-    assert not any(all(np.array_equal(shown[k], h[k]) if isinstance(h[k], np.ndarray) else shown[k] == h[k]
-                       for k in h) for h in hidden), "never a hidden case's arguments"
+    smallest, case = _smallest_failing_public(first, problem, verdict, found.function)
+    assert size <= smallest, f"{size} values, more than failing public case {case} ({smallest})"
     assert found.call.startswith(found.function + "(") and found.case_add.startswith(f"judge case add {problem} ")
 
     alone = first.grade(source, _one_case_bundle(tmp_path, problem, found))  # the learner's own file on it
@@ -208,3 +202,119 @@ def test_verify_proposes_the_smallest_case_and_its_line_works(tmp_path):
     new = [c for c in verdict.cases if c.id not in {c["id"] for c in cases["cases"]}]
     assert len(new) == 1 and new[0].status is Status.WRONG_ANSWER, [(c.id, c.status) for c in new]
     assert json.loads(json.dumps(report.as_dict(), default=str))["counterexamples"]
+
+
+def test_what_the_learner_says_in_the_search_is_shown_as_theirs_cut_and_clean(judges):
+    """A file that, on an input only the search makes, prints and raises a long message that erases the terminal's
+    line and announces an accepted verdict: the counterexample shows it as "your code raised", control characters
+    replaced, cut to 1000 characters; the judge's own message field holds none of it; the print is nowhere."""
+    from judge.formats.common import summary
+
+    first, _ = judges
+    path = REPO / "submissions" / "sinusoidal-pe" / "wrong_answer" / "attack_search_text_forges_feedback.py"
+    verdict = first.grade(path.read_text(), REPO / "problems" / "sinusoidal-pe")
+    found = verdict.counterexample
+    assert verdict.status is Status.WRONG_ANSWER and found is not None and found.differs == "raises", found
+    assert found.got_text.startswith("ValueError: ") and "accepted, score 1.000" in found.got_text
+    assert len(found.got_text) <= 1000 and found.got_text.endswith("(cut)")
+    assert not any(c in found.got_text for c in "\r\x1b\x00"), repr(found.got_text[:80])
+    assert found.message == "", "the judge's words only: the learner's are in got_text"
+    assert "PRINTED-IN-THE-SEARCH" not in verdict.model_dump_json()
+    shown = summary(verdict)
+    assert "your code raised: ValueError:" in shown and "\x1b" not in shown and "\r" not in shown
+
+
+def test_the_search_ends_within_its_time_whatever_the_reference_costs(tmp_path):
+    """A reference that takes 100 ms a call: making a search's candidates took ~8 s before its run even began.
+    The search's clock gives the making half of ``search_seconds`` and the run what is left: a verdict with the
+    search comes at most ``search_seconds`` (and a little) after the same verdict without it."""
+    require_sandbox()
+    import time
+
+    from judge import Judge
+
+    root = tmp_path / "sinusoidal-pe"
+    shutil.copytree(REPO / "problems" / "sinusoidal-pe", root, ignore=shutil.ignore_patterns("__pycache__"))
+    reference = root / "reference.py"
+    text = reference.read_text()
+    assert "def sinusoidal_pe(" in text
+    reference.write_text(text.replace("def sinusoidal_pe(", "def _sinusoidal_pe(", 1) + '''
+
+def sinusoidal_pe(max_len, d_model, base=10000.0):
+    import time
+    if max_len * d_model <= 600:  # the search's small candidates (the cases are prepared once, before the clock)
+        time.sleep(0.1)
+    return _sinusoidal_pe(max_len, d_model, base)
+''')
+    limits = 3.0
+    with Judge(counterexamples=False) as plain, Judge() as searching:
+        for judge in (plain, searching):
+            judge.grade(SWAPPED, root)  # prepared, warm
+        start = time.monotonic()
+        without = plain.grade(SWAPPED, root)
+        plain_s = time.monotonic() - start
+        start = time.monotonic()
+        verdict = searching.grade(SWAPPED, root)
+        searched_s = time.monotonic() - start
+    assert verdict.status is without.status is Status.WRONG_ANSWER
+    assert searched_s < plain_s + limits + 1.0, (searched_s, plain_s)
+
+
+_ROLL_SPEC = """\
+schema_version: 1
+id: roll-rows
+title: Roll the rows
+functions:
+  - name: roll_rows
+    signature: "roll_rows(x, shift, axis=-1)"
+    params: [x, shift, axis]
+    domain:
+      args:
+        x: {array: {axes: {row: [1, 64], column: [1, 16]}}}
+        shift: {int: [-3, 0]}
+        axis: {int: [-1, -1]}
+limits: {cpu_seconds: 10, wall_seconds: 20, case_wall_seconds: 4, memory_mib: 256, processes: 4}
+tolerance: {atol: 1.0e-12, rtol: 1.0e-12}
+imports: {allowed: [numpy]}
+"""
+_ROLL_CASES = """\
+schema_version: 1
+cases:
+  - {id: ex-roll, function: roll_rows, visibility: public, args: {x: {literal: [[1.0, 2.0, 3.0]]}, shift: -1}}
+  - {id: roll-big, function: roll_rows, args: {x: {generate: {shape: [40, 12], seed: 1}}, shift: -3}}
+"""
+
+
+def test_a_negative_int_domain_gets_a_verdict_and_a_counterexample(tmp_path):
+    """``axis: {int: [-1, -1]}`` (the documented syntax) made the search loop forever: judge grade of a wrong
+    file never answered and a worker sat at 100% CPU.  Here a bundle with such a domain and a file wrong only
+    where the shift is -3 (a hidden case): a verdict, a counterexample on the domain's ladder, within seconds."""
+    require_sandbox()
+    import time
+
+    from judge import Judge
+
+    root = tmp_path / "roll-rows"
+    root.mkdir()
+    (root / "problem.yaml").write_text(_ROLL_SPEC)
+    (root / "cases.yaml").write_text(_ROLL_CASES)
+    (root / "statement.md").write_text("Roll each row of x by shift along axis.\n")
+    (root / "reference.py").write_text("import numpy as np\n\n\ndef roll_rows(x, shift, axis=-1):\n"
+                                       "    return np.roll(np.asarray(x, dtype=np.float64), shift, axis=axis)\n")
+    wrong = ("import numpy as np\n\n\ndef roll_rows(x, shift, axis=-1):\n"
+             "    return np.roll(np.asarray(x, dtype=np.float64), max(shift, -2), axis=axis)\n")
+    import threading
+
+    judge = Judge()
+    graded: list = []
+    worker = threading.Thread(target=lambda: graded.append(judge.grade(wrong, root)), daemon=True)
+    start = time.monotonic()
+    worker.start()
+    worker.join(60)  # a search that never ends must fail the test, not hang the run
+    assert not worker.is_alive(), "no verdict after 60 s: the search does not end"
+    judge.close()
+    verdict = graded[0]
+    assert verdict.status is Status.WRONG_ANSWER, (verdict.status, verdict.message)
+    found = verdict.counterexample
+    assert found is not None and found.args["shift"] == -3 and found.args["axis"] == -1, found
+    assert time.monotonic() - start < 30

@@ -81,8 +81,9 @@ def counterexample_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
         lines += _array_lines("expected", found.expected, indent)
     if found.got is not None:
         lines += _array_lines("got", found.got, indent)
-    elif found.got_text:
-        lines += _wrap(f"got: {found.got_text}", indent)
+    elif found.got_text:  # the learner's own words (cut and cleaned by the search): said to be theirs
+        said = "your code raised" if found.differs.startswith("raises") else "your function returned"
+        lines += _wrap(f"{said}: {found.got_text}", indent)
     if found.message and found.differs in ("values", "input changed", "dtype", "shape"):
         lines += _wrap(found.message, indent)
     return lines

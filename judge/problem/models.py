@@ -21,6 +21,23 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: The largest magnitude a domain's int may have: an int64 (what numpy and the wire carry).
+INT_LIMIT = (1 << 63) - 1
+
+
+def _int_range(name: str, lo: int, hi: int) -> None:
+    """A domain's int range is within an int64 (negative ranges are valid: ``axis: {int: [-1, -1]}``)."""
+    if not (-INT_LIMIT <= lo and hi <= INT_LIMIT):
+        raise ValueError(f"{name}: [{lo}, {hi}] goes beyond an int64 (+-{INT_LIMIT})")
+
+
+def _finite(name: str, *values: float) -> None:
+    import math
+
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f"{name}: {list(values)} must be finite numbers (no .inf or .nan)")
+
+
 class Tolerance(_Strict):
     """Elementwise |got - expected| <= atol + rtol * |expected|, as numpy.isclose."""
 
@@ -36,9 +53,10 @@ class Limits(_Strict):
     processes: int = Field(ge=1, le=256, description="processes and threads at once")
     output_kib: int = Field(default=1024, ge=1, le=1 << 20, description="stdout+stderr cap")
     source_kib: int = Field(default=256, ge=1, le=1 << 16, description="largest accepted source file")
-    search_candidates: int = Field(default=96, ge=0, le=4096,
+    search_candidates: int = Field(default=128, ge=0, le=4096,
                                    description="inputs a counterexample search may try (one extra run)")
-    search_seconds: float = Field(default=3.0, gt=0, le=60, description="wall time of that run")
+    search_seconds: float = Field(default=3.0, gt=0, le=60, description="time of that whole search (making its "
+                                                                      "inputs and its run), by the judge's clock")
 
 
 class AxisSpec(_Strict):
@@ -66,6 +84,7 @@ class IntDomain(_Strict):
     def _ordered(self) -> "IntDomain":
         if self.int[0] > self.int[1]:
             raise ValueError(f"int: [{self.int[0]}, {self.int[1]}] is empty")
+        _int_range("int", *self.int)
         if any(not self.int[0] <= v <= self.int[1] for v in self.simple):
             raise ValueError("simple: every value must lie in the range")
         return self
@@ -79,6 +98,8 @@ class FloatDomain(_Strict):
 
     @model_validator(mode="after")
     def _ordered(self) -> "FloatDomain":
+        _finite("float", *self.float)
+        _finite("simple", *self.simple)
         if not self.float[0] <= self.float[1]:
             raise ValueError(f"float: [{self.float[0]}, {self.float[1]}] is empty")
         if any(not self.float[0] <= v <= self.float[1] for v in self.simple):
@@ -109,12 +130,17 @@ class ArrayShape(_Strict):
         for name, (lo, hi) in self.axes.items():
             if not 1 <= lo <= hi:
                 raise ValueError(f"axes: {name}: [{lo}, {hi}] must satisfy 1 <= lo <= hi")
+            _int_range(f"axes: {name}", lo, hi)
         if not 0 <= self.leading[0] <= self.leading[1] <= 4:
             raise ValueError("leading: [lo, hi] must satisfy 0 <= lo <= hi <= 4")
         if not 1 <= self.leading_size[0] <= self.leading_size[1]:
             raise ValueError("leading_size: [lo, hi] must satisfy 1 <= lo <= hi")
+        _int_range("leading_size", *self.leading_size)
+        _finite("values", *self.values)
         if not self.values[0] <= self.values[1]:
             raise ValueError("values: [lo, hi] is empty")
+        if self.integer and max(abs(self.values[0]), abs(self.values[1])) > 1 << 53:
+            raise ValueError(f"values: {list(self.values)}: integer values must lie within +-2**53 (exact as floats)")
         unknown = set(self.match) - set(self.axes)
         if unknown:
             raise ValueError(f"match: {', '.join(sorted(unknown))} is not one of the axes")

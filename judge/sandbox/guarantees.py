@@ -161,6 +161,8 @@ HARM_ROWS: dict[str, str | None] = {
     "hide_memory": "memory",
     "stall_the_judge": None,  # bounded judge-side work, every mode
     "crash_the_judge": "verdict_forging",
+    "leak_hidden_cases": None,  # the search's run starts on zeros, its candidates read no hidden case: every mode
+    "forge_feedback": None,  # the learner's text in a counterexample is cut, cleaned and said to be theirs
 }
 
 

@@ -17,9 +17,14 @@ judge says the buffer is clear (the process backend: ``gates_runs``),
 :meth:`ResultBuffer.start_run` with ``deferred`` leaves that wait to
 :meth:`ResultBuffer.clear`, which the backend calls once the run's request is on
 its way and before it opens the gate: a queued submission's sandbox is then set
-up while the last one's scrub finishes, and no learner code runs before it has.  The child reaches the file only through an inherited mapping (its
-descriptors are all closed), and the file is sealed against shrinking so the
-judge's mapping can never fault.
+up while the last one's scrub finishes, and no learner code runs before it has.
+A submission's second run (its counterexample search) is no exception: the
+judge starts the scrub as soon as the grading run is judged, and the search's
+run waits for it like any other, so it cannot read what the grading run wrote
+(which may be every case's inputs, hidden ones included).  The child reaches
+the file only through an inherited mapping (its descriptors are all closed),
+and the file is sealed against shrinking so the judge's mapping can never
+fault.
 """
 
 from __future__ import annotations
@@ -29,8 +34,6 @@ import fcntl
 import mmap
 import os
 import threading
-
-from judge.sandbox.wire import SLOT_HEADER_SIZE
 
 SCRUB_CHUNK = 8 << 20  #: bytes zeroed between two looks at a cancellation (a closing buffer stops within ~1 ms)
 
@@ -73,33 +76,27 @@ class ResultBuffer:
         """No :meth:`clear` pending: whatever the buffer holds is the current run's (the judge may read slots)."""
         return self._cleared.is_set()
 
-    def start_run(self, slot_offsets: list[int] | None = None, continuing: bool = False,
-                  deferred: bool = False) -> None:
-        """Ready the buffer for a run: nothing in it but zeros.  A fresh buffer is (the kernel zeroed it); a used
-        one was zeroed in the background after its last run was judged, or is zeroed now.  ``slot_offsets`` is
-        kept for callers that name the slots; every byte is cleared, not only their headers.  ``continuing``:
-        the same submission's next run (its counterexample search), which may see only its own bytes: nothing
-        to clear, but every slot header it will use (the judge reads only those).  ``deferred`` (a new
-        submission's run on a backend that gates its runs): nothing is waited for or zeroed here; the backend
-        calls :meth:`clear` before the learner's process may start, and until then :attr:`cleared` is False."""
-        if deferred and not continuing:
+    def start_run(self, slot_offsets: list[int] | None = None, deferred: bool = False) -> None:
+        """Ready the buffer for a run, any run (a submission's, or its counterexample search's): nothing in it
+        but zeros.  A fresh buffer is (the kernel zeroed it); a used one was zeroed in the background after its
+        last run was judged, or is zeroed now.  ``slot_offsets`` is kept for callers that name the slots; every
+        byte is cleared, not only their headers.  ``deferred`` (a run on a backend that gates its runs): nothing
+        is waited for or zeroed here; the backend calls :meth:`clear` before the learner's process may start,
+        and until then :attr:`cleared` is False."""
+        if deferred:
             self._cleared.clear()
             return
-        self._start(slot_offsets, continuing)
+        self._start()
 
     def clear(self) -> None:
         """The deferred part of :meth:`start_run`: wait for the last run's scrub (or zero the buffer now); from
         here on the buffer holds only this run's bytes.  Nothing to do when no run was deferred."""
         if self.clear_pending:
-            self._start(None, False)
+            self._start()
 
-    def _start(self, slot_offsets: list[int] | None, continuing: bool) -> None:
+    def _start(self) -> None:
         self._join_scrub()
-        if continuing:
-            for offset in slot_offsets or ():
-                end = min(offset + SLOT_HEADER_SIZE, self.size)
-                self.map[offset:end] = bytes(end - offset)
-        elif self.dirty:
+        if self.dirty:
             _zero(self.map)
         self.dirty = True
         self.runs += 1

@@ -9,19 +9,32 @@ differs -- out of tolerance, another shape or dtype, an exception where the refe
 it raises, a modified input -- is the counterexample.  A candidate that ran out of time or memory proves
 nothing (the search's own budget is tighter than the bundle's) and is passed over; the verdict itself never
 changes.
+
+What the search may know of the submission's grading is which cases failed, nothing else: the failing public
+cases seed it (their arguments are the learner's to see), and failing hidden cases only tell it to start from
+the function's domain too (:func:`.seeds.explorer`).  Neither a hidden case's arguments nor the learner's
+outputs of the grading run (which a file that reads every case's inputs could shape) reach the candidates, so
+changing every hidden case while the same cases fail leaves the counterexample as it was, byte for byte.  The
+whole search, candidates and reference outputs in the judge's process and the sandboxed run, ends within
+``limits.search_seconds`` by the judge's monotonic clock (:class:`Budget`), whatever the domain says.
+
+What the learner's code said in the search run (an exception, a description of what it returned) is shown as
+the learner's own, cut to :data:`LEARNER_TEXT` characters: the run saw only candidates, on a result buffer
+that held nothing but zeros, so no hidden case could have shaped it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from judge.diagnosis.counterexample.candidates import LADDER_TOP, MAX_SEEDS, Candidate, candidates, size_of
-from judge.diagnosis.counterexample.seeds import Seed, default_of, explorer, mismatch_box, read_seed
+from judge.diagnosis.counterexample.candidates import MAX_SEEDS, Candidate, candidates, size_of
+from judge.diagnosis.counterexample.seeds import Seed, default_of, explorer, read_seed
 from judge.feedback import Counterexample
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.grading.slots import JudgedRun, Observed
@@ -34,6 +47,44 @@ from judge.verdict import CaseResult, Status, Verdict
 DIFFERING = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
 #: Elements of an expected or got array shown in full.
 SHOWN_ELEMENTS = 512
+#: Characters of the learner's own text (an exception, what came back) a counterexample shows at most.
+LEARNER_TEXT = 1000
+#: The share of the search's time that making candidates and their expected outputs may take.
+MAKING_SHARE = 0.5
+#: The sandbox's own set-up and tear-down around a run's wall time (kept out of the run's share): a warm
+#: zygote's fork, or a container's start.
+RUN_OVERHEAD = 0.15
+CONTAINER_OVERHEAD = 1.0
+#: A run with less wall time than this is not started (it could show nothing).
+SHORTEST_RUN = 0.05
+
+
+class SearchTimeUp(Exception):
+    """The search's time ran out before its run could start: no counterexample, the verdict unchanged."""
+
+
+@dataclass
+class Budget:
+    """The search's time, by the judge's monotonic clock: all of it ends within ``seconds`` of ``started``."""
+
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+    overhead: float = RUN_OVERHEAD  #: the backend's set-up and tear-down of a run, outside its wall time
+
+    def left(self) -> float:
+        return self.seconds - (time.monotonic() - self.started)
+
+    def making_over(self) -> bool:
+        """Candidates and their expected outputs have had their share of the time."""
+        return time.monotonic() - self.started > self.seconds * MAKING_SHARE
+
+    def run_seconds(self) -> float:
+        """The wall time left for the sandboxed run (its set-up and tear-down kept out); SearchTimeUp if too
+        little is left for one."""
+        left = self.left() - self.overhead
+        if left < SHORTEST_RUN:
+            raise SearchTimeUp(f"{self.seconds:g} s of search time spent before its run")
+        return left
 
 
 @dataclass
@@ -43,13 +94,15 @@ class Search:
     prepared: PreparedProblem
     candidates: list[Candidate]
     function_order: list[str]  #: the failing functions, the verdict's own first
+    budget: Budget | None = None  #: the search's clock (None: the bundle's search_seconds for the run alone)
 
     def request(self, source: str) -> RunRequest:
         limits = self.prepared.bundle.spec.limits
         request = self.prepared.run_request(source)
+        seconds = self.budget.run_seconds() if self.budget is not None else limits.search_seconds
         return RunRequest(source=source, calls=request.calls, input_size=request.input_size,
                           result_size=request.result_size, hide=request.hide,
-                          limits=RunLimits(cpu_seconds=limits.search_seconds, wall_seconds=limits.search_seconds,
+                          limits=RunLimits(cpu_seconds=seconds, wall_seconds=seconds,
                                            memory_bytes=limits.memory_mib << 20, max_processes=limits.processes,
                                            output_bytes=limits.output_kib << 10))
 
@@ -71,44 +124,51 @@ def failing_functions(verdict: Verdict, prepared: PreparedProblem) -> list[str]:
 
 
 def prepare_search(verdict: Verdict, prepared: PreparedProblem, reference,  # noqa: ANN001 - the bundle's module
-                   observed: dict[int, Observed] | None = None) -> Search | None:
+                   budget: Budget | None = None) -> Search | None:
     """The search for ``verdict`` (None when there is nothing to search): candidates seeded by its failing
-    cases (their outputs, where ``observed`` kept them, locate the first wrong element), none equal to a hidden
-    case, with their expected outputs from ``reference``."""
+    public cases, and by the domain where hidden ones failed, with their expected outputs from ``reference``."""
     failing = [i for i, result in enumerate(verdict.cases) if result.status in DIFFERING]
-    return search_from(prepared, reference, failing_functions(verdict, prepared), failing, observed)
+    return search_from(prepared, reference, failing_functions(verdict, prepared), failing, budget=budget)
 
 
 def search_from(prepared: PreparedProblem, reference, functions: list[str], seed_cases: list[int],  # noqa: ANN001
-                observed: dict[int, Observed] | None = None, exclude_public: bool = False) -> Search | None:
+                exclude_public: bool = False, budget: Budget | None = None) -> Search | None:
     """The search over ``functions`` seeded by the cases ``seed_cases`` (indices; for each function its
-    smallest few are used): no candidate equals a hidden case.  ``exclude_public``: an author's search, whose
-    proposal is no case the bundle has (no candidate equals any case) and which also tries every feature the
-    domain allows (:func:`.seeds.explorer`), whether a case has it or not."""
+    smallest few of those the searcher may see).  A learner's search (the default) sees the public cases: a
+    hidden one among ``seed_cases`` only adds the domain's own seed, and no candidate is kept from or for any
+    hidden case.  ``exclude_public``: an author's search, who sees every case, whose proposal is no case the
+    bundle has (no candidate equals any case) and which always tries every feature the domain allows.
+    ``budget``: the search's clock (candidates and expected outputs stop at their share of it)."""
     bundle = prepared.bundle
     if not functions or bundle.spec.limits.search_candidates == 0:
         return None
-    budget = max(1, bundle.spec.limits.search_candidates // len(functions))
+    stop = budget.making_over if budget is not None else (lambda: False)
+    per_function = max(1, bundle.spec.limits.search_candidates // len(functions))
     seeding = set(seed_cases)
     chosen: list[Candidate] = []
     for name in functions:
         function = bundle.spec.function(name)
         failing: list[tuple[int, int, dict]] = []
         excluded: list[dict] = []
+        from_domain = exclude_public
         for index, case in enumerate(bundle.cases.cases):
             if case.function != name:
                 continue
-            values = with_defaults(function, prepared.inputs.cases[index].values)
-            if case.visibility == "hidden" or exclude_public:
-                excluded.append(values)
-            if index in seeding:
+            visible = exclude_public or case.visibility == "public"
+            if exclude_public:
+                excluded.append(with_defaults(function, prepared.inputs.cases[index].values))
+            if index not in seeding:
+                continue
+            if visible:
+                values = with_defaults(function, prepared.inputs.cases[index].values)
                 failing.append((size_of(function, values), index, values))
-        seeds = [(_seed(function, prepared, index, values, observed), bundle.cases.cases[index].visibility == "hidden")
-                 for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]]
-        if exclude_public:  # an author's search: also every feature the domain allows, failing case or not
-            seeds = [(explorer(function, LADDER_TOP), False)] + seeds[:MAX_SEEDS - 1]
-        chosen += candidates(function, seeds, budget, excluded)
-    return _as_problem(prepared, chosen, functions, reference)
+            else:
+                from_domain = True  # which cases failed is all a hidden one tells the search
+        seeds = [_seed(function, prepared, index, values) for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]]
+        if from_domain:
+            seeds.append(explorer(function, _resting_lengths(function, prepared)))
+        chosen += candidates(function, seeds, per_function, excluded, stop)
+    return _as_problem(prepared, chosen, functions, reference, budget)
 
 
 def searchable(prepared: PreparedProblem) -> list[str]:
@@ -121,19 +181,27 @@ def with_defaults(function, values: dict) -> dict:  # noqa: ANN001
     return {name: values.get(name, default_of(function, name)) for name in function.domain.args}
 
 
-def _seed(function, prepared: PreparedProblem, index: int, values: dict,  # noqa: ANN001
-          observed: dict[int, Observed] | None) -> Seed:
-    case = prepared.cases[index]
-    spec = case.spec
+def _resting_lengths(function, prepared: PreparedProblem) -> dict[str, int]:  # noqa: ANN001
+    """The lengths of the function's smallest public case that returns (the first of the smallest), where the
+    others rest while one length climbs; none without such a case."""
+    public = [(size_of(function, values), index, values) for index, case in enumerate(prepared.bundle.cases.cases)
+              if case.function == function.name and case.visibility == "public" and case.raises is None
+              for values in [with_defaults(function, prepared.inputs.cases[index].values)]]
+    if not public:
+        return {}
+    _, index, values = min(public, key=lambda p: p[:2])
+    return _seed(function, prepared, index, values).lengths
+
+
+def _seed(function, prepared: PreparedProblem, index: int, values: dict) -> Seed:  # noqa: ANN001
+    spec = prepared.cases[index].spec
     arrays = {k: v for k, v in spec.args.items() if isinstance(v, ArrayArg)}
-    got = observed[index].got if observed is not None and index in observed else None
-    box = mismatch_box(function, values, case.expected, got, case.tolerance) if spec.raises is None else {}
     return read_seed(function, values, {k: v.layout for k, v in arrays.items()},
-                     {k: v.readonly for k, v in arrays.items()}, hidden=spec.visibility == "hidden", box=box)
+                     {k: v.readonly for k, v in arrays.items()})
 
 
 def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: list[str],
-                reference) -> Search | None:  # noqa: ANN001
+                reference, budget: Budget | None) -> Search | None:  # noqa: ANN001
     from judge.problem.inputs import build_input_file
 
     bundle = prepared.bundle
@@ -142,6 +210,8 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
     expected: list[np.ndarray] = []
     kept: list[Candidate] = []
     for k, candidate in enumerate(chosen):
+        if budget is not None and budget.making_over():
+            break  # the candidates made so far, smallest of each function first, are tried
         function = spec.function(candidate.function)
         rule = function.domain.rule_for(candidate.args)
         out, raised = _reference_output(reference, candidate)
@@ -167,7 +237,7 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
                                   wall_seconds=wall, slot_offset=offset, slot_capacity=capacity))
         offset += wire.slot_size(capacity)
     searched = PreparedProblem(bundle, inputs, cases, offset, prepared.mtimes)
-    return Search(searched, kept, functions)
+    return Search(searched, kept, functions, budget)
 
 
 def _reference_output(reference, candidate: Candidate) -> tuple[np.ndarray | None, str | None]:  # noqa: ANN001
@@ -224,13 +294,28 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         shown_got = got.tolist()
     got_text = ""
     if result.status is Status.RUNTIME_ERROR or (raises is not None and got is None) or differs == "not an array":
-        got_text = (observed.message if observed is not None else "") or result.message
+        got_text = learner_text((observed.message if observed is not None else "") or result.message)
+    # the judge's own facts only: where the learner's text is the difference, it is in got_text, marked as theirs
+    message = result.message[:2000] if differs in JUDGE_WORDED else ""
     return Counterexample(
         function=candidate.function, args=candidate.args, call=python_call(candidate), differs=differs,
         expected=None if raises is not None or case.expected.size > SHOWN_ELEMENTS else case.expected.tolist(),
         expected_raises=raises,
-        got=shown_got, got_text=got_text[:2000], message=result.message[:2000], searched=searched,
+        got=shown_got, got_text=got_text, message=message, searched=searched,
         case_add=case_add_command(search.prepared.bundle.id, candidate, raises))
+
+
+CUT = " ... (cut)"
+#: What differs when the case's message is the judge's own comparison (no learner's text in it).
+JUDGE_WORDED = ("values", "shape", "dtype", "input changed")
+
+
+def learner_text(text: str) -> str:
+    """What the learner's code said, as a counterexample shows it: printable characters and line breaks only
+    (no terminal escapes, no carriage returns that overwrite the judge's lines), at most :data:`LEARNER_TEXT`
+    characters, a cut marked as one."""
+    clean = "".join(c if c.isprintable() or c == "\n" else "\ufffd" for c in text[:LEARNER_TEXT + 1])
+    return clean if len(clean) <= LEARNER_TEXT else clean[:LEARNER_TEXT - len(CUT)] + CUT
 
 
 def case_add_command(problem: str, candidate: Candidate, raises: str | None) -> str:
@@ -272,9 +357,12 @@ Runner = Callable[[PreparedProblem, RunRequest], JudgedRun]
 
 
 def find(verdict: Verdict, prepared: PreparedProblem, source: str, reference, run: Runner,  # noqa: ANN001
-         observed: dict[int, Observed] | None = None) -> Counterexample | None:
-    """The counterexample for ``verdict``, or None: ``run`` judges the search's one sandboxed run."""
-    search = prepare_search(verdict, prepared, reference, observed)
+         budget: Budget | None = None) -> Counterexample | None:
+    """The counterexample for ``verdict``, or None: ``run`` judges the search's one sandboxed run.  All of it
+    ends within the bundle's ``search_seconds`` from now (or from ``budget``'s start); SearchTimeUp when the
+    making of candidates left no time for the run."""
+    budget = budget or Budget(prepared.bundle.spec.limits.search_seconds)
+    search = prepare_search(verdict, prepared, reference, budget)
     if search is None:
         return None
     try:
@@ -284,4 +372,5 @@ def find(verdict: Verdict, prepared: PreparedProblem, source: str, reference, ru
         search.close()
 
 
-__all__ = ["find", "pick", "prepare_search", "python_call", "Search", "search_from", "searchable"]
+__all__ = ["Budget", "CONTAINER_OVERHEAD", "find", "learner_text", "pick", "prepare_search", "python_call", "Search", "SearchTimeUp",
+           "search_from", "searchable"]

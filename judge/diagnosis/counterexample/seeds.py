@@ -1,25 +1,27 @@
-"""What a failing case tells the counterexample search: its lengths, its features, and where it went wrong.
+"""Where a counterexample search starts: a case the learner may see, or the function's input domain itself.
 
 A *length* is one size a call chooses: an int argument (``d_model``) or a named axis of an array argument
 (``x.row``; an axis the domain ties to another argument's, such as ``positions.row``, follows it).  A *feature*
-is something the failing case has that the smallest valid input has not: a non-default scalar, a given optional
-array, leading axes, a second dtype or layout, a read-only array, telling values (large, unsorted, repeated).
-The *box* is, per length, the smallest length that still holds one of the case's out-of-tolerance elements: a
-shrink to those lengths keeps the place where the learner's output went wrong.
+is something an input has that the smallest valid input has not: a non-default scalar, a given optional array,
+leading axes, a second dtype or layout, a read-only array, telling values (large, unsorted, repeated).
 
-A seed never carries a hidden case's values: its features are properties (a dtype, "large values"), a hidden
-case's non-default scalar is replaced by the domain's simple value, and its lengths only bound the search.
+A *seed* is read from a failing case the learner may see (a public one; for an author, any case): its lengths
+bound the shrinks and its features are kept or dropped.  A hidden case never seeds a learner's search, not even
+by a property (its dtype, its size): when hidden cases fail, the search starts from the domain instead
+(:func:`explorer`), whose seed has every feature the domain allows and no lengths of its own (the search then
+climbs a generic ladder of lengths, :func:`generic_ladder`).  Whatever a hidden case holds, the candidates are
+the same.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from judge.problem.models import ArrayDomain, Domain, FloatDomain, FunctionSpec, IntDomain, Tolerance
+from judge.problem.models import ArrayDomain, Domain, FloatDomain, FunctionSpec, IntDomain
 
 #: (argument, what, value): what is one of value, given, lead, lead_size, dtype, layout, readonly, fill.
 Feature = tuple[str, str, Any]
@@ -35,14 +37,28 @@ class Length:
     lo: int
     hi: int
 
+    @property
+    def anchor(self) -> int:
+        """Its smallest value: the one of least magnitude (the lower bound of a length; 0 in ``[-5, 3]``, -1 in
+        ``[-1, -1]``), where every ladder starts."""
+        return min(max(0, self.lo), self.hi)
+
+    def toward(self, own: int) -> tuple[int, int]:
+        """(the side ``own`` lies on from the anchor, +1 or -1; how far): a ladder toward a case's own value."""
+        return (1 if own >= self.anchor else -1), abs(own - self.anchor)
+
 
 @dataclass(frozen=True)
 class Seed:
-    """A failing case as the search sees it."""
+    """A failing case as the search sees it, or the domain's own seed (no lengths: the generic ladder)."""
 
-    lengths: dict[str, int]  #: the case's own value of every length
+    lengths: dict[str, int]  #: the case's own value of every length; empty for the domain's seed
     features: tuple[Feature, ...]
-    box: dict[str, int]  #: per length, the smallest value that holds one of its wrong elements (when known)
+    rest: dict[str, int] = field(default_factory=dict)  #: the domain's seed: where lengths rest while one climbs
+
+    @property
+    def from_domain(self) -> bool:
+        return not self.lengths
 
 
 def lengths_of(domain: Domain) -> list[Length]:
@@ -56,6 +72,25 @@ def lengths_of(domain: Domain) -> list[Length]:
                 if axis not in arg.array.match:
                     out.append(Length(f"{name}.{axis}", name, axis, lo, hi))
     return out
+
+
+#: Values above a length's lower bound every generic ladder holds (lo, lo+1, ... lo+SMALL_OFFSETS-1).
+SMALL_OFFSETS = 8
+
+
+def generic_ladder(lo: int, hi: int) -> list[int]:
+    """The values a search tries where no case it may see bounds it, from the one of least magnitude (the
+    anchor: the lower bound of a length) outward: the nearest few, then both parities at every power of two
+    (anchor +- (2^k - 1) and +- 2^k), and both ends; within [lo, hi], nearest first.  About 4 log2(hi-lo)
+    values whatever the range, so a huge or negative range costs no more than a small one."""
+    anchor = min(max(0, lo), hi)
+    offsets = set(range(SMALL_OFFSETS))
+    step = SMALL_OFFSETS
+    while step <= hi - lo:
+        offsets |= {step - 1, step}
+        step *= 2
+    values = {anchor + side * o for o in offsets for side in (1, -1)} | {lo, hi}
+    return sorted((v for v in values if lo <= v <= hi), key=lambda v: (abs(v - anchor), v))
 
 
 def length_key(domain: Domain, arg: str, axis: str) -> str:
@@ -95,19 +130,8 @@ def plain_scalar(function: FunctionSpec, name: str, arg: FloatDomain) -> float:
     return arg.simple[0] if arg.simple else arg.float[0]
 
 
-def _shown_scalar(function: FunctionSpec, name: str, arg: FloatDomain, value: Any, hidden: bool) -> Any:
-    """A non-default scalar as a candidate may carry it: a public case's own, a hidden case's replaced by the
-    domain's first simple value other than the default (the value itself is part of what a hidden case hides)."""
-    if not hidden:
-        return value
-    default = default_of(function, name)
-    simple = [v for v in arg.simple if v != default]
-    return simple[0] if simple else arg.float[0] if arg.float[0] != default else arg.float[1]
-
-
-def read_seed(function: FunctionSpec, values: dict[str, Any], layouts: dict[str, str], readonly: dict[str, bool],
-              hidden: bool, box: dict[str, int] | None = None) -> Seed:
-    """The seed of one failing case (``values``: its arguments as the call gets them)."""
+def read_seed(function: FunctionSpec, values: dict[str, Any], layouts: dict[str, str], readonly: dict[str, bool]) -> Seed:
+    """The seed of one failing case the searcher may see (``values``: its arguments as the call gets them)."""
     domain = function.domain
     assert domain is not None
     lengths: dict[str, int] = {}
@@ -119,20 +143,21 @@ def read_seed(function: FunctionSpec, values: dict[str, Any], layouts: dict[str,
                 lengths[name] = int(value)
         elif isinstance(arg, FloatDomain):
             if value is not None and value != default_of(function, name):
-                features.append((name, "value", _shown_scalar(function, name, arg, value, hidden)))
+                features.append((name, "value", value))
         elif value is not None:
             features += _array_features(domain, name, arg, np.asarray(value), layouts.get(name, "c"),
                                         readonly.get(name, False), lengths)
-    return Seed(lengths, tuple(features), dict(box or {}))
+    return Seed(lengths, tuple(features))
 
 
-def explorer(function: FunctionSpec, top: int) -> Seed:
-    """A seed made from the domain alone, for a search no failing case seeds (an author's question: does any
-    valid input catch this?): lengths up to ``top``, and every feature the domain allows -- a simple non-default
-    value of each float, a leading axis, each other dtype and layout, a read-only array, a given optional one."""
+def explorer(function: FunctionSpec, rest: dict[str, int] | None = None) -> Seed:
+    """The domain's own seed, for what no case the searcher may see seeds (failing hidden cases, or an author's
+    question: does any valid input catch this?): no lengths (the search climbs :func:`generic_ladder`), and
+    every feature the domain allows -- a simple non-default value of each float, a leading axis, each other
+    dtype and layout, a read-only array, a given optional one, values that tell (far integers, wide floats).
+    ``rest``: the lengths the others keep while one climbs the ladder (a public case's, say)."""
     domain = function.domain
     assert domain is not None
-    lengths = {length.key: min(length.hi, max(length.lo, top)) for length in lengths_of(domain)}
     features: list[Feature] = []
     for name, arg in domain.args.items():
         if isinstance(arg, FloatDomain):
@@ -148,7 +173,11 @@ def explorer(function: FunctionSpec, top: int) -> Seed:
             features += [(name, "dtype", d) for d in a.dtypes[1:2]] + [(name, "layout", lay) for lay in a.layouts[1:3]]
             if True in a.readonly and not a.readonly[0]:
                 features.append((name, "readonly", True))
-    return Seed(lengths, tuple(features), {})
+            if a.integer and a.values[1] > a.values[0]:
+                features.append((name, "fill", "far"))  # not 0, 1, 2, ...: values that tell
+            elif not a.integer and max(abs(a.values[0]), abs(a.values[1])) > 2.0:
+                features.append((name, "fill", "wide"))
+    return Seed({}, tuple(features), dict(rest or {}))
 
 
 def _array_features(domain: Domain, name: str, arg: ArrayDomain, array: np.ndarray, layout: str, readonly: bool,
@@ -192,40 +221,3 @@ def _telling_fill(domain: ArrayDomain, array: np.ndarray) -> str | None:
             return "repeated"
         return None
     return "wide" if max(abs(float(array.max())), abs(float(array.min()))) > 2.0 else None
-
-
-def mismatch_box(function: FunctionSpec, values: dict[str, Any], expected: np.ndarray, got: np.ndarray | None,
-                 tolerance: Tolerance) -> dict[str, int]:
-    """Per length, how long it must be to hold the case's "first" wrong element: the out-of-tolerance element
-    (over the output's named axes, any leading index) whose index box (i+1)(j+1)... is smallest.  Output axes
-    map to lengths by name (an array's axis called like the output's) or, for ints, by being the only argument
-    equal to that axis's length.  Empty when the output's shape is not the expected one."""
-    domain = function.domain
-    if domain is None or got is None or got.shape != expected.shape or expected.ndim == 0:
-        return {}
-    named = len(function.axes) or expected.ndim
-    named = min(named, expected.ndim)
-    with np.errstate(invalid="ignore", over="ignore"):
-        wrong = ~(np.abs(got.astype(np.float64) - expected) <= tolerance.atol + tolerance.rtol * np.abs(expected))
-    if wrong.ndim > named:
-        wrong = wrong.reshape((-1,) + wrong.shape[-named:]).any(axis=0)
-    where = np.argwhere(wrong)
-    if where.size == 0:
-        return {}
-    first = where[int(np.argmin(np.prod(where + 1, axis=1, dtype=np.float64)))]
-    box: dict[str, int] = {}
-    for i, index in enumerate(first):
-        key = _length_of_output_axis(function, domain, values, i, named, expected.shape[expected.ndim - named + i])
-        if key is not None:
-            box[key] = int(index) + 1
-    return box
-
-
-def _length_of_output_axis(function: FunctionSpec, domain: Domain, values: dict[str, Any], i: int, named: int,
-                           n: int) -> str | None:
-    name = function.axes[i].name if len(function.axes) == named else None
-    for arg_name, arg in domain.args.items():
-        if isinstance(arg, ArrayDomain) and name in arg.array.axes and name not in arg.array.match:
-            return f"{arg_name}.{name}"
-    ints = [k for k, arg in domain.args.items() if isinstance(arg, IntDomain) and values.get(k) == n]
-    return ints[0] if len(ints) == 1 else None

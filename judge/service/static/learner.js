@@ -145,7 +145,7 @@
     if (!values.length || !Array.isArray(values[0])) return "[" + values.map(fmt).join(", ") + "]";
     return "[" + values.map(nested).join(",\n ") + "]";
   }
-  function counterexample(c) {  // made up by the judge from the input domain: shown in full, it is no hidden case
+  function counterexample(c) {  // made up by the judge from the domain and public cases: shown in full, it tells nothing of a hidden case
     var parts = [el("h3", { text: "A smallest input where your function differs" }),
       el("p", { "class": "hint", text: "The judge made this input up (it is not one of the cases): run it yourself." }),
       el("pre", { "class": "counterexample-call", text: c.call }),
@@ -154,7 +154,7 @@
     if (c.expected_raises) rows.push(["expected", "raises " + c.expected_raises]);
     else rows.push(["expected", c.expected === null || c.expected === undefined ? "(too large to show)" : nested(c.expected)]);
     if (c.got !== null && c.got !== undefined) rows.push(["got", nested(c.got)]);
-    else if (c.got_text) rows.push(["got", c.got_text]);
+    else if (c.got_text) rows.push([/^raises/.test(c.differs) ? "your code raised" : "your function returned", c.got_text]);  // the learner's own words
     parts.push(el("div", { "class": "table-wrap" }, [el("table", { "class": "counterexample" }, rows.map(function (r) {
       return el("tr", {}, [el("th", { scope: "row", text: r[0] }), el("td", {}, [el("pre", { text: r[1] })])]);
     }))]));

@@ -78,24 +78,30 @@ def bare_magics(size: int, answer: str = GOOD) -> str:
 
 def unbound_names(size: int, answer: str = GOOD) -> str:
     """Plain Python: the graded function reads tens of thousands of globals no cell binds (in a branch that never
-    runs), and another cell binds as many other names: each unbound name was once a scan of every statement."""
-    def build(count: int) -> str:
-        names = ", ".join(f"u{i}" for i in range(count))
-        graded = answer.replace("def sinusoidal_pe(max_len, d_model, base=10000.0):\n",
-                                "def sinusoidal_pe(max_len, d_model, base=10000.0):\n"
-                                f"    if max_len < 0:\n        return [{names}]\n", 1)
-        filler = "".join(f"w{i} = {i}\n" for i in range(count))
-        return _dump(_notebook([_cell(graded, "answer"), _cell(filler, "filler")]))
+    runs; within the bundle's 256 KiB for what is graded), and another cell binds as many other names: each
+    unbound name was once a scan of every statement."""
+    room = _room(size, _cell(answer, "answer"), _cell("", "filler"))
+    count = max(1, min(room // 3, 200_000) // 8)
+    graded = _reading(answer, "[" + ", ".join(f"u{i}" for i in range(count)) + "]")
+    filler = "".join(f"w{i} = {i}\n" for i in range(max(1, (room - count * 8) // 17)))
+    return _dump(_notebook([_cell(graded, "answer"), _cell(filler, "filler")]))
 
-    return build(max(1, _room(size, _cell(answer, "answer"), _cell("", "filler")) // 24))
+
+def _reading(answer: str, expression: str) -> str:
+    """``answer`` whose sinusoidal_pe reads ``expression`` in a branch no case takes (max_len is never < 0)."""
+    return answer.replace("def sinusoidal_pe(max_len, d_model, base=10000.0):\n",
+                          "def sinusoidal_pe(max_len, d_model, base=10000.0):\n"
+                          f"    if max_len < 0:\n        return {expression}\n", 1)
 
 
 def many_cells(size: int, answer: str = GOOD) -> str:
-    """Thousands of one-line cells around the answer, each with an id, the answer last."""
-    one = len(_dump(_cell("x99999 = 99999", "c-99999"))) + 1
-    count = _room(size, _cell(answer, "answer")) // one
-    cells = [_cell(f"x{i} = {i}", f"c-{i}") for i in range(count)]
-    return _dump(_notebook(cells + [_cell(answer, "answer")]))
+    """Thousands of one-line cells, each with an id, each adding to a counter the answer (last) reads: every
+    cell is needed, and each was once a walk back through all the cells before it."""
+    graded = _reading(answer, "hits")
+    one = len(_dump(_cell("hits += 1", "c-99999"))) + 1
+    count = _room(size, _cell(graded, "answer"), _cell("hits = 0", "c-start")) // one
+    cells = [_cell("hits = 0", "c-start")] + [_cell("hits += 1", f"c-{i}") for i in range(count)]
+    return _dump(_notebook(cells + [_cell(graded, "answer")]))
 
 
 def long_id(size: int, answer: str = GOOD) -> str:

@@ -65,7 +65,8 @@ def parse_json(data: bytes | str) -> object:
         return json.loads(data, parse_int=_integer)
     except json.JSONDecodeError as exc:
         hint = " (the file ends too early: was it saved completely?)" if exc.pos >= len(data) - 1 else ""
-        raise NotebookProblem(f"the notebook is not valid JSON: {exc.msg} at line {exc.lineno}, column "
+        at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+        raise NotebookProblem(f"the notebook is not valid JSON: {exc.msg}{at} line {exc.lineno}, column "
                               f"{exc.colno}{hint}") from None
     except UnicodeDecodeError:
         raise NotebookProblem("the notebook is not UTF-8 text: save it again from Jupyter") from None

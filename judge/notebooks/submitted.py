@@ -7,10 +7,10 @@ first line looks like.  A file without a name (standard input, the service's ``s
 whole parses as JSON with a notebook's keys; a file that starts like one but parses as Python instead (a dict
 literal ``{"cells": ...}`` on its first line) is Python.
 
-A notebook is read in a child process (:mod:`judge.notebooks.child`) under limits: :data:`CPU_SECONDS` of CPU,
-:data:`WALL_SECONDS` of wall time, :data:`MEMORY_BYTES` of address space.  Whatever a learner sends, reading it
-ends within them, as a graded source or as one line saying why it cannot be graded (a ``compile_error``).  The
-last few answers are kept by content (a cold ``judge grade`` asks twice: before its early run and when it grades).
+A notebook is read in a child process (:mod:`judge.notebooks.child`) under :class:`ReaderLimits` (5 s of CPU,
+20 s of wall time, 768 MiB of address space).  Whatever a learner sends, reading it ends within them, as a
+graded source or as one line saying why it cannot be graded (a ``compile_error``).  The last few answers are
+kept by content (a cold ``judge grade`` asks twice: before its early run and when it grades).
 """
 
 from __future__ import annotations
@@ -28,19 +28,28 @@ from pathlib import Path
 
 from judge.notebooks.extract import MAX_NOTEBOOK_BYTES, GradedSource, SourceMap, looks_like_notebook
 
-#: CPU seconds the reader may use (reading a MiB of the worst notebooks takes well under one).
-CPU_SECONDS = 5
-#: Wall seconds before the reader is killed (CPU time on a busy machine, and start-up).
-WALL_SECONDS = 20
-#: Address space of the reader: a 64 MiB notebook of pictures needs ~250 MiB; a MiB of pathological code can
-#: take a few hundred.  It runs before the sandbox, within what the worker keeps for the submission's run.
-MEMORY_BYTES = 768 << 20
 _CACHED = 8
 log = logging.getLogger("judge")
 
 
 class ReaderFailed(Exception):
     """The reader's process could not be started: the judge's trouble, not the learner's."""
+
+
+@dataclass(frozen=True)
+class ReaderLimits:
+    """What reading one notebook may take."""
+
+    #: CPU seconds (RLIMIT_CPU): reading a MiB of the worst notebooks takes well under one.
+    cpu_seconds: int = 5
+    #: Wall seconds before the reader is killed: CPU time on a busy machine, and its start-up.
+    wall_seconds: float = 20.0
+    #: Address space (RLIMIT_AS): a 64 MiB notebook of pictures needs ~250 MiB, a MiB of pathological code a few
+    #: hundred.  The reader runs before the sandbox, within what a worker keeps for the submission's run.
+    memory_bytes: int = 768 << 20
+
+
+LIMITS = ReaderLimits()
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,8 @@ def is_notebook_name(name: str | None) -> bool | None:
     return None if not suffix else suffix == ".ipynb"
 
 
-def read_submission(data: str | bytes, required: list[str], name: str | None = None) -> Submitted:
+def read_submission(data: str | bytes, required: list[str], name: str | None = None,
+                    limits: ReaderLimits = LIMITS) -> Submitted:
     """What to grade of ``data`` (see the module's docstring).  Raises :class:`ReaderFailed` only when the
     reader's process cannot be started."""
     by_name = is_notebook_name(name)
@@ -73,12 +83,12 @@ def read_submission(data: str | bytes, required: list[str], name: str | None = N
                                        f"{MAX_NOTEBOOK_BYTES} bytes: clear its outputs (Edit > Clear all outputs) "
                                        "and save")
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    key = (hashlib.sha256(raw).digest(), tuple(required), by_name is None)
+    key = (hashlib.sha256(raw).digest(), tuple(required), by_name is None, limits)
     with _lock:
         if key in _answers:
             _answers.move_to_end(key)
             return _submitted(data, _answers[key])
-    answer = _ask(raw, required, sniff=by_name is None)
+    answer = _ask(raw, required, by_name is None, limits)
     with _lock:
         _answers[key] = answer
         while len(_answers) > _CACHED:
@@ -98,22 +108,20 @@ def _submitted(data: str | bytes, answer: dict) -> Submitted:
     return Submitted(answer["graded"].source, answer["graded"])
 
 
-def _ask(raw: bytes, required: list[str], sniff: bool) -> dict:
+def _ask(raw: bytes, required: list[str], sniff: bool, limits: ReaderLimits) -> dict:
     """The reader's answer for ``raw``: kind python, problem (with its message) or notebook (with ``graded``)."""
     request = json.dumps({"required": list(required), "sniff": sniff}).encode() + b"\n"
-    package = Path(__file__).resolve().parents[2]
-    boot = f"import sys; sys.path.insert(0, {str(package)!r}); from judge.notebooks.child import main; main()"
+    command = [sys.executable, "-I", "-S", "-c", _BOOT, str(limits.cpu_seconds), str(limits.memory_bytes)]
     try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", boot, str(CPU_SECONDS), str(MEMORY_BYTES)],
-                              input=request + raw, capture_output=True, timeout=WALL_SECONDS, close_fds=True)
+        done = subprocess.run(command, input=request + raw, capture_output=True, timeout=limits.wall_seconds)
     except subprocess.TimeoutExpired:
-        return _refused(f"reading the notebook took longer than {WALL_SECONDS} s: is a cell holding data rather "
-                        "than code?")
+        return _refused(f"reading the notebook took longer than {limits.wall_seconds:g} s: is a cell holding data "
+                        "rather than code?")
     except OSError as exc:
         raise ReaderFailed(f"the notebook reader could not be started: {exc}") from exc
     if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-        return _refused(f"reading the notebook took more than {CPU_SECONDS} s of CPU time: is a cell holding data "
-                        "rather than code?")
+        return _refused(f"reading the notebook took more than {limits.cpu_seconds} s of CPU time: is a cell "
+                        "holding data rather than code?")
     try:
         answer = json.loads(done.stdout) if done.returncode == 0 else None
         return _checked(answer)
@@ -126,6 +134,19 @@ def _ask(raw: bytes, required: list[str], sniff: bool) -> dict:
                         "outputs) and save")
     return _refused("the notebook cannot be read: its reader stopped on it (is the file a notebook Jupyter "
                     "saved?)")
+
+
+#: The child's first lines: the reader's modules, without the packages' ``__init__`` (they import what the reader
+#: needs not: ~50 ms of every notebook's start-up).
+_BOOT = f"""
+import sys, types
+for name, folder in (("judge", {str(Path(__file__).resolve().parents[1])!r}), ("judge.notebooks", {str(Path(__file__).resolve().parent)!r})):
+    package = types.ModuleType(name)
+    package.__path__ = [folder]
+    sys.modules[name] = package
+from judge.notebooks.child import main
+main()
+"""
 
 
 def _refused(message: str) -> dict:

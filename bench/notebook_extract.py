@@ -12,7 +12,9 @@ thousands of unbound names, thousands of cells, a long cell id, deep JSON, a too
   in its limited child process: the child's CPU time, the wall time of the whole call (the child's start-up
   included), and CPU seconds per MiB (the target: at most 1).
 
-CPU time, not wall time, is compared: a shared machine stretches wall time.  Run from the repository root.
+CPU time, not wall time, is compared: a shared machine stretches wall time.  ``--cold N`` adds what reading in a
+child process costs a cold ``judge grade`` of an honest Colab notebook (and of its .py twin, which no child
+reads): the median wall time of N alternating runs of each side.  Run from the repository root.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -64,7 +67,7 @@ def _before(tree: Path, path: Path, timeout: float) -> tuple[str, str]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     try:
         done = subprocess.run([sys.executable, "-c", BEFORE, str(path), json.dumps(REQUIRED)], env=env, cwd=tree,
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return f"> {timeout:.0f}", "no answer"
     try:
@@ -86,12 +89,36 @@ def _after(data: str) -> tuple[float, float, str]:
     return cpu, wall, outcome
 
 
+def _cold(tree: Path, folder: Path, runs: int) -> None:
+    """Median wall time of a cold ``judge grade`` before and after, for an honest notebook and its .py twin."""
+    from tests.notebook_shapes import GOOD
+
+    notebook = folder / "homework.ipynb"
+    notebook.write_text(SHAPES["honest_colab"][0](200_000))
+    python = folder / "homework.py"
+    python.write_text(GOOD)
+    print(f"\ncold `judge grade` (median wall of {runs} alternating runs; load average {os.getloadavg()[0]:.1f})")
+    for path in (notebook, python):
+        times: dict[str, list[float]] = {"before": [], "after": []}
+        for _ in range(runs):
+            for side, root in (("before", tree), ("after", REPO)):
+                env = {**os.environ, "PYTHONPATH": str(root), "JUDGE_PROBLEMS_DIR": str(REPO / "problems")}
+                started = time.perf_counter()
+                done = subprocess.run([sys.executable, "-m", "judge.cli", "grade", str(path), "--format", "json"],
+                                      cwd=root, env=env, capture_output=True, timeout=120, check=False)
+                times[side].append(time.perf_counter() - started)
+                assert json.loads(done.stdout)["status"] == "accepted", done.stderr[-500:]
+        before, after = statistics.median(times["before"]), statistics.median(times["after"])
+        print(f"  {path.name:16} before {before:6.3f} s  after {after:6.3f} s  ratio {after / before:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="c1278f3", help="the revision to compare with")
     parser.add_argument("--sizes", default="65536,262144,1048576")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds the before side may take")
     parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--cold", type=int, default=0, help="also time N cold `judge grade` runs of each side")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average {os.getloadavg()[0]:.1f}; before = {args.before}, after = this checkout; CPU seconds")
@@ -111,6 +138,8 @@ def main() -> None:
                 per_mib = cpu / (len(data) / (1 << 20))
                 print(f"{name:15} {len(data):>9} {before:>9} {cpu:>7.3f} {wall:>7.3f} {per_mib:>6.2f}  "
                       f"{before_outcome} | {outcome}", flush=True)
+        if args.cold:
+            _cold(tree, Path(folder), args.cold)
 
 
 if __name__ == "__main__":

@@ -380,8 +380,13 @@ class Judge:
         None) and equal to none of them, found in one sandboxed run.  A Counterexample or None."""
         from judge.diagnosis.counterexample import search as counterexample
 
+        from judge.notebooks import ReaderFailed
+
         prepared = self.problem(problem)
-        _, source, refused = _from_notebook(source, [f.name for f in prepared.bundle.spec.functions], name)
+        try:
+            _, source, refused = _from_notebook(source, [f.name for f in prepared.bundle.spec.functions], name)
+        except ReaderFailed:
+            return None
         if refused:
             return None
         seeds = list(range(len(prepared.cases))) if seed_cases is None else seed_cases

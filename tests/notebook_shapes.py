@@ -11,8 +11,8 @@ yardstick.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,7 +55,7 @@ def _room(size: int, *cells: dict) -> int:
 
 def honest_colab(size: int, answer: str = GOOD) -> str:
     """What Colab saves: a title, the answer in a few cells with #@title forms, noise cells, plots as outputs."""
-    from tests.notebook_support import paragraphs, notebook
+    from tests.notebook_support import notebook, paragraphs
 
     cells = paragraphs(answer)
     bare = len(notebook(cells, "colab", outputs=0))

@@ -19,6 +19,7 @@ from judge.grading.verdict_size import MAX_VERDICT_BYTES
 from judge.verdict import Status
 from tests.conftest import PROBLEM_DIR, REPO, SUBMISSIONS, require_sandbox
 from tests.notebook_shapes import GOOD, LINE_CITING_CRASH, SHAPES, huge_number, long_id
+from tests.service_support import Server, service_env, wait_done
 
 MIB = 1 << 20
 PATIENCE = 240.0
@@ -28,14 +29,23 @@ HUGE_NUMBER = huge_number(0)
 
 
 def _grade(judge, data: str | bytes, **kwargs):
-    """judge.grade in a thread, waited for at most PATIENCE seconds (a judge that never answers fails the test)."""
-    verdicts: list = []
-    worker = threading.Thread(target=lambda: verdicts.append(judge.grade(data, "sinusoidal-pe", **kwargs)),
-                              daemon=True)
+    """judge.grade in a thread, waited for at most PATIENCE seconds (a judge that never answers fails the test;
+    what it raises is raised here)."""
+    answers: list = []
+
+    def grade() -> None:
+        try:
+            answers.append(judge.grade(data, "sinusoidal-pe", **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            answers.append(exc)
+
+    worker = threading.Thread(target=grade, daemon=True)
     worker.start()
     worker.join(PATIENCE)
-    assert verdicts, f"no verdict in {PATIENCE:.0f} s"
-    return verdicts[0]
+    assert answers, f"no verdict in {PATIENCE:.0f} s"
+    if isinstance(answers[0], BaseException):
+        raise answers[0]
+    return answers[0]
 
 
 def _size(verdict) -> int:
@@ -85,7 +95,7 @@ def test_the_judges_own_memory_stays_what_an_honest_submission_takes():
     after an honest file and a notebook crashing with a short id, raises its peak resident set by little."""
     require_sandbox()
     done = subprocess.run([sys.executable, "-c", MEMORY.format(repo=str(REPO))], capture_output=True, text=True,
-                          timeout=900, cwd=REPO)
+                          timeout=900, cwd=REPO, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     grown = (figures["after"] - figures["honest"]) / 1024
@@ -106,7 +116,7 @@ def test_a_notebook_reader_refusal_is_a_compile_error_from_judge_and_grade(judge
 
 def _cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "judge.cli", *args], cwd=REPO, input=stdin, capture_output=True,
-                          timeout=PATIENCE)
+                          timeout=PATIENCE, check=False)
 
 
 def test_judge_grade_says_compile_error_for_a_notebook_it_cannot_read(tmp_path):
@@ -152,6 +162,32 @@ def test_the_packaged_runner_grades_a_py_by_its_name(tmp_path):
 
     verdict, _, _ = grade_submission(PROBLEM_DIR, Submission(JSON_FIRST_LINE.encode(), name="sinusoidal_pe.py"))
     assert verdict.status is Status.ACCEPTED, verdict.message
+
+
+# -- the service: one worker, never held ---------------------------------------------------------------------------
+
+def test_the_service_grades_attacks_and_the_next_honest_file_without_holding_its_only_worker(tmp_path):
+    """One worker: a notebook the reader cannot take, a .py that looks like JSON, and 700 KB of bare magics, each
+    its verdict, and the honest file sent after them is graded promptly (once, the magics held the worker)."""
+    require_sandbox()
+    token = "notebook-bounds-token-0123456789"
+    env = service_env(JUDGE_API_TOKENS=f"course:{token}", JUDGE_MAX_BODY_BYTES=str(4 * MIB))
+    server = Server(tmp_path, f"sqlite:///{tmp_path}/judge.sqlite3", env, workers=1)
+    try:
+        with server.client(token) as client:
+            sent = {}
+            for what, source in (("huge number", HUGE_NUMBER), ("json first line", JSON_FIRST_LINE),
+                                 ("bare magics", SHAPES["bare_magics"][0](700_000)), ("honest", GOOD)):
+                response = client.post("/v1/submissions", json={"problem": "sinusoidal-pe", "source": source})
+                assert response.status_code == 202, response.text
+                sent[what] = response.json()["id"]
+            done = wait_done(client, list(sent.values()), 180)
+        status = {what: done[sub_id]["verdict"]["status"] for what, sub_id in sent.items()}
+        assert status == {"huge number": "compile_error", "json first line": "accepted", "bare magics": "accepted",
+                          "honest": "accepted"}, status
+        assert "5000 digits" in done[sent["huge number"]]["verdict"]["message"]
+    finally:
+        server.stop()
 
 
 # -- the attack files ----------------------------------------------------------------------------------------------

@@ -28,15 +28,24 @@ MIB = 1 << 20
 PATIENCE = 120.0
 
 
-def _read(data: str, name: str | None = "answer.ipynb", limits: ReaderLimits | None = None):
-    """read_submission in a thread, waited for at most PATIENCE seconds (the test fails rather than hangs)."""
-    answer: list = []
-    worker = threading.Thread(target=lambda: answer.append(
-        read_submission(data, REQUIRED, name, **({"limits": limits} if limits else {}))), daemon=True)
+def _read(data: str | bytes, name: str | None = "answer.ipynb", limits: ReaderLimits | None = None):
+    """read_submission in a thread, waited for at most PATIENCE seconds (the test fails rather than hangs; what
+    it raises is raised here)."""
+    answers: list = []
+
+    def read() -> None:
+        try:
+            answers.append(read_submission(data, REQUIRED, name, **({"limits": limits} if limits else {})))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            answers.append(exc)
+
+    worker = threading.Thread(target=read, daemon=True)
     worker.start()
     worker.join(PATIENCE)
-    assert answer, f"no answer in {PATIENCE:.0f} s"
-    return answer[0]
+    assert answers, f"no answer in {PATIENCE:.0f} s"
+    if isinstance(answers[0], BaseException):
+        raise answers[0]
+    return answers[0]
 
 
 def _graded_functions(source: str) -> set[str]:

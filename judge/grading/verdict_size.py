@@ -11,7 +11,7 @@ each ending in :data:`CUT`.  What the judge decided (status, score, cases, statu
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from judge.verdict import Verdict
 
@@ -68,7 +68,7 @@ def _cut(model: object, field: str, text: str, length: int) -> None:
     keep = max(0, length - len(CUT))
     setattr(model, field, text[:keep] + CUT)
     if hasattr(model, "truncated"):
-        setattr(model, "truncated", True)
+        model.truncated = True  # type: ignore[attr-defined]  # CallOutput, CapturedOutput: say it was cut
 
 
 def bounded(verdict: Verdict, limit: int = MAX_VERDICT_BYTES) -> Verdict:

@@ -225,22 +225,21 @@ def _flat_names(nodes: list[ast.stmt]) -> tuple[set[str], set[str]] | None:
     todo: list[ast.AST] = list(nodes)
     while todo:
         node = todo.pop()
-        kind = type(node)
-        if kind is ast.Name:
+        if type(node) is ast.Name:
             (reads if type(node.ctx) is ast.Load else binds).add(node.id)
             continue
-        if kind is ast.Constant:
+        if type(node) is ast.Constant:
             continue
         if isinstance(node, _SCOPES):
             return None
-        if kind is ast.Import or kind is ast.ImportFrom:
-            if kind is ast.ImportFrom and node.module == "__future__":
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
                 return None
             binds.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")
             continue
-        if kind in (ast.ExceptHandler, ast.MatchAs, ast.MatchStar) and node.name:
+        if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             binds.add(node.name)
-        elif kind is ast.MatchMapping and node.rest:
+        elif isinstance(node, ast.MatchMapping) and node.rest:
             binds.add(node.rest)
         for name in node._fields:
             value = getattr(node, name, None)

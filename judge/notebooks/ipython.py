@@ -27,7 +27,7 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 #: x = !ls, t = %timeit -o f(); np.sum?, f??.
 _IPYTHON_LINE = re.compile(r"""(\s*)(?:[%!]|\?{1,2}[A-Za-z_]
     |[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]
-    |[A-Za-z_][\w.\[\]()'"]*\?{1,2}\s*$)""", re.X)
+    |[A-Za-z_][\w.\[\]()'"]*\?{1,2}\s*$)""", re.VERBOSE)
 #: What changes the tokenizer's state: a comment, a string's start, a bracket.
 _SIGNIFICANT = re.compile(r"""#|'''|\"\"\"|'|"|[(\[{]|[)\]}]""")
 #: The rest of an open string, up to and past its closing quote (a backslash escapes any character).

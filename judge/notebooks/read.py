@@ -104,9 +104,9 @@ def cells_of(notebook: object) -> list[CodeCell]:
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells", notebook.get("worksheets")), list):
         raise NotebookProblem("the file is JSON but not a Jupyter notebook (it has no list of cells)")
     major = notebook.get("nbformat")
-    old = isinstance(major, int) and not isinstance(major, bool) and major < 4
-    if "worksheets" in notebook or old:
-        version = major if old and major >= 0 else 3
+    old = major if isinstance(major, int) and not isinstance(major, bool) and major < 4 else None
+    if "worksheets" in notebook or old is not None:
+        version = old if old is not None and old >= 0 else 3
         raise NotebookProblem(f"the notebook is in nbformat {version}, which is not read here: open it in "
                               "Jupyter and save it again (it is converted to nbformat 4)")
     cells = []

@@ -113,7 +113,8 @@ def _ask(raw: bytes, required: list[str], sniff: bool, limits: ReaderLimits) -> 
     request = json.dumps({"required": list(required), "sniff": sniff}).encode() + b"\n"
     command = [sys.executable, "-I", "-S", "-c", _BOOT, str(limits.cpu_seconds), str(limits.memory_bytes)]
     try:
-        done = subprocess.run(command, input=request + raw, capture_output=True, timeout=limits.wall_seconds)
+        done = subprocess.run(command, input=request + raw, capture_output=True, timeout=limits.wall_seconds,
+                              check=False)
     except subprocess.TimeoutExpired:
         return _refused(f"reading the notebook took longer than {limits.wall_seconds:g} s: is a cell holding data "
                         "rather than code?")

@@ -80,6 +80,7 @@ from tests.notebook_shapes import SHAPES, GOOD, LINE_CITING_CRASH, long_id
 with Judge() as judge:
     judge.grade(GOOD, "sinusoidal-pe")
     judge.grade(long_id(5000, LINE_CITING_CRASH), "sinusoidal-pe")
+    judge.grade(SHAPES["honest_colab"][0](1 << 20), "sinusoidal-pe")
     honest = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     sizes = {{}}
     for name, (build, _) in SHAPES.items():
@@ -91,15 +92,17 @@ with Judge() as judge:
 
 
 def test_the_judges_own_memory_stays_what_an_honest_submission_takes():
-    """The judge's process (the sandbox and the notebook reader have their own limits): every shape at 1 MiB,
-    after an honest file and a notebook crashing with a short id, raises its peak resident set by little."""
+    """The judge's process (the sandbox and the notebook reader have their own limits): after an honest file, an
+    honest 1 MiB Colab notebook and a crashing one with a short id, every shape at 1 MiB (a 1 MiB cell id on a
+    crashing cell included) raises its peak resident set by little, and it stays under the 512 MiB a worker's
+    judge is given (deploy/kubernetes/worker.yaml: the base)."""
     require_sandbox()
     done = subprocess.run([sys.executable, "-c", MEMORY.format(repo=str(REPO))], capture_output=True, text=True,
                           timeout=900, cwd=REPO, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     grown = (figures["after"] - figures["honest"]) / 1024
-    assert grown < 64, f"the judge grew by {grown:.0f} MiB over an honest submission's peak: {figures}"
+    assert grown < 64 and figures["after"] < 512 * 1024, f"the judge grew by {grown:.0f} MiB: {figures}"
     assert max(figures["sizes"].values()) <= MAX_VERDICT_BYTES, figures["sizes"]
 
 

@@ -178,6 +178,9 @@ def test_by_name_a_notebook_is_a_notebook_and_a_py_is_python():
     assert _read(notebook, "answer.py").notebook is None
     assert _read(notebook, "ANSWER.IPYNB").notebook is not None
     assert _read(notebook, None).notebook is not None, "without a name, a file that parses as a notebook is one"
+    trailing_comma = notebook.rstrip().removesuffix("}") + ",}"
+    assert _read(trailing_comma, None).refused.startswith("the notebook is not valid JSON: Expecting property name"), \
+        "JSON Python forgives is still a broken notebook"
     broken = notebook[: len(notebook) // 2]
     refused = _read(broken, None).refused
     assert refused.startswith("the notebook is not valid JSON: Unterminated string starting at line "), \

@@ -38,11 +38,13 @@ def _problem(problem: NotebookProblem) -> dict:
 
 
 def _is_python(data: bytes) -> bool:
+    """Whether ``data`` is a Python program: it parses, and is more than one dict display (a notebook's JSON
+    with a JSON mistake Python forgives, a trailing comma, is still a broken notebook)."""
     try:
-        ast.parse(data.decode("utf-8"))
+        tree = ast.parse(data.decode("utf-8"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # UnicodeDecodeError is a ValueError
         return False
-    return True
+    return not (len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Dict))
 
 
 def answer(data: bytes, required: list[str], sniff: bool) -> dict:

@@ -44,7 +44,7 @@ NAME_SHOWN = 40
 NAMES_SHOWN = 20
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Statement:
     """One top-level statement of a cell, in notebook order."""
 
@@ -168,7 +168,8 @@ def _line_groups(body: list[ast.stmt]) -> list[tuple[int, int, list[ast.stmt]]]:
     (``a = 1; b = 2``) are one: a line is kept or left whole."""
     groups: list[tuple[int, int, list[ast.stmt]]] = []
     for node in body:
-        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        decorators = getattr(node, "decorator_list", None)
+        start = min(node.lineno, min(d.lineno for d in decorators)) if decorators else node.lineno
         end = node.end_lineno or node.lineno
         if groups and start <= groups[-1][1]:
             first, last, nodes = groups[-1]
@@ -220,6 +221,10 @@ def _analysed(position: int, cell: CodeCell, lines: list[str], first: int, nodes
 def _flat_names(nodes: list[ast.stmt]) -> tuple[set[str], set[str]] | None:
     """(names bound, names read) by statements that open no scope, as symtable's module table has them; None
     when a node opens a scope (or a ``__future__`` import could change how annotations are read)."""
+    first = nodes[0]
+    if len(nodes) == 1 and type(first) is ast.Assign and type(first.value) is ast.Constant and \
+            all(type(target) is ast.Name for target in first.targets):  # x = 1: most of a long notebook
+        return {target.id for target in first.targets}, set()  # type: ignore[attr-defined]
     binds: set[str] = set()
     reads: set[str] = set()
     todo: list[ast.AST] = list(nodes)

@@ -4,8 +4,9 @@ the packaged platform runs, the service).
 A file is a notebook by its name (``.ipynb``); a file with another name (``answer.py``) is Python, whatever its
 first line looks like.  A file without a name (standard input, the service's ``source``, bytes given to
 ``Judge.grade``) is a notebook only if it parses as one: its first 4 KiB look like a notebook's JSON and the
-whole parses as JSON with a notebook's keys; a file that starts like one but parses as Python instead (a dict
-literal ``{"cells": ...}`` on its first line) is Python.
+whole parses as JSON with a notebook's keys; a file that starts like one but does not parse as JSON and is a
+Python program (a dict literal ``{"cells": ...}`` on its first line, then code) is Python.  (A JSON mistake
+Python forgives, a trailing comma, leaves one dict display: still a broken notebook, said so.)
 
 A notebook is read in a child process (:mod:`judge.notebooks.child`) under :class:`ReaderLimits` (5 s of CPU,
 20 s of wall time, 768 MiB of address space).  Whatever a learner sends, reading it ends within them, as a

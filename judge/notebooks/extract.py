@@ -50,13 +50,19 @@ class _Statement:
 
     position: int
     cell: CodeCell
-    lines: list[str]  #: its source lines (decorators included)
-    first_line: int  #: in its cell, 1-based
-    binds: frozenset[str]
-    immediate: frozenset[str]  #: global names read when it runs
-    deferred: frozenset[str]  #: global names read later, inside the functions and classes it defines
+    cell_lines: list[str]  #: all its cell's lines (shared by the cell's statements)
+    first_line: int  #: in its cell, 1-based (decorators included)
+    last_line: int
+    binds: set[str]
+    immediate: set[str]  #: global names read when it runs
+    deferred: set[str]  #: global names read later, inside the functions and classes it defines
     conditional: bool  #: binds inside a block (if, for, try, with, while), or reads what it binds
     star: bool = False  #: ``from m import *``
+
+    @property
+    def lines(self) -> list[str]:
+        """Its source lines."""
+        return self.cell_lines[self.first_line - 1:self.last_line]
 
 
 @dataclass
@@ -159,7 +165,7 @@ def _statements(cells: list[CodeCell]) -> tuple[list[_Statement], list[int], lis
             continue
         cell_lines = python.text.split("\n")
         for start, end, nodes in _line_groups(python.tree.body):
-            statements.append(_analysed(len(statements), cell, cell_lines[start - 1:end], start, nodes))
+            statements.append(_analysed(len(statements), cell, cell_lines, start, end, nodes))
     return statements, skipped, broken, magic_lines
 
 
@@ -187,7 +193,8 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
            ast.DictComp, ast.GeneratorExp)
 
 
-def _analysed(position: int, cell: CodeCell, lines: list[str], first: int, nodes: list[ast.stmt]) -> _Statement:
+def _analysed(position: int, cell: CodeCell, cell_lines: list[str], first: int, last: int,
+              nodes: list[ast.stmt]) -> _Statement:
     """What one statement binds and reads at the top level, by the compiler's scope analysis (or, for a statement
     that opens no scope, by its names as symtable would list them: most of a notebook, at a fraction of the
     cost of compiling each statement again)."""
@@ -201,9 +208,9 @@ def _analysed(position: int, cell: CodeCell, lines: list[str], first: int, nodes
         deferred: set[str] = set()
     else:
         try:
-            table = symtable.symtable("\n".join(lines), "cell", "exec")
+            table = symtable.symtable("\n".join(cell_lines[first - 1:last]), "cell", "exec")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return _Statement(position, cell, lines, first, frozenset(), frozenset(), frozenset(), False, star)
+            return _Statement(position, cell, cell_lines, first, last, set(), set(), set(), False, star)
         binds, immediate = set(), set()
         for symbol in table.get_symbols():
             name = symbol.get_name()
@@ -214,8 +221,7 @@ def _analysed(position: int, cell: CodeCell, lines: list[str], first: int, nodes
         deferred = set()
         _globals_of_children(table, deferred)
     conditional = block or bool(binds & immediate)
-    return _Statement(position, cell, lines, first, frozenset(binds), frozenset(immediate), frozenset(deferred),
-                      conditional, star)
+    return _Statement(position, cell, cell_lines, first, last, binds, immediate, deferred, conditional, star)
 
 
 def _flat_names(nodes: list[ast.stmt]) -> tuple[set[str], set[str]] | None:

@@ -67,9 +67,14 @@ def answer(data: bytes, required: list[str], sniff: bool) -> dict:
 
 
 def _limit(cpu_seconds: int, memory_bytes: int) -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    """Lower this process's limits to the reader's (never above a hard limit the machine already set)."""
+    for which, wanted, spare in ((resource.RLIMIT_CPU, cpu_seconds, 1), (resource.RLIMIT_AS, memory_bytes, 0),
+                                 (resource.RLIMIT_CORE, 0, 0)):
+        soft, top = wanted, wanted + spare  # CPU: SIGXCPU at the limit, SIGKILL a second later
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            soft, top = min(soft, hard), min(top, hard)
+        resource.setrlimit(which, (soft, top))
 
 
 def main() -> None:

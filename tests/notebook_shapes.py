@@ -104,6 +104,14 @@ def many_cells(size: int, answer: str = GOOD) -> str:
     return _dump(_notebook(cells + [_cell(graded, "answer")]))
 
 
+def many_functions(size: int, answer: str = GOOD) -> str:
+    """A cell of thousands of small functions (scratch helpers nothing needs): each opens a scope of its own, so
+    each is a call of the compiler's scope analysis, the dearest statement to read."""
+    room = _room(size, _cell(answer, "answer"), _cell("", "helpers"))
+    helpers = "".join(f"def helper{i}(a):\n    return a + {i}\n" for i in range(room // 46))
+    return _dump(_notebook([_cell(answer, "answer"), _cell(helpers, "helpers")]))
+
+
 def long_id(size: int, answer: str = GOOD) -> str:
     """The answer cell's id is the whole notebook: nbformat allows 64 characters of [a-zA-Z0-9-_]."""
     return _dump(_notebook([_cell(answer, "i" * max(1, _room(size, _cell(answer, ""))))]))
@@ -135,6 +143,7 @@ SHAPES: dict[str, tuple[Callable[..., str], str]] = {
     "bare_magics": (bare_magics, "accepted"),
     "unbound_names": (unbound_names, "accepted"),
     "many_cells": (many_cells, "accepted"),
+    "many_functions": (many_functions, "accepted"),
     "long_id": (long_id, "accepted"),
     "deep_json": (deep_json, "compile_error"),
     "deep_python": (deep_python, "accepted"),

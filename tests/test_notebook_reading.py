@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from judge.notebooks import GradedSource, NotebookProblem, graded_source, read_submission
-from judge.notebooks.extract import REWRITE_GROWTH, SourceMap, _flat_names, _line_groups
+from judge.notebooks.extract import REWRITE_GROWTH, SourceMap, _flat_names, _line_groups, _scoped_names
 from judge.notebooks.ipython import logical_starts, to_python
 from judge.notebooks.read import MAX_CODE_CHARS, read_cells
 from judge.notebooks.submitted import ReaderLimits
@@ -279,6 +279,42 @@ def test_names_read_off_the_tree_are_symtables():
             assert flat == (binds, reads), "\n".join(lines[first - 1:last])
             compared += 1
     assert compared > 1000
+
+
+def _public_symtable(source: str) -> tuple[set[str], set[str], set[str]]:
+    """What the symtable module's own objects say a statement binds, reads, and reads later as a global."""
+    import symtable
+
+    table = symtable.symtable(source, "cell", "exec")
+    binds = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    reads = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    later: set[str] = set()
+    todo = list(table.get_children())
+    while todo:
+        child = todo.pop()
+        later |= {s.get_name() for s in child.get_symbols() if s.is_referenced() and
+                  (s.is_global() or (child.get_type() == "class" and not s.is_local()))}
+        todo.extend(child.get_children())
+    return binds, reads, later
+
+
+def test_names_read_off_the_raw_symbol_tables_are_the_symtable_modules():
+    compared = 0
+    for text in _corpus() + ["class C(Base, metaclass=M):\n    x = y\n    def f(self):\n        return z + x\n",
+                             "f = lambda a=d: [b for b in a if (w := b)]\n",
+                             "def g():\n    global G\n    G = 1\n    def h():\n        nonlocal_ = G\n"]:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        lines = text.split("\n")
+        for first, last, nodes in _line_groups(tree.body):
+            if _flat_names(nodes) is not None:
+                continue
+            source = "\n".join(lines[first - 1:last])
+            assert _scoped_names(source) == _public_symtable(source), source
+            compared += 1
+    assert compared > 500
 
 
 def test_graded_source_raises_only_notebook_problems():

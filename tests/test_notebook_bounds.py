@@ -11,14 +11,13 @@ import json
 import shutil
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from judge.grading.verdict_size import MAX_VERDICT_BYTES
 from judge.verdict import Status
 from tests.conftest import PROBLEM_DIR, REPO, SUBMISSIONS, require_sandbox
-from tests.notebook_shapes import GOOD, LINE_CITING_CRASH, SHAPES, huge_number, long_id
+from tests.notebook_shapes import GOOD, LINE_CITING_CRASH, SHAPES, answered, huge_number, long_id
 from tests.service_support import Server, service_env, wait_done
 
 MIB = 1 << 20
@@ -29,23 +28,8 @@ HUGE_NUMBER = huge_number(0)
 
 
 def _grade(judge, data: str | bytes, **kwargs):
-    """judge.grade in a thread, waited for at most PATIENCE seconds (a judge that never answers fails the test;
-    what it raises is raised here)."""
-    answers: list = []
-
-    def grade() -> None:
-        try:
-            answers.append(judge.grade(data, "sinusoidal-pe", **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
-            answers.append(exc)
-
-    worker = threading.Thread(target=grade, daemon=True)
-    worker.start()
-    worker.join(PATIENCE)
-    assert answers, f"no verdict in {PATIENCE:.0f} s"
-    if isinstance(answers[0], BaseException):
-        raise answers[0]
-    return answers[0]
+    """judge.grade, answered within PATIENCE seconds."""
+    return answered(lambda: judge.grade(data, "sinusoidal-pe", **kwargs), PATIENCE)
 
 
 def _size(verdict) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import io
 import json
-import threading
 import tokenize
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from judge.notebooks.extract import REWRITE_GROWTH, SourceMap, _flat_names, _lin
 from judge.notebooks.ipython import logical_starts, to_python
 from judge.notebooks.read import MAX_CODE_CHARS, read_cells
 from judge.notebooks.submitted import ReaderLimits
-from tests.notebook_shapes import GOOD, REQUIRED, SHAPES, long_id, many_cells
+from tests.notebook_shapes import GOOD, REQUIRED, SHAPES, answered, long_id, many_cells
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
@@ -29,23 +28,9 @@ PATIENCE = 120.0
 
 
 def _read(data: str | bytes, name: str | None = "answer.ipynb", limits: ReaderLimits | None = None):
-    """read_submission in a thread, waited for at most PATIENCE seconds (the test fails rather than hangs; what
-    it raises is raised here)."""
-    answers: list = []
-
-    def read() -> None:
-        try:
-            answers.append(read_submission(data, REQUIRED, name, **({"limits": limits} if limits else {})))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
-            answers.append(exc)
-
-    worker = threading.Thread(target=read, daemon=True)
-    worker.start()
-    worker.join(PATIENCE)
-    assert answers, f"no answer in {PATIENCE:.0f} s"
-    if isinstance(answers[0], BaseException):
-        raise answers[0]
-    return answers[0]
+    """read_submission, answered within PATIENCE seconds."""
+    return answered(lambda: read_submission(data, REQUIRED, name, **({"limits": limits} if limits else {})),
+                    PATIENCE)
 
 
 def _graded_functions(source: str) -> set[str]:
@@ -259,26 +244,21 @@ def test_ipython_lines_inside_strings_and_brackets_stay():
     assert python.split("\n") == ["x = (1,", "% 2)", "", "", 's = """', "!ls", '"""', ""] and dropped == 3
 
 
-def test_names_read_off_the_tree_are_symtables():
-    import symtable
+SCOPED = ["class C(Base, metaclass=M):\n    x = y\n    def f(self):\n        return z + x\n",
+          "f = lambda a=d: [b for b in a if (w := b)]\n",
+          "def g():\n    global G\n    G = 1\n    def h():\n        nonlocal_ = G\n"]
 
-    compared = 0
-    for text in _corpus():
+
+def _statements(texts: list[str]):
+    """(the statement's source, its nodes) for every top-level statement of ``texts`` that parse."""
+    for text in texts:
         try:
             tree = ast.parse(text)
         except SyntaxError:
             continue
         lines = text.split("\n")
         for first, last, nodes in _line_groups(tree.body):
-            flat = _flat_names(nodes)
-            if flat is None:
-                continue
-            table = symtable.symtable("\n".join(lines[first - 1:last]), "cell", "exec")
-            binds = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-            reads = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
-            assert flat == (binds, reads), "\n".join(lines[first - 1:last])
-            compared += 1
-    assert compared > 1000
+            yield "\n".join(lines[first - 1:last]), nodes
 
 
 def _public_symtable(source: str) -> tuple[set[str], set[str], set[str]]:
@@ -298,23 +278,18 @@ def _public_symtable(source: str) -> tuple[set[str], set[str], set[str]]:
     return binds, reads, later
 
 
+def test_names_read_off_the_tree_are_symtables():
+    flat = [(source, names) for source, nodes in _statements(_corpus()) if (names := _flat_names(nodes))]
+    for source, names in flat:
+        assert (*names, set()) == _public_symtable(source), source
+    assert len(flat) > 1000
+
+
 def test_names_read_off_the_raw_symbol_tables_are_the_symtable_modules():
-    compared = 0
-    for text in _corpus() + ["class C(Base, metaclass=M):\n    x = y\n    def f(self):\n        return z + x\n",
-                             "f = lambda a=d: [b for b in a if (w := b)]\n",
-                             "def g():\n    global G\n    G = 1\n    def h():\n        nonlocal_ = G\n"]:
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        lines = text.split("\n")
-        for first, last, nodes in _line_groups(tree.body):
-            if _flat_names(nodes) is not None:
-                continue
-            source = "\n".join(lines[first - 1:last])
-            assert _scoped_names(source) == _public_symtable(source), source
-            compared += 1
-    assert compared > 500
+    scoped = [source for source, nodes in _statements(_corpus() + SCOPED) if _flat_names(nodes) is None]
+    for source in scoped:
+        assert _scoped_names(source) == _public_symtable(source), source
+    assert len(scoped) > 500
 
 
 def test_graded_source_raises_only_notebook_problems():

@@ -123,7 +123,8 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
     source = _read_submission(file)
     try:
         verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
-                                     backend=backend, image=image, pictures_dir=pictures)
+                                     backend=backend, image=image, pictures_dir=pictures,
+                                     name=None if file == "-" else Path(file).name)
     except JudgeError as exc:
         raise _fail(str(exc))
     from judge.formats import render

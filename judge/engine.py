@@ -106,18 +106,22 @@ def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: S
         return None
 
 
-def _from_notebook(source: str | bytes, required: list[str]):  # noqa: ANN202
-    """(the notebook's graded source or None, what to grade, why it cannot be graded or ""): a notebook is
-    graded by the statements its required functions reach (:mod:`judge.notebooks`); any other file as it is."""
-    from judge.notebooks import NotebookProblem, graded_source, looks_like_notebook
+def _from_notebook(source: str | bytes, required: list[str], name: str | None = None):  # noqa: ANN202
+    """(the notebook's graded source or None, what to grade, why it cannot be graded or ""): a notebook (by its
+    ``name``, or by its content when it has none) is graded by the statements its required functions reach
+    (:mod:`judge.notebooks`); any other file as it is."""
+    from judge.notebooks import read_submission
 
-    if not looks_like_notebook(source):
-        return None, source, ""
-    try:
-        notebook = graded_source(source, required)
-    except NotebookProblem as problem:
-        return None, source, problem.message
-    return notebook, notebook.source, ""
+    submitted = read_submission(source, required, name)
+    return submitted.notebook, submitted.source, submitted.refused
+
+
+def _bounded(verdict: Verdict) -> Verdict:
+    """``verdict`` with its JSON under the documented size, whatever the learner's file made its texts
+    (:mod:`judge.grading.verdict_size`)."""
+    from judge.grading.verdict_size import bounded as cut_to_size
+
+    return cut_to_size(verdict)
 
 
 def _with_cells(verdict: Verdict, notebook) -> Verdict:  # noqa: ANN001 - a GradedSource or None
@@ -233,17 +237,26 @@ class Judge:
         return self._verdict(bundle, Status.INTERNAL_ERROR, message=message)
 
     def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
-              pictures_dir: str | Path | None = None, early: EarlyRun | None = None) -> Verdict:
+              pictures_dir: str | Path | None = None, early: EarlyRun | None = None,
+              name: str | None = None) -> Verdict:
         """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
 
         ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files).
         ``early``: this submission's run, already begun from the bundle's run plan (:mod:`judge.grading.run_plan`);
-        its report is used only if it is exactly the run this judge would make now."""
+        its report is used only if it is exactly the run this judge would make now.
+        ``name``: the submitted file's name, if it has one: ``.ipynb`` is a notebook, any other suffix Python;
+        without one, a file is a notebook only if it parses as one (:mod:`judge.notebooks.submitted`).
+        The verdict's JSON stays under :data:`judge.grading.verdict_size.MAX_VERDICT_BYTES` whatever the file."""
         started = early.started if early is not None else time.perf_counter()
         prepared = self.problem(problem)
         bundle = prepared.bundle
         spec = bundle.spec
-        notebook, source, refused = _from_notebook(source, [f.name for f in spec.functions])
+        from judge.notebooks import ReaderFailed
+
+        try:
+            notebook, source, refused = _from_notebook(source, [f.name for f in spec.functions], name)
+        except ReaderFailed as exc:
+            return self._internal_error(bundle, str(exc))
         text, issue = (None, None) if refused else decode_source(source, spec.limits.source_kib * 1024)
         if issue is None and text is not None:
             issue = check_source(text, [f.name for f in spec.functions], spec.imports.allowed)
@@ -253,7 +266,7 @@ class Judge:
             message = refused or (issue.message if issue else "")
             verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message,
                                     judged_in_ms=(time.perf_counter() - started) * 1e3)
-            return _with_cells(verdict, notebook)
+            return _bounded(_with_cells(verdict, notebook))
         try:
             verdict = self._run(prepared, text, pictures_dir, early)
         except (BackendError, OSError) as exc:
@@ -263,7 +276,7 @@ class Judge:
         except Exception as exc:  # noqa: BLE001 - a judge bug is the judge's verdict, never the caller's crash
             verdict = self._internal_error(bundle, f"internal error in the judge: {type(exc).__name__}: {exc}")
         verdict.judged_in_ms = (time.perf_counter() - started) * 1e3
-        return _with_cells(verdict, notebook)
+        return _bounded(_with_cells(verdict, notebook))
 
     def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None,
              early: EarlyRun | None = None) -> Verdict:
@@ -372,14 +385,20 @@ class Judge:
                              resources=resources(report, killed_for), isolation=isolation)
 
     # -- lifecycle ----------------------------------------------------------
-    def search(self, source: str, problem: str | Path, seed_cases: list[int] | None = None):  # noqa: ANN201
+    def search(self, source: str, problem: str | Path, seed_cases: list[int] | None = None,  # noqa: ANN201
+               name: str | None = None):
         """For authors (``judge verify``): the smallest input on which ``source`` differs from the reference,
         over every function whose domain allows it, seeded by the cases ``seed_cases`` (indices; every case when
         None) and equal to none of them, found in one sandboxed run.  A Counterexample or None."""
         from judge.diagnosis.counterexample import search as counterexample
 
+        from judge.notebooks import ReaderFailed
+
         prepared = self.problem(problem)
-        _, source, refused = _from_notebook(source, [f.name for f in prepared.bundle.spec.functions])
+        try:
+            _, source, refused = _from_notebook(source, [f.name for f in prepared.bundle.spec.functions], name)
+        except ReaderFailed:
+            return None
         if refused:
             return None
         seeds = list(range(len(prepared.cases))) if seed_cases is None else seed_cases
@@ -412,10 +431,10 @@ class Judge:
 
 
 def grade(source: str | bytes, problem: str | Path = "sinusoidal-pe", unsafe_no_sandbox: bool = False,
-          isolation: str | None = None) -> Verdict:
-    """Grade one submission with a short-lived judge (start-up included)."""
+          isolation: str | None = None, name: str | None = None) -> Verdict:
+    """Grade one submission with a short-lived judge (start-up included); ``name`` as for :meth:`Judge.grade`."""
     with Judge(unsafe_no_sandbox=unsafe_no_sandbox, isolation=isolation) as judge:
-        return judge.grade(source, problem)
+        return judge.grade(source, problem, name=name)
 
 
 __all__ = ["Judge", "grade", "JudgeError"]

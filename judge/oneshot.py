@@ -44,9 +44,10 @@ class OneShot(NamedTuple):
 
 def grade_once(source: str | bytes, problem: str | Path, isolation: str | None = None,
                unsafe_no_sandbox: bool = False, backend: str = "process", image: str | None = None,
-               pictures_dir: str | Path | None = None) -> OneShot:
+               pictures_dir: str | Path | None = None, name: str | None = None) -> OneShot:
     """The verdict of one submission, with a judge made and closed for it.  Raises what
-    :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine)."""
+    :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine).
+    ``name``: the submitted file's name, if it has one (``.ipynb``: a notebook; see :meth:`judge.Judge.grade`)."""
     from judge.grading.run_plan import EarlyRun
     from judge.sandbox.factory import prestarted_factory_for
     from judge.sandbox.launch import take_ahead
@@ -56,13 +57,13 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     with prestarted_factory_for(isolation, unsafe_no_sandbox, image=image, ahead=take_ahead(),
                                 backend=backend) as factory:
-        early = EarlyRun.start(factory.launched, source, problem)
+        early = EarlyRun.start(factory.launched, source, problem, name)
         from judge.engine import Judge
 
         with Judge(backend_factory=factory) as judge:
             try:
                 judge.start()
-                verdict = judge.grade(source, problem, pictures_dir=pictures_dir, early=early)
+                verdict = judge.grade(source, problem, pictures_dir=pictures_dir, early=early, name=name)
                 bundle = judge.problem(problem).bundle
             finally:
                 if early is not None:  # before the judge closes the backend the early run may still use

@@ -134,9 +134,10 @@ class NotebookSource(BaseModel):
     """A notebook was graded: which of its cells the graded functions came from (issue 20)."""
 
     cells_used: list[int] = Field(default_factory=list, description="cells (1-based, all cells counted) whose "
-                                                                      "statements the required functions reach")
+                                                                      "statements the required functions reach "
+                                                                      "(the first 100)")
     cells_skipped: list[int] = Field(default_factory=list, description="cells that are not Python (%%bash, "
-                                                                         "%%html ...) or do not parse")
+                                                                         "%%html ...) or do not parse (the first 100)")
     ipython_lines: int = Field(0, description="magic, shell and help lines left out")
 
 

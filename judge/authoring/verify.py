@@ -124,7 +124,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 add(Row(str(path.relative_to(folder)), "a status folder", expected, False, "unknown folder name"))
                 continue
             data = path.read_bytes()
-            verdict = judge.grade(data, bundle.root)
+            verdict = judge.grade(data, bundle.root, name=path.name)
             graded.append(GradedExample(str(path.relative_to(folder)), expected, verdict))
             sources[graded[-1].name] = data.decode("utf-8", errors="replace")
             if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:

@@ -166,9 +166,11 @@ class EarlyRun:
         self._running = InBackground(self._run, "judge-early-run")
 
     @classmethod
-    def start(cls, backend: SandboxBackend | None, source: str | bytes, problem: str | Path) -> EarlyRun | None:
+    def start(cls, backend: SandboxBackend | None, source: str | bytes, problem: str | Path,
+              name: str | None = None) -> EarlyRun | None:
         """Begin ``source``'s run on ``backend`` if the bundle has a current plan and the file passes its
-        static check; else None (the judge then takes the regular path, which reports any problem)."""
+        static check; else None (the judge then takes the regular path, which reports any problem).
+        ``name``: the file's name, if it has one (a notebook by it, as the judge will decide)."""
         from judge.grading.static_check import check_source, decode_source
 
         if backend is None or not backend.warm:
@@ -181,13 +183,15 @@ class EarlyRun:
             return None
         if plan is None:
             return None
-        from judge.notebooks import NotebookProblem, graded_source, looks_like_notebook
+        from judge.notebooks import ReaderFailed, read_submission
 
-        if looks_like_notebook(source):  # graded by the statements its functions reach, as the judge will
-            try:
-                source = graded_source(source, plan.functions).source
-            except NotebookProblem:
-                return None
+        try:  # a notebook is graded by the statements its functions reach, as the judge will
+            submitted = read_submission(source, plan.functions, name)
+        except ReaderFailed:
+            return None
+        if submitted.refused:
+            return None
+        source = submitted.source
         text, issue = decode_source(source, plan.source_bytes)
         if text is None or issue is not None or check_source(text, plan.functions, plan.allowed_imports):
             return None

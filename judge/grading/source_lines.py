@@ -11,6 +11,9 @@ from __future__ import annotations
 from judge.notebooks import GradedSource
 from judge.verdict import CallOutput, NotebookSource, Verdict
 
+#: How many cell numbers the verdict lists as used or skipped (a notebook may have tens of thousands of cells).
+CELLS_LISTED = 100
+
 
 def _output(out: CallOutput | None, rewrite) -> None:  # noqa: ANN001
     if out is not None:
@@ -34,6 +37,7 @@ def name_cells(verdict: Verdict, notebook: GradedSource) -> Verdict:
     if verdict.counterexample is not None:
         verdict.counterexample.got_text = rewrite(verdict.counterexample.got_text)
         verdict.counterexample.message = rewrite(verdict.counterexample.message)
-    verdict.notebook = NotebookSource(cells_used=notebook.cells_used, cells_skipped=notebook.cells_skipped,
+    verdict.notebook = NotebookSource(cells_used=notebook.cells_used[:CELLS_LISTED],
+                                      cells_skipped=notebook.cells_skipped[:CELLS_LISTED],
                                       ipython_lines=notebook.ipython_lines)
     return verdict

@@ -33,9 +33,9 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
     try:
         tree = ast.parse(source, filename="submission.py")
     except SyntaxError as exc:
-        return StaticProblem(f"syntax error: {exc.msg} (line {exc.lineno}, column {exc.offset})", exc.lineno)
+        return StaticProblem(f"syntax error: {exc.msg[:200]} (line {exc.lineno}, column {exc.offset})", exc.lineno)
     except (ValueError, RecursionError, MemoryError) as exc:
-        return StaticProblem(f"the file cannot be parsed: {exc}")
+        return StaticProblem(f"the file cannot be parsed: {str(exc)[:200]}")
     allowed = set(allowed_imports)
     for node in ast.walk(tree):
         names: list[str] = []
@@ -48,6 +48,7 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
         for name in names:
             if name.split(".")[0] not in allowed:
                 shown = ", ".join(sorted(allowed))
+                name = name if len(name) <= 80 else name[:77] + "..."  # a learner's name, quoted: bounded
                 return StaticProblem(f"import of module '{name}' on line {node.lineno} is not allowed "
                                      f"(allowed: {shown})", node.lineno)
     defined = set()

@@ -7,10 +7,16 @@ skips a cell that is not Python, :mod:`.extract` keeps the statements the requir
 them as one file with, for each of its lines, the cell and line it came from (:class:`.extract.SourceMap`,
 which rewrites "line N" in a verdict's texts as "cell C, line M").
 
+A submitted file is a notebook by its name, or by its content when it has none (:mod:`.submitted`, the one
+door every grading path takes), and is read in a child process with limits (:mod:`.child`): reading is linear
+in the notebook's size, and whatever a learner sends it ends as a graded source or one line saying why not.
+
 Only the standard library here: a cold ``judge grade answer.ipynb`` extracts before the grading side is
 imported (:mod:`judge.grading.run_plan`).
 """
 
 from judge.notebooks.extract import GradedSource, NotebookProblem, SourceMap, graded_source, looks_like_notebook
+from judge.notebooks.submitted import ReaderFailed, Submitted, read_submission
 
-__all__ = ["GradedSource", "NotebookProblem", "SourceMap", "graded_source", "looks_like_notebook"]
+__all__ = ["GradedSource", "NotebookProblem", "ReaderFailed", "SourceMap", "Submitted", "graded_source",
+           "looks_like_notebook", "read_submission"]

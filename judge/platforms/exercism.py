@@ -153,7 +153,7 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[s
             folder = dest / name
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, folder / submission_name(bundle.id))
-            verdict = judge.grade(path.read_bytes(), bundle.root)
+            verdict = judge.grade(path.read_bytes(), bundle.root, name=path.name)
             (folder / "expected_results.json").write_text(json.dumps(results(verdict, bundle), indent=2) + "\n")
             names.append(name)
     return names

@@ -126,7 +126,8 @@ def grade_submission(problem: Path, submission: Submission, pictures_dir: Path |
     try:
         from judge.oneshot import grade_once
 
-        verdict, bundle, mode = grade_once(submission.source, problem, pictures_dir=pictures_dir)
+        verdict, bundle, mode = grade_once(submission.source, problem, pictures_dir=pictures_dir,
+                                           name=submission.name or None)
         mode = verdict.isolation.mode if verdict.isolation is not None else mode
         note = verdict.isolation.note if verdict.isolation is not None else ""
         line = f"isolation {mode}" + (f" ({note})" if note else "")

@@ -60,10 +60,13 @@ def reference_checks(bundle: Bundle) -> list[Row]:
     rows = []
     for check in bundle.spec.reference_checks:
         table = getattr(reference, check.function)(**check.args)
+        if check.item is not None:  # one item of a returned tuple
+            table = table[bundle.spec.function(check.function).part_names.index(check.item)]
         value = float(np.asarray(table)[tuple(check.index)])
         ok = abs(value - check.value) <= check.atol
         args = ", ".join(f"{k}={v}" for k, v in check.args.items())
-        rows.append(Row(f"reference {check.function}({args})[{', '.join(map(str, check.index))}]",
+        item = f".{check.item}" if check.item else ""
+        rows.append(Row(f"reference {check.function}({args}){item}[{', '.join(map(str, check.index))}]",
                         f"{check.value:.7f}", f"{value:.7f}", ok, check.note))
     return rows
 

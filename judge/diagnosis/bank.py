@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from judge.diagnosis.base import Candidate, Context, close
+from judge.problem.expected import packed_output
 from judge.verdict import PropertyCheck, Status
 
 _MISSING = object()
@@ -16,24 +17,30 @@ MAX_PROPERTY_CASES = 8  # properties are checked on the smallest failing cases (
 
 
 def mistake_output(ctx: Context, mistake_id: str, attr: str, index: int) -> np.ndarray | None:
-    """The mistake's output for a case (as float64; ``None`` if it does not apply or returns another dtype
-    than the learner's wrong one)."""
+    """The mistake's output for a case (as float64, a tuple's items laid out as the learner's are; ``None`` if it
+    does not apply, returns another dtype than the learner's wrong one, or tuple items of other shapes)."""
     out = _raw_output(ctx, mistake_id, attr, index)
     if out is None or ctx.dtype_excludes(index, out[1]):
+        return None
+    if out[2] is not None and out[2] != ctx.got_parts(index):
         return None
     return out[0]
 
 
-def _raw_output(ctx: Context, mistake_id: str, attr: str, index: int) -> tuple[np.ndarray, str] | None:
+def _raw_output(ctx: Context, mistake_id: str, attr: str, index: int) -> tuple[np.ndarray, str, tuple | None] | None:
     bank = ctx.bank
     key = ("mistake", mistake_id, index)
     out = bank.cache.get(key, _MISSING)
     if out is _MISSING:
         out = None
+        function = ctx.prepared.bundle.spec.function(ctx.cases[index].function)
         try:
-            value = getattr(bank.module, attr)(**ctx.prepared.inputs.cases[index].values)
-            if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
-                out = (np.asarray(value, dtype=np.float64), str(value.dtype))
+            with np.errstate(all="ignore"):  # a mistake may overflow where the learner's did: that is the lesson
+                value = getattr(bank.module, attr)(**ctx.prepared.inputs.cases[index].values)
+            packed = packed_output(function, value)
+            dtypes = {d for _, d in packed.parts} if packed.parts else {str(packed.values.dtype)}
+            dtype = next(iter(dtypes)) if len(dtypes) == 1 else str(packed.values.dtype)
+            out = (np.asarray(packed.values, dtype=np.float64), dtype, packed.part_shapes)
         except Exception:  # noqa: BLE001 - a mistake that does not apply to this case explains nothing
             out = None
         bank.remember(key, out)

@@ -46,6 +46,11 @@ class Context:
         obs = self.observed.get(i)
         return obs.got if obs is not None else None
 
+    def got_parts(self, i: int) -> tuple[tuple[int, ...], ...] | None:
+        """A tuple output: the shapes of the items the learner returned (None otherwise)."""
+        obs = self.observed.get(i)
+        return obs.parts if obs is not None else None
+
     def dtype_excludes(self, i: int, produced: str) -> bool:
         """The learner returned a dtype the case does not accept (e.g. float32) and ``produced`` is another:
         an implementation producing ``produced`` cannot be what they ran."""
@@ -61,7 +66,19 @@ class Context:
 
 
 def close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
-    return a.shape == b.shape and within_tolerance(a, b, tol)
+    """Same shape and values within ``tol``, where NaN matches NaN and an infinity the same infinity: a mistake
+    whose output overflows (softmax without its max subtracted) reproduces a learner's NaN exactly, and is named
+    for it."""
+    if a.shape != b.shape:
+        return False
+    if within_tolerance(a, b, tol):
+        return True
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    if finite_a.all() and finite_b.all():
+        return False
+    if not np.array_equal(finite_a, finite_b) or not np.array_equal(a[~finite_a], b[~finite_b], equal_nan=True):
+        return False
+    return within_tolerance(a[finite_a], b[finite_b], tol)
 
 
 @dataclass

@@ -105,7 +105,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                 if p in _defaults(f.signature):
                     d = _defaults(f.signature)[p]
                     add(("default", p, v == d), f"{p} {'=' if v == d else '!='} {_fmt(d)}", 3, True, i)
-        terms = Terms(f, prepared.cases[i].expected.shape)
+        terms = Terms(f, prepared.cases[i].expected.shape, prepared.cases[i].parts)
         lead, lead_name = terms.lead, terms.leading_name
         if f.axes:
             add(("lead", lead == 0), f"the output has {'no' if lead == 0 else 'at least one'} {lead_name} axis",

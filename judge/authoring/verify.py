@@ -134,7 +134,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
             detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
             want, got, ok = expected, verdict.status.value, verdict.status.value == expected
-            feedback = check_feedback(data, verdict) if expected == Status.WRONG_ANSWER.value else None
+            feedback = check_feedback(data, verdict)  # in any folder: a runtime error may have its name too
             if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)
                 want, got = f"{expected}/{feedback[0]}", f"{got}/{feedback[1]}"
                 ok = ok and feedback[2]

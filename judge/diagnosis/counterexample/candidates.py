@@ -172,6 +172,8 @@ def _large_plans(shapes: _Shapes, seed: Seed, hidden: bool) -> list[_Plan]:
         values, v = set(), own
         while v >= length.lo:
             values.add(min(own, v + (own - v) % 2))
+            if v <= 0:  # an int that may be 0 or negative (an axis) halves no further
+                break
             v //= 2
         ladders.append(sorted(values))
     whole = frozenset(seed.features)

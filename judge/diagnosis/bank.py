@@ -73,15 +73,15 @@ def bank_candidates(ctx: Context) -> list[Candidate]:
             if attr is None:
                 continue
             got = mistake_output(ctx, mistake.id, attr, i)
-            if got is not None and close(ctx.got(i), got, tol) and not close(got, ctx.expected(i), tol):
+            if got is not None and close(ctx.got(i), got, ctx.match_tol(i)) and not close(got, ctx.expected(i), tol):
                 explained.append(i)
         if not explained:
             continue
         contradicted = 0
-        for i in passing:
+        for i in passing:  # a passing case the mistake would fail, by that case's own tolerance
             attr = mistake.implements.get(ctx.cases[i].function)
             got = _output_any_dtype(ctx, mistake.id, attr, i) if attr else None
-            if got is not None and not close(got, ctx.expected(i), tol):
+            if got is not None and not close(got, ctx.expected(i), ctx.prepared.cases[i].tolerance):
                 contradicted += 1
         out.append(Candidate(mistake.id, "mistake", explained, len(assessable), contradicted))
     return out

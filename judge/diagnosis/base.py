@@ -51,6 +51,16 @@ class Context:
         obs = self.observed.get(i)
         return obs.parts if obs is not None else None
 
+    def match_tol(self, i: int) -> Tolerance:
+        """How close a wrong implementation's output must be to the learner's to reproduce it on case ``i``: the
+        bank's match tolerance, loosened to the case's own where the learner returned float32 or float16 (the same
+        formula in another order differs by a few of those ulps, which the case's tolerance allows anyway)."""
+        case = self.cases[i]
+        if case.got_dtype not in ("float32", "float16"):
+            return self.tol
+        own = self.prepared.cases[i].tolerance
+        return Tolerance(atol=max(self.tol.atol, own.atol), rtol=max(self.tol.rtol, own.rtol))
+
     def dtype_excludes(self, i: int, produced: str) -> bool:
         """The learner returned a dtype the case does not accept (e.g. float32) and ``produced`` is another:
         an implementation producing ``produced`` cannot be what they ran."""

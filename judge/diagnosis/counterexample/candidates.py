@@ -243,12 +243,13 @@ def _materialize(shapes: _Shapes, plan: _Plan) -> Candidate:
                 other, axis = arg.array.indexes.split(".", 1)
                 top = plan.lengths[shapes.index[length_key(domain, other, axis)]] - 1
                 bounds = (bounds[0], min(bounds[1], top))
-            args[name] = None if shape is None else _array_arg(arg, shape, keep, name, plan.large, bounds)
+            phase = list(domain.args).index(name)  # arrays of one call get different steps (gamma is not beta)
+            args[name] = None if shape is None else _array_arg(arg, shape, keep, name, plan.large, bounds, phase)
     return Candidate(function.name, args, plan.size, json.dumps(args, sort_keys=True))
 
 
 def _array_arg(arg: ArrayDomain, shape: tuple[int, ...], keep: dict, name: str, large: bool,
-               bounds: tuple[float, float]) -> dict[str, Any]:
+               bounds: tuple[float, float], phase: int = 0) -> dict[str, Any]:
     a = arg.array
     dtype = keep.get((name, "dtype"), a.dtypes[0])
     fill = keep.get((name, "fill"), "arange" if a.integer else "steps")
@@ -258,7 +259,7 @@ def _array_arg(arg: ArrayDomain, shape: tuple[int, ...], keep: dict, name: str, 
         plain = "arange" if a.integer and math.prod(shape) - 1 <= hi else "zeros" if lo <= 0 <= hi else "ones"
         out = {"generate": {"shape": list(shape), "distribution": plain, "dtype": dtype}}
     else:
-        out = {"literal": _fill(bounds, a.integer, fill, shape, dtype).tolist(), "dtype": dtype}
+        out = {"literal": _fill(bounds, a.integer, fill, shape, dtype, phase).tolist(), "dtype": dtype}
     layout = keep.get((name, "layout"), a.layouts[0])
     if layout != "c":
         out["layout"] = layout
@@ -267,7 +268,8 @@ def _array_arg(arg: ArrayDomain, shape: tuple[int, ...], keep: dict, name: str, 
     return out
 
 
-def _fill(bounds: tuple[float, float], integer: bool, fill: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+def _fill(bounds: tuple[float, float], integer: bool, fill: str, shape: tuple[int, ...], dtype: str,
+          phase: int = 0) -> np.ndarray:
     """An array's values, from its fill alone: never a failing case's own values (a hidden case's inputs are
     never shown, not even in part)."""
     lo, hi = bounds
@@ -283,8 +285,9 @@ def _fill(bounds: tuple[float, float], integer: bool, fill: str, shape: tuple[in
         values = np.clip(base, lo, hi)
     elif fill == "wide":  # large magnitudes, both signs, across the domain's range
         values = np.clip(np.where(k % 2, hi, lo) * (1 - 0.125 * (k % 4)), lo, hi)
-    else:  # steps: -1.25, -0.75, -0.25, ... : readable, never all equal, never all zero
-        values = np.clip(((k % 7) - 3) * 0.5 + 0.25, lo, hi)
+    else:  # steps: -1.25, -0.75, -0.25, ... : readable, never all equal, never all zero (the phase: the
+        # argument's place in the call, so that two arrays of one call differ)
+        values = np.clip((((k + 3 * phase) % 7) - 3) * 0.5 + 0.25, lo, hi)
     return values.astype(dtype).reshape(shape)
 
 

@@ -139,10 +139,19 @@ def _ladder(length: Length, seed: int | None, box: int | None) -> list[int]:
     return sorted(v for v in values if lo <= v <= top)
 
 
+#: Combinations of lengths one pool may weigh: a function with many lengths (attention: five) keeps its ladders'
+#: smaller values, so a pool costs milliseconds, not seconds (the smallest candidates are the ones taken anyway).
+MAX_POOL_COMBINATIONS = 512
+
+
 def _pool(shapes: _Shapes, seed: Seed | None, features: frozenset, limit: int) -> list[_Plan]:
-    """The ``limit`` smallest plans with these features, over the product of the lengths' ladders."""
+    """The ``limit`` smallest plans with these features, over the product of the lengths' ladders (their
+    largest values dropped, the longest ladder's first, while it has more than MAX_POOL_COMBINATIONS)."""
     ladders = [_ladder(length, seed.lengths.get(length.key) if seed else None,
                        seed.box.get(length.key) if seed else None) for length in shapes.lengths]
+    while math.prod(len(ladder) for ladder in ladders) > MAX_POOL_COMBINATIONS:
+        longest = max(ladders, key=len)
+        longest.pop()
     plans = (shapes.plan(lengths, features) for lengths in itertools.product(*ladders))
     return heapq.nsmallest(limit, (p for p in plans if p is not None), key=lambda p: p.size)
 

@@ -274,8 +274,9 @@ def _array_text(value: dict) -> str:
             text += f".reshape({shape})" if len(shape) > 1 else ""
         else:
             text = f"np.{made['distribution']}({shape}, dtype=np.{made['dtype']})"
-    else:
-        text = f"np.array({value['literal']!r}, dtype=np.{value['dtype']})"
+    else:  # bool, not np.bool: numpy 1.24-1.26 have no np.bool
+        dtype = "bool" if value["dtype"] == "bool" else f"np.{value['dtype']}"
+        text = f"np.array({value['literal']!r}, dtype={dtype})"
     if value.get("layout") == "fortran":
         text = f"np.asfortranarray({text})"
     elif value.get("layout") == "strided":  # every other element of an array twice as wide

@@ -61,7 +61,7 @@ def bank_candidates(ctx: Context) -> list[Candidate]:
     if ctx.bank is None:
         return []
     tol = ctx.bank.spec.match_tolerance
-    assessable = ctx.assessable()
+    assessable = ctx.reproducible()
     passing = passing_small(ctx)
     out = []
     for mistake in ctx.bank.spec.mistakes:

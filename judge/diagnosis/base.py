@@ -69,6 +69,11 @@ class Context:
         return c.got_dtype is not None and c.got_dtype not in (c.expected_dtypes or [c.got_dtype]) \
             and c.got_dtype != produced
 
+    def reproducible(self) -> list[int]:
+        """Failing cases whose output was kept, whatever its shape: a bank mistake explains one by reproducing the
+        output, shape included (heads laid out (T, H, Dh) instead of (H, T, Dh) is a mistake with a name too)."""
+        return [i for i in self.failing if self.got(i) is not None]
+
     def assessable(self) -> list[int]:
         """Failing cases whose output was kept and has the expected shape (or that returned where the case
         must raise: a mistake that returns the same explains them)."""

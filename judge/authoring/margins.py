@@ -35,6 +35,9 @@ class CaseMargin:
 
 #: Rounding errors of this many units in the last place of a lower precision's result are noise, right or wrong.
 NOISE_ULPS = 16
+#: A difference under this share of the tolerance is rounding, not a wrong answer: float64 formulas of one value
+#: (log-sum-exp vs the log of a softmax, at logits near 1e4) differ by ~1e-13 relative, 1e-4 of a 1e-9 tolerance.
+ROUNDING = 1e-3
 
 
 def rounding_floor(output_dtypes: list[str], tol) -> float:  # noqa: ANN001 - a Tolerance
@@ -60,7 +63,7 @@ def case_margins(cases: list[CaseSpec], default_tol, accepted: dict[str, dict[st
         tol = c.tolerance or default_tol
         acc = [(r[c.id], name) for name, r in accepted.items() if c.id in r]
         worst, worst_by = max(acc) if acc else (None, None)
-        noise = max(worst or 0.0, 1e-6, (floors or {}).get(c.id, 0.0))
+        noise = max(worst or 0.0, ROUNDING, (floors or {}).get(c.id, 0.0))
         wrong = [(k.ratios[c.id], k.name) for k in killers if c.id in k.ratios and k.ratios[c.id] > noise]
         best, best_by = min(wrong) if wrong else (None, None)
         rows.append(CaseMargin(c.id, tol.atol, tol.rtol, worst, worst_by, best, best_by))

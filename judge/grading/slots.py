@@ -208,6 +208,12 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
 def _comparison_message(f, reveal: bool) -> list[str]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
     parts = []
+    if f.total == 1 and f.worst_index == []:  # one number: no counts, no index
+        error = "NaN or infinite" if f.nonfinite else f"off by {f.max_abs_error:.3g}"
+        parts.append(f"the value is {error}, more than {f.atol:g} + {f.rtol:g}*|expected| from the expected one")
+        if reveal and f.expected_at_worst is not None:
+            parts.append(f"expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
+        return parts
     if f.nonfinite:
         parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
                      + (f" (the first at {f.nonfinite_where})" if f.nonfinite_where else ""))

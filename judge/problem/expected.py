@@ -83,13 +83,20 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
                                                             f"{function.name} returns {function.wire_returns}") from None
     if not np.isfinite(packed.values).all():
         raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned NaN or inf")
-    return Expected(np.ascontiguousarray(packed.values, dtype=np.float64), packed.part_shapes)
+    return Expected(np.array(packed.values, dtype=np.float64, order="C"), packed.part_shapes)  # 0-d stays 0-d
+
+
+def _load(path) -> np.ndarray:  # noqa: ANN001 - a Path
+    """A cached expected output, memory-mapped; a single value read as it is (numpy maps a 0-d array as shape
+    (1,): a function returning one number would then expect an array)."""
+    values = np.load(path, mmap_mode="r", allow_pickle=False)
+    return np.load(path, allow_pickle=False) if values.size == 1 else values
 
 
 def _load_cached(path, parts_path, tuple_output: bool) -> Expected | None:  # noqa: ANN001 - Paths
     """A cached expected output (its items' shapes from their own file for a tuple), or None to recompute."""
     try:
-        values = np.load(path, mmap_mode="r", allow_pickle=False)
+        values = _load(path)
         parts = None
         if tuple_output:
             parts = tuple(tuple(int(n) for n in shape) for shape in json.loads(parts_path.read_text()))
@@ -122,7 +129,7 @@ def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -
                 if out.parts is not None:
                     write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))
                 write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))
-                out = Expected(np.load(path, mmap_mode="r", allow_pickle=False), out.parts)
+                out = Expected(_load(path), out.parts)
             except OSError:
                 pass
         outputs.append(out)

@@ -191,7 +191,7 @@ def _reference_output(reference, function, candidate: Candidate) -> tuple[Expect
         return None, None
     if not np.isfinite(packed.values).all():
         return None, None
-    return Expected(np.ascontiguousarray(packed.values, dtype=np.float64), packed.part_shapes), None
+    return Expected(np.array(packed.values, dtype=np.float64, order="C"), packed.part_shapes), None
 
 
 def pick(search: Search, judged: JudgedRun) -> Counterexample | None:

@@ -67,10 +67,14 @@ def _raw_output(ctx: Context, mistake_id: str, attr: str, index: int,
     return out
 
 
-def _output_any_dtype(ctx: Context, mistake_id: str, attr: str, index: int,
-                      upcast: bool = False) -> np.ndarray | None:
+def _fails(ctx: Context, mistake_id: str, attr: str, index: int, upcast: bool = False) -> bool | None:
+    """Whether the mistake would fail case ``index`` (a passing one), by the case's own tolerance and its tuple
+    items' shapes; None when it does not apply (raises)."""
     out = _raw_output(ctx, mistake_id, attr, index, upcast)
-    return None if out is None else out[0]
+    if out is None:
+        return None
+    case = ctx.prepared.cases[index]
+    return out[2] != case.parts or not close(out[0], ctx.expected(index), case.tolerance)
 
 
 def passing_small(ctx: Context) -> list[int]:
@@ -93,10 +97,13 @@ def bank_candidates(ctx: Context) -> list[Candidate]:
             attr = mistake.implements.get(ctx.cases[i].function)
             if attr is None:
                 continue
+            # a tuple whose items have other shapes differs even where its values, laid out, do not (a transposed
+            # (n, 1) item): the mistake's items have the learner's shapes (mistake_output checks them)
+            reshaped = ctx.got_parts(i) != ctx.prepared.cases[i].parts
             for upcast in precisions(ctx, i):  # either precision the learner may have computed in
                 got = mistake_output(ctx, mistake.id, attr, i, upcast)
                 if got is not None and close(ctx.got(i), got, ctx.match_tol(i)) \
-                        and not close(got, ctx.expected(i), tol):
+                        and (reshaped or not close(got, ctx.expected(i), tol)):
                     explained.append(i)
                     break
         if not explained:
@@ -104,9 +111,8 @@ def bank_candidates(ctx: Context) -> list[Candidate]:
         contradicted = 0
         for i in passing:  # a passing case the mistake would fail in every precision, by the case's own tolerance
             attr = mistake.implements.get(ctx.cases[i].function)
-            outs = [_output_any_dtype(ctx, mistake.id, attr, i, upcast) for upcast in precisions(ctx, i)] if attr else []
-            if outs and all(o is not None and not close(o, ctx.expected(i), ctx.prepared.cases[i].tolerance)
-                            for o in outs):
+            fails = [_fails(ctx, mistake.id, attr, i, upcast) for upcast in precisions(ctx, i)] if attr else []
+            if fails and all(fails):
                 contradicted += 1
         out.append(Candidate(mistake.id, "mistake", explained, len(assessable), contradicted))
     return out

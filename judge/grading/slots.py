@@ -205,7 +205,7 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
     return ""
 
 
-def _comparison_message(f, reveal: bool) -> list[str]:
+def _comparison_message(f, reveal: bool, items: bool = False) -> list[str]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
     parts = []
     if f.total == 1 and f.worst_index == []:  # one number: no counts, no index
@@ -226,8 +226,8 @@ def _comparison_message(f, reveal: bool) -> list[str]:
     if f.mismatch_kinds:
         parts.append("out of tolerance: " + ", ".join(f"{n} in {k}" for k, n in f.mismatch_kinds.items()))
     if reveal and f.worst_index is not None:
-        parts.append(f"at index {tuple(f.worst_index)} ({f.worst_where}) expected {f.expected_at_worst:.9g}, "
-                     f"got {f.got_at_worst:.9g}")
+        where = f.worst_where if items else f"index {tuple(f.worst_index)} ({f.worst_where})"  # grad_w[1, 0]
+        parts.append(f"at {where} expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
     return parts
 
 
@@ -246,7 +246,8 @@ def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Ter
         f.window = value_window(got, case.expected, f.worst_index, terms)
     if reveal and f.first_nonfinite_index is not None:
         f.nonfinite_where = terms.describe(f.first_nonfinite_index)
-    result.message = "; ".join(x for x in [result.message, *_comparison_message(f, reveal)] if x)
+    said = _comparison_message(f, reveal, items=case.parts is not None)
+    result.message = "; ".join(x for x in [result.message, *said] if x)
     return False
 
 

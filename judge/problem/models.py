@@ -272,28 +272,31 @@ class ProblemSpec(_Strict):
 class Generate(_Strict):
     """A seeded array: the same seed gives the same bytes on every machine.
 
-    ``normal`` (times ``scale``), ``uniform`` in [-scale, scale], ``ones`` (times ``scale``), ``zeros``,
-    ``arange`` (times ``scale``); ``integers`` in [low, high) (class labels, indices); ``bernoulli``: True with
-    probability ``p`` (with dtype bool: a random mask); ``tril``: 1 on and below the diagonal of the last two axes
-    (with dtype bool: a causal mask)."""
+    ``normal`` (times ``scale``), ``uniform`` in [-scale, scale] (or in [low, high) when given: a non-negative
+    second moment), ``ones`` (times ``scale``), ``zeros``, ``arange`` (times ``scale``); ``integers`` in [low, high)
+    (class labels, indices); ``bernoulli``: True with probability ``p`` (with dtype bool: a random mask); ``tril``:
+    1 on and below the diagonal of the last two axes (with dtype bool: a causal mask)."""
 
     shape: list[int] = Field(min_length=1, max_length=8)
     distribution: Literal["normal", "uniform", "ones", "zeros", "arange", "integers", "bernoulli", "tril"] = "normal"
     seed: int = 0
     scale: float = 1.0
     dtype: InputDtypeName = "float64"
-    low: int | None = None
-    high: int | None = None
+    low: float | None = None
+    high: float | None = None
     p: float | None = Field(None, ge=0, le=1)
 
     @model_validator(mode="after")
     def _positive(self) -> "Generate":
         if any(n < 1 for n in self.shape):
             raise ValueError("every dimension of shape must be >= 1")
-        if self.distribution == "integers" and (self.low is None or self.high is None or self.low >= self.high):
-            raise ValueError("integers needs low < high (values are drawn from [low, high))")
-        if self.distribution != "integers" and (self.low is not None or self.high is not None):
-            raise ValueError("low and high belong to distribution: integers")
+        if self.distribution == "integers" and (self.low is None or self.high is None
+                                                or not float(self.low).is_integer() or not float(self.high).is_integer()):
+            raise ValueError("integers needs whole numbers low and high (values are drawn from [low, high))")
+        if (self.low is None) != (self.high is None) or (self.low is not None and self.low >= self.high):
+            raise ValueError("low and high come together, low < high")
+        if self.distribution not in ("integers", "uniform") and self.low is not None:
+            raise ValueError("low and high belong to distribution: integers or uniform")
         if (self.p is None) != (self.distribution != "bernoulli"):
             raise ValueError("bernoulli needs p (the probability of True), and only bernoulli takes p")
         if len(self.shape) < 2 and self.distribution == "tril":

@@ -76,6 +76,14 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept, parts=parts)
 
 
+def _what(case: PreparedCase) -> str:
+    """What the case's function must return, in a learner's words."""
+    if case.parts is not None:
+        names = ", ".join(case.item(k) for k in range(len(case.parts)))
+        return f"a tuple of {len(case.parts)} numpy arrays ({names})"
+    return "one number (a float)" if case.returns == "scalar" else "a numpy.ndarray"
+
+
 def _parts(header: SlotHeader) -> tuple[tuple[int, ...], ...] | None:
     """The tuple items' shapes a header gives, when they add up to its array (else None: not to be believed)."""
     if header.parts is None or header.shape is None or len(header.shape) != 1:
@@ -265,7 +273,7 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         if header.outcome == "raised":
             result.status, result.message = Status.RUNTIME_ERROR, header.message + changed
         else:
-            result.message = f"{spec.function} returned {header.message}; it must return a numpy.ndarray" + changed
+            result.message = f"{spec.function} returned {header.message}; it must return {_what(case)}" + changed
         _observe(observed, index, header)
         return result
     result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)

@@ -108,7 +108,7 @@ def pack(value: object, returns: str) -> Packed:
         raise NotAnOutput(f"{describe(value)}, not a tuple of {count}")
     if len(items) != count:
         raise NotAnOutput(f"a {vtype.__name__} of {len(items)} item{'s' if len(items) != 1 else ''}, not {count}")
-    arrays = [_item(item, f"item {k}:") for k, item in enumerate(items)]
+    arrays = [_item(item, f"a {vtype.__name__} whose item {k} is") for k, item in enumerate(items)]
     dtype = np.result_type(*arrays)
     flat = np.concatenate([a.reshape(-1) for a in arrays]).astype(dtype, copy=False) if arrays else np.zeros(0)
     return Packed(flat, tuple((tuple(int(n) for n in a.shape), str(a.dtype)) for a in arrays))

@@ -141,7 +141,7 @@ def _ladder(length: Length, seed: int | None, box: int | None) -> list[int]:
 
 #: Combinations of lengths one pool may weigh: a function with many lengths (attention: five) keeps its ladders'
 #: smaller values, so a pool costs milliseconds, not seconds (the smallest candidates are the ones taken anyway).
-MAX_POOL_COMBINATIONS = 512
+MAX_POOL_COMBINATIONS = 256
 
 
 def _pool(shapes: _Shapes, seed: Seed | None, features: frozenset, limit: int) -> list[_Plan]:

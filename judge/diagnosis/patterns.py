@@ -16,7 +16,7 @@ import numpy as np
 
 from judge.feedback import FailurePattern
 from judge.grading.prepare import PreparedProblem
-from judge.grading.terms import Terms
+from judge.grading.terms import Terms, plural
 from judge.verdict import CaseResult, Status
 
 _VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",
@@ -117,7 +117,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                                           f"{lead_name} axis", 2, True, i)
         for axis, n in terms.named_sizes():
             alias = axis_alias.get(axis.name)
-            label = f"{alias}" if alias else f"the number of {axis.name}s"
+            label = f"{alias}" if alias else f"the number of {plural(axis.name)}"
             add(("parity", axis.name, n % 2), f"{label} is {'odd' if n % 2 else 'even'}", 2, True, i)
             add(("one", axis.name, n == 1), f"{label} is {'1' if n == 1 else 'more than 1'}", 4, True, i)
     # A particular value is named only if a public case has it: hidden cases' arguments stay unsaid.

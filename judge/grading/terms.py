@@ -19,6 +19,11 @@ COLS_BEFORE, COLS_AFTER = 2, 1
 CHUNK = 1 << 16
 
 
+def plural(word: str) -> str:
+    """An axis name in the plural: positions, queries, entries."""
+    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+
+
 class Terms:
     """How to talk about one function's output of a given shape."""
 
@@ -51,7 +56,7 @@ class Terms:
         if not self.shape:
             return "one number"
         parts = [f"{n} {self.leading_name}" for n in self.shape[:self.lead]]
-        parts += [f"{n} {a.name}{'s' if n != 1 else ''}" for a, n in self.named_sizes()]
+        parts += [f"{n} {plural(a.name) if n != 1 else a.name}" for a, n in self.named_sizes()]
         return " x ".join(parts) if parts else "x".join(map(str, self.shape)) or "scalar"
 
     def axis_label(self, axis: int) -> str:

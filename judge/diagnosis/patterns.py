@@ -86,7 +86,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
         f = bundle.spec.function(case.function)
         add(("fn", f.name), f"the call is to {f.name}", 2, True, i)
         for t in case.tags:
-            add(("tag", t), f"the cases tagged '{t}'", 0, True, i)
+            add(("tag", t), f"it is tagged '{t}'", 0, True, i)
         values = dict(_defaults(f.signature))
         values.update(prepared.inputs.cases[i].values)
         for p, v in values.items():

@@ -47,6 +47,13 @@ def test_a_broken_course_file_names_file_line_and_problem(tmp_path):
     (tmp_path / "course.yaml").write_text("schema_version: 1\ntitle: T\nproblems: [softmax, softmax]\n")
     with pytest.raises(BundleError, match="listed twice"):
         load_course(tmp_path)
+    # an id is a bundle's id, never a path (the learner page links to /learn/<id>): a bundle outside the folder is
+    # not the course's, even where the path leads to one
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "course.yaml").write_text("schema_version: 1\ntitle: T\nproblems: [../softmax]\n")
+    with pytest.raises(BundleError, match="course.yaml:3.*pattern"):
+        load_course(inner)
     (tmp_path / "course.yaml").unlink()
     assert load_course(tmp_path) is None
     assert in_course_order(["b", "softmax", "a"], None) == ["a", "b", "softmax"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -32,7 +32,8 @@ COURSE_FILE = "course.yaml"
 class CourseSpec(_Strict):
     schema_version: Literal[1]
     title: str = Field(min_length=1, max_length=200)
-    problems: list[str] = Field(min_length=1, description="problem ids, in course order")
+    #: problem ids (a bundle's id syntax: never a path), in course order
+    problems: list[Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _once_each(self) -> "CourseSpec":

@@ -233,16 +233,27 @@ def case_add(problem: str, function: str, args_text: str, case_id: str | None, p
 
 @main.command()
 def problems() -> None:
-    """List the problems in the problems folder."""
+    """List the problems, one line each: the course's first, in course order (problems/course.yaml)."""
     from judge.errors import JudgeError
+    from judge.problem.course import find_course, in_course_order
     from judge.problem.loader import available, load_problem
 
-    for pid in available():
+    try:
+        course = find_course()
+    except JudgeError as exc:
+        raise _fail(str(exc))
+    ids = in_course_order(available(), course)
+    if course is not None:
+        click.echo(f"{course.title} ({len(course.spec.problems)} problems, in course order)")
+    for pid in ids:
+        place = course.position(pid) if course is not None else None
+        mark = "" if course is None else f"{place:>2}. " if place is not None else " -  "
         try:
             bundle = load_problem(pid)
-            click.echo(f"{pid:24} {bundle.spec.title}  ({len(bundle.cases.cases)} cases)")
+            functions = ", ".join(f.name for f in bundle.spec.functions)
+            click.echo(f"{mark}{pid:18} {bundle.spec.title}  ({functions}; {len(bundle.cases.cases)} cases)")
         except JudgeError as exc:
-            click.echo(f"{pid:24} BROKEN: {exc}")
+            click.echo(f"{mark}{pid:18} BROKEN: {exc}")
 
 
 @main.command()
@@ -403,9 +414,12 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
 
 @main.command()
 @click.argument("platform", type=click.Choice(["gradescope", "prairielearn", "exercism", "notebook", "otter"]))
-@click.argument("problem")
+@click.argument("problem", nargs=-1)
+@click.option("--course", "whole_course", is_flag=True,
+              help="every problem of the course (problems/course.yaml), in course order, with any PROBLEM named")
 @click.option("-o", "--output", "out", required=True, type=click.Path(),
-              help="gradescope: the zip to write; prairielearn, exercism, notebook, otter: the folder to write")
+              help="gradescope: the zip to write (a folder of <id>.zip for several problems); prairielearn, "
+                   "exercism, notebook, otter: the folder to write")
 @click.option("--hidden-visibility", default="after_due_date", show_default=True,
               type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]),
               help="gradescope: when learners see hidden cases' results")
@@ -418,59 +432,85 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
 @click.option("--wheel-cache", type=click.Path(file_okay=False), default=None,
               help="folder of downloaded dependency wheels, reused across packages [default: in the cache dir]")
 @click.option("--examples", type=click.Path(file_okay=False), default=None,
-              help="exercism: folder of <status>/*.py to make smoke tests from [default submissions/PROBLEM]")
+              help="exercism, one problem: folder of <status>/*.py to make smoke tests from [default "
+                   "submissions/PROBLEM]")
 @click.option("--no-smoke-tests", is_flag=True, help="exercism: no tests/ folder (nothing is graded while packaging)")
 @click.option("--grading-bundle", type=click.Path(file_okay=False), default=None,
-              help="otter: the full bundle's absolute folder on the grading machine, for otter's numpy-judge "
-                   "plugin [default: the bundle's absolute folder here]")
-def package(platform: str, problem: str, out: str, hidden_visibility: str, image: str | None, min_isolation: str,
-            pythons: str, wheel_cache: str | None, examples: str | None, no_smoke_tests: bool,
-            grading_bundle: str | None) -> None:
-    """Write what PLATFORM needs to grade PROBLEM (README: "Course platforms"); notebook: a starter notebook and
-    the hand-out bundle its check() reads (README: "Notebooks")."""
+              help="otter: the full bundle's absolute folder on the grading machine (with several problems: the "
+                   "folder holding them) for otter's numpy-judge plugin [default: the bundle's absolute folder here]")
+def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: str, hidden_visibility: str,
+            image: str | None, min_isolation: str, pythons: str, wheel_cache: str | None, examples: str | None,
+            no_smoke_tests: bool, grading_bundle: str | None) -> None:
+    """Write what PLATFORM needs to grade each PROBLEM (README: "Course platforms"): for several problems (--course:
+    the course's, problems/course.yaml) a Gradescope zip each, one PrairieLearn course folder with every question
+    and one grader image, one Exercism runner for them all, a notebook hand-out each (README: "Notebooks")."""
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
 
     versions = tuple(v.strip() for v in pythons.split(",") if v.strip())
     cache = Path(wheel_cache) if wheel_cache else None
     try:
-        bundle = load_problem(problem)
+        bundles = [load_problem(p) for p in _course_ids(problem, whole_course)]
+        if examples and len(bundles) > 1:
+            raise _fail("--examples names one problem's examples: package that problem alone")
+        several = len(bundles) > 1
         if platform == "otter":
             from judge.platforms import otter
 
-            where = Path(grading_bundle) if grading_bundle else bundle.root
-            path = otter.write_test_file(bundle.id, Path(out), bundle=where)
-            click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format); and "
-                       f"{Path(out) / 'otter_config.json'}: otter's numpy-judge plugin grades it outside the kernel "
-                       f"with the bundle at {where} on the grading machine")
+            for bundle in bundles:
+                where = bundle.root
+                if grading_bundle:
+                    where = Path(grading_bundle) / bundle.id if len(bundles) > 1 else Path(grading_bundle)
+                path = otter.write_test_file(bundle.id, Path(out), bundle=where)
+                click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format); and "
+                           f"{Path(out) / 'otter_config.json'}: otter's numpy-judge plugin grades it outside the "
+                           f"kernel with the bundle at {where} on the grading machine")
         elif platform == "notebook":
             from judge.platforms import notebook
 
-            starter, handout = notebook.package(bundle, Path(out))
-            click.echo(f"wrote {starter} (give it to learners) and {handout} (the public cases and recorded outputs "
-                       f"check() reads; keep it beside the notebook)")
+            for bundle in bundles:
+                starter, handout = notebook.package(bundle, Path(out))
+                click.echo(f"wrote {starter} (give it to learners) and {handout} (the public cases and recorded "
+                           f"outputs check() reads; keep it beside the notebook)")
         elif platform == "gradescope":
             from judge.platforms import gradescope
 
-            path = gradescope.package(bundle, Path(out), hidden_visibility, min_isolation, versions, cache)
-            click.echo(f"wrote {path}: upload it on Gradescope (Configure Autograder, zip file upload)")
+            for bundle in bundles:  # one Gradescope assignment per problem
+                target = Path(out) / f"{bundle.id}.zip" if several else Path(out)
+                path = gradescope.package(bundle, target, hidden_visibility, min_isolation, versions, cache)
+                click.echo(f"wrote {path}: upload it on Gradescope (Configure Autograder, zip file upload)")
         elif platform == "prairielearn":
             from judge.platforms import prairielearn
 
             name = image or f"numpy-judge-prairielearn:{__version__}"
-            prairielearn.package(bundle, Path(out), name, min_isolation, versions, cache)
-            click.echo(f"wrote {out}/questions/{bundle.id} (copy into your course's questions/) and "
-                       f"{out}/grader-image (build and push it as {name})")
+            prairielearn.package(bundles, Path(out), name, min_isolation, versions, cache)
+            click.echo(f"wrote {', '.join(f'{out}/questions/{b.id}' for b in bundles)} (copy into your course's "
+                       f"questions/) and {out}/grader-image (build and push it as {name})")
         else:
             from judge.platforms import exercism
 
             name = image or f"numpy-judge-exercism:{__version__}"
-            tests = exercism.package(bundle, Path(out), name, not no_smoke_tests, min_isolation, versions, cache,
+            tests = exercism.package(bundles, Path(out), name, not no_smoke_tests, min_isolation, versions, cache,
                                      Path(examples) if examples else None,
                                      say=lambda line: click.echo(f"judge: {line}", err=True))
             click.echo(f"wrote {out} (build it as {name}); {len(tests)} smoke tests in {out}/tests")
     except JudgeError as exc:
         raise _fail(str(exc))
+
+
+def _course_ids(problems: tuple[str, ...], whole_course: bool) -> list[str]:
+    """The problems named, after the course's (in course order) with --course; each once."""
+    ids = list(problems)
+    if whole_course:
+        from judge.problem.course import find_course
+
+        course = find_course()
+        if course is None:
+            raise _fail("--course: no problems folder has a course.yaml")
+        ids = course.spec.problems + ids
+    if not ids:
+        raise _fail("name at least one PROBLEM, or --course")
+    return list(dict.fromkeys(ids))
 
 
 @main.command("gradescope-grade")

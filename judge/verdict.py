@@ -103,6 +103,10 @@ class CaseResult(BaseModel):
     message: str = ""
     expected_shape: list[int] | None = None
     got_shape: list[int] | None = None
+    expected_parts: list[list[int]] | None = Field(None, description="a function returning a tuple: each item's "
+                                                                     "expected shape (the shapes above are of the "
+                                                                     "items' values laid one after another)")
+    got_parts: list[list[int]] | None = Field(None, description="a returned tuple: each item's shape")
     expected_dtypes: list[str] | None = None
     got_dtype: str | None = None
     facts: NumericFacts | None = None

@@ -16,6 +16,7 @@ import numpy as np
 from judge.grading.compare import tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.problem.expected import raises_expected
+from judge.sandbox.outputs import NotAnOutput, pack
 from judge.verdict import Status, Verdict
 
 INF = float("inf")
@@ -46,11 +47,18 @@ def example_killer(name: str, verdict: Verdict) -> Killer:
 
 
 def judge_output(case: PreparedCase, out: object) -> tuple[bool, float]:
-    """(caught, tolerance ratio) of a bank implementation's return value on a case that must return."""
-    if type(out) is not np.ndarray or out.dtype.kind not in "iuf" or out.shape != case.expected.shape:
+    """(caught, tolerance ratio) of a bank implementation's return value on a case that must return (packed as
+    the harness packs a learner's: :func:`judge.sandbox.outputs.pack`)."""
+    try:
+        packed = pack(out, case.returns)
+    except NotAnOutput:
         return True, INF
-    ratio = tolerance_ratio(out, case.expected, case.tolerance)
-    return ratio > 1 or str(out.dtype) not in case.output_dtypes, ratio
+    values = packed.values
+    if values.shape != case.expected.shape or packed.part_shapes != case.parts:
+        return True, INF
+    ratio = tolerance_ratio(values, case.expected, case.tolerance)
+    dtypes = [d for _, d in packed.parts] if packed.parts else [str(values.dtype)]
+    return ratio > 1 or any(d not in case.output_dtypes for d in dtypes), ratio
 
 
 def mistake_killers(prepared: PreparedProblem) -> list[Killer]:
@@ -68,7 +76,8 @@ def mistake_killers(prepared: PreparedProblem) -> list[Killer]:
                 killer.caught[case.spec.id] = None
                 continue
             try:
-                out = getattr(bank.module, attr)(**prepared.inputs.cases[i].values)
+                with np.errstate(all="ignore"):  # a mistake that overflows is caught by its NaN, quietly
+                    out = getattr(bank.module, attr)(**prepared.inputs.cases[i].values)
             except Exception as exc:  # noqa: BLE001 - a mistake that raises is caught unless the case wants it
                 killer.caught[case.spec.id] = not (case.spec.raises and raises_expected(exc, case.spec.raises))
                 continue

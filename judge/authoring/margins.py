@@ -33,9 +33,29 @@ class CaseMargin:
         return self.__dict__.copy()
 
 
+#: Rounding errors of this many units in the last place of a lower precision's result are noise, right or wrong.
+NOISE_ULPS = 16
+#: A difference under this share of the tolerance is rounding, not a wrong answer: float64 formulas of one value
+#: (log-sum-exp vs the log of a softmax, at logits near 1e4) differ by ~1e-13 relative, 1e-4 of a 1e-9 tolerance.
+ROUNDING = 1e-3
+
+
+def rounding_floor(output_dtypes: list[str], tol) -> float:  # noqa: ANN001 - a Tolerance
+    """The tolerance ratio a case's rounding alone may reach: where a float32 (or float16) result is accepted,
+    any implementation, right or wrong, differs from the float64 reference by a few of its ulps, so a wrong one
+    that stays within that much is not "measurably wrong" there (0 where only float64 is accepted)."""
+    import numpy as np
+
+    lower = [np.finfo(d).eps for d in output_dtypes if d in ("float32", "float16")]
+    if not lower or tol.rtol <= 0:
+        return 0.0
+    return NOISE_ULPS * max(lower) / tol.rtol
+
+
 def case_margins(cases: list[CaseSpec], default_tol, accepted: dict[str, dict[str, float]],
-                 killers: list[Killer]) -> tuple[list[CaseMargin], list[Finding]]:
-    """``accepted``: example name -> case id -> ratio; ``killers``: wrong examples and bank mistakes."""
+                 killers: list[Killer], floors: dict[str, float] | None = None) -> tuple[list[CaseMargin], list[Finding]]:
+    """``accepted``: example name -> case id -> ratio; ``killers``: wrong examples and bank mistakes; ``floors``:
+    case id -> the ratio its rounding alone may reach (:func:`rounding_floor`)."""
     rows, out = [], []
     for c in cases:
         if c.raises:
@@ -43,7 +63,7 @@ def case_margins(cases: list[CaseSpec], default_tol, accepted: dict[str, dict[st
         tol = c.tolerance or default_tol
         acc = [(r[c.id], name) for name, r in accepted.items() if c.id in r]
         worst, worst_by = max(acc) if acc else (None, None)
-        noise = max(worst or 0.0, 1e-6)
+        noise = max(worst or 0.0, ROUNDING, (floors or {}).get(c.id, 0.0))
         wrong = [(k.ratios[c.id], k.name) for k in killers if c.id in k.ratios and k.ratios[c.id] > noise]
         best, best_by = min(wrong) if wrong else (None, None)
         rows.append(CaseMargin(c.id, tol.atol, tol.rtol, worst, worst_by, best, best_by))

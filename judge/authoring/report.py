@@ -11,7 +11,7 @@ from judge.authoring.counterexamples import Smallest, counterexample_report, row
 from judge.authoring.adequacy import adequacy_findings, matrix_json, matrix_text
 from judge.authoring.findings import Finding
 from judge.authoring.killers import Killer, example_killer, mistake_killers
-from judge.authoring.margins import CaseMargin, case_margins, margins_text
+from judge.authoring.margins import CaseMargin, case_margins, margins_text, rounding_floor
 from judge.authoring.statement import ShownExample, check_statement
 from judge.authoring.timelimits import Calibration, calibrate, calibration_text
 from judge.grading.prepare import PreparedProblem
@@ -75,7 +75,8 @@ def author_report(prepared: PreparedProblem, examples: list[GradedExample], mult
     ratios = {name: {c.id: c.facts.tolerance_ratio for c in v.cases
                      if c.facts is not None and c.facts.tolerance_ratio is not None}
               for name, v in accepted.items()}
-    margins, tolerance = case_margins(cases, prepared.bundle.spec.tolerance, ratios, killers)
+    floors = {c.spec.id: rounding_floor(c.output_dtypes, c.tolerance) for c in prepared.cases}
+    margins, tolerance = case_margins(cases, prepared.bundle.spec.tolerance, ratios, killers, floors)
     calibration, timing = calibrate(prepared.bundle.spec.limits, accepted, multiplier)
     shown, statement = check_statement(prepared)
     findings = adequacy_findings(cases, killers) + tolerance + timing + statement

@@ -32,6 +32,7 @@ functions:                        # every function learners write, in the order 
   - name: {function}              # TODO(author): the function's name
     signature: "{function}(x, scale=1.0)"   # as shown to learners
     params: [x, scale]            # every parameter, in order; cases may pass any of them by name
+    returns: array                # array, scalar (one number), or {{tuple: [grad_x, grad_w]}} (named items)
     output_dtypes: [float64]      # the dtypes a returned array may have (a case may widen it)
     summary: the input times scale   # one line: what it returns
     axes: []                      # optional: names for the output's trailing axes, e.g. {{name: position, symbol: p}}

@@ -60,10 +60,13 @@ def reference_checks(bundle: Bundle) -> list[Row]:
     rows = []
     for check in bundle.spec.reference_checks:
         table = getattr(reference, check.function)(**check.args)
+        if check.item is not None:  # one item of a returned tuple
+            table = table[bundle.spec.function(check.function).part_names.index(check.item)]
         value = float(np.asarray(table)[tuple(check.index)])
         ok = abs(value - check.value) <= check.atol
         args = ", ".join(f"{k}={v}" for k, v in check.args.items())
-        rows.append(Row(f"reference {check.function}({args})[{', '.join(map(str, check.index))}]",
+        item = f".{check.item}" if check.item else ""
+        rows.append(Row(f"reference {check.function}({args}){item}[{', '.join(map(str, check.index))}]",
                         f"{check.value:.7f}", f"{value:.7f}", ok, check.note))
     return rows
 
@@ -131,7 +134,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
             detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
             want, got, ok = expected, verdict.status.value, verdict.status.value == expected
-            feedback = check_feedback(data, verdict) if expected == Status.WRONG_ANSWER.value else None
+            feedback = check_feedback(data, verdict)  # in any folder: a runtime error may have its name too
             if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)
                 want, got = f"{expected}/{feedback[0]}", f"{got}/{feedback[1]}"
                 ok = ok and feedback[2]

@@ -46,12 +46,33 @@ class Context:
         obs = self.observed.get(i)
         return obs.got if obs is not None else None
 
+    def got_parts(self, i: int) -> tuple[tuple[int, ...], ...] | None:
+        """A tuple output: the shapes of the items the learner returned (None otherwise)."""
+        obs = self.observed.get(i)
+        return obs.parts if obs is not None else None
+
+    def match_tol(self, i: int) -> Tolerance:
+        """How close a wrong implementation's output must be to the learner's to reproduce it on case ``i``: the
+        bank's match tolerance, loosened to the case's own where float32 or float16 is in play -- the learner
+        returned it, or the case accepts it (float32 inputs: the bank's mistake and the learner's may each have
+        computed in float32 or float64, and differ by a few float32 ulps, which the case's tolerance allows)."""
+        lower = ("float32", "float16")
+        if self.cases[i].got_dtype not in lower and not set(lower) & set(self.prepared.cases[i].output_dtypes):
+            return self.tol
+        own = self.prepared.cases[i].tolerance
+        return Tolerance(atol=max(self.tol.atol, own.atol), rtol=max(self.tol.rtol, own.rtol))
+
     def dtype_excludes(self, i: int, produced: str) -> bool:
         """The learner returned a dtype the case does not accept (e.g. float32) and ``produced`` is another:
         an implementation producing ``produced`` cannot be what they ran."""
         c = self.cases[i]
         return c.got_dtype is not None and c.got_dtype not in (c.expected_dtypes or [c.got_dtype]) \
             and c.got_dtype != produced
+
+    def reproducible(self) -> list[int]:
+        """Failing cases whose output was kept, whatever its shape: a bank mistake explains one by reproducing the
+        output, shape included (heads laid out (T, H, Dh) instead of (H, T, Dh) is a mistake with a name too)."""
+        return [i for i in self.failing if self.got(i) is not None]
 
     def assessable(self) -> list[int]:
         """Failing cases whose output was kept and has the expected shape (or that returned where the case
@@ -61,7 +82,19 @@ class Context:
 
 
 def close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
-    return a.shape == b.shape and within_tolerance(a, b, tol)
+    """Same shape and values within ``tol``, where NaN matches NaN and an infinity the same infinity: a mistake
+    whose output overflows (softmax without its max subtracted) reproduces a learner's NaN exactly, and is named
+    for it."""
+    if a.shape != b.shape:
+        return False
+    if within_tolerance(a, b, tol):
+        return True
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    if finite_a.all() and finite_b.all():
+        return False
+    if not np.array_equal(finite_a, finite_b) or not np.array_equal(a[~finite_a], b[~finite_b], equal_nan=True):
+        return False
+    return within_tolerance(a[finite_a], b[finite_b], tol)
 
 
 @dataclass

@@ -16,7 +16,7 @@ import numpy as np
 
 from judge.feedback import FailurePattern
 from judge.grading.prepare import PreparedProblem
-from judge.grading.terms import Terms
+from judge.grading.terms import Terms, plural
 from judge.verdict import CaseResult, Status
 
 _VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",
@@ -86,7 +86,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
         f = bundle.spec.function(case.function)
         add(("fn", f.name), f"the call is to {f.name}", 2, True, i)
         for t in case.tags:
-            add(("tag", t), f"the cases tagged '{t}'", 0, True, i)
+            add(("tag", t), f"it is tagged '{t}'", 0, True, i)
         values = dict(_defaults(f.signature))
         values.update(prepared.inputs.cases[i].values)
         for p, v in values.items():
@@ -105,7 +105,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                 if p in _defaults(f.signature):
                     d = _defaults(f.signature)[p]
                     add(("default", p, v == d), f"{p} {'=' if v == d else '!='} {_fmt(d)}", 3, True, i)
-        terms = Terms(f, prepared.cases[i].expected.shape)
+        terms = Terms(f, prepared.cases[i].expected.shape, prepared.cases[i].parts)
         lead, lead_name = terms.lead, terms.leading_name
         if f.axes:
             add(("lead", lead == 0), f"the output has {'no' if lead == 0 else 'at least one'} {lead_name} axis",
@@ -117,7 +117,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                                           f"{lead_name} axis", 2, True, i)
         for axis, n in terms.named_sizes():
             alias = axis_alias.get(axis.name)
-            label = f"{alias}" if alias else f"the number of {axis.name}s"
+            label = f"{alias}" if alias else f"the number of {plural(axis.name)}"
             add(("parity", axis.name, n % 2), f"{label} is {'odd' if n % 2 else 'even'}", 2, True, i)
             add(("one", axis.name, n == 1), f"{label} is {'1' if n == 1 else 'more than 1'}", 4, True, i)
     # A particular value is named only if a public case has it: hidden cases' arguments stay unsaid.

@@ -137,7 +137,8 @@ def render_pictures(verdict: Verdict, prepared: PreparedProblem, observed: dict[
         obs = observed.get(i)
         expected = prepared.cases[i].expected
         if case.visibility != "public" or case.status is not Status.WRONG_ANSWER or obs is None \
-                or obs.got is None or obs.got.shape != expected.shape or expected.ndim < 1 or expected.size < 2:
+                or obs.got is None or obs.got.shape != expected.shape or expected.ndim < 1 or expected.size < 2 \
+                or prepared.cases[i].parts is not None:  # a tuple's items laid out in a row are no picture
             continue
         candidates.append(i)
     if not candidates:

@@ -10,7 +10,7 @@ from judge.verdict import CaseResult, Status
 
 def _size(prepared: PreparedProblem, index: int) -> str:
     case = prepared.cases[index]
-    return Terms(prepared.bundle.spec.function(case.spec.function), case.expected.shape).size_text()
+    return Terms(prepared.bundle.spec.function(case.spec.function), case.expected.shape, case.parts).size_text()
 
 
 def time_feedback(prepared: PreparedProblem, cases: list[CaseResult]) -> TimeFeedback | None:

@@ -94,6 +94,11 @@ def _array_lines(label: str, values: object, indent: str) -> list[str]:
 
     if values is None:
         return [f"{indent}{label + ':':<10}(too large to show: where they differ is below)"]
+    if isinstance(values, dict):  # a tuple output: each item by its name
+        lines = [f"{indent}{label + ':'}"]
+        for name, item in values.items():
+            lines += _array_lines(name, item, indent + "  ")
+        return lines
     text = np.array2string(np.asarray(values, dtype=np.float64), precision=6, suppress_small=True, separator=", ",
                            threshold=48, edgeitems=3, max_line_width=96)
     head = f"{indent}{label + ':':<10}"

@@ -31,6 +31,16 @@ class PreparedCase:
     wall_seconds: float
     slot_offset: int
     slot_capacity: int
+    #: a function returning a tuple: each item's expected shape (``expected`` holds their values one after another)
+    parts: tuple[tuple[int, ...], ...] | None = None
+    #: what the harness is told the function returns (array, scalar, tuple:<k>)
+    returns: str = "array"
+    #: the tuple's item names (problem.yaml's ``returns: {tuple: [...]}``), for feedback
+    part_names: tuple[str, ...] | None = None
+
+    def item(self, k: int) -> str:
+        """The name of tuple item ``k``, as feedback says it."""
+        return self.part_names[k] if self.part_names and k < len(self.part_names) else f"item {k}"
 
 
 @dataclass
@@ -51,7 +61,8 @@ class PreparedProblem:
     def calls(self) -> tuple[Call, ...]:
         """What the sandboxed harness needs per case: function, arguments, slot and time limit."""
         return tuple(Call(case=i, function=c.spec.function, args=self.inputs.cases[i].wire,
-                          slot_offset=c.slot_offset, slot_capacity=c.slot_capacity, wall_seconds=c.wall_seconds)
+                          slot_offset=c.slot_offset, slot_capacity=c.slot_capacity, wall_seconds=c.wall_seconds,
+                          returns=c.returns)
                      for i, c in enumerate(self.cases))
 
     def run_request(self, source: str) -> RunRequest:
@@ -90,12 +101,13 @@ def prepare(bundle: Bundle) -> PreparedProblem:
     offset = 0
     for spec, exp in zip(bundle.cases.cases, expected):
         function = bundle.spec.function(spec.function)
-        capacity = max(int(exp.nbytes), 4096)
+        capacity = max(int(exp.values.nbytes), 4096)
         cases.append(PreparedCase(
-            spec=spec, expected=exp, tolerance=spec.tolerance or bundle.spec.tolerance,
+            spec=spec, expected=exp.values, tolerance=spec.tolerance or bundle.spec.tolerance,
             output_dtypes=list(spec.output_dtypes or function.output_dtypes),
             wall_seconds=spec.case_wall_seconds or bundle.spec.limits.case_wall_seconds,
-            slot_offset=offset, slot_capacity=capacity))
+            slot_offset=offset, slot_capacity=capacity, parts=exp.parts, returns=function.wire_returns,
+            part_names=tuple(function.part_names) if function.part_names else None))
         offset += wire.slot_size(capacity)
     prepared = PreparedProblem(bundle, inputs, cases, offset, bundle_mtimes(bundle.root))
     cached_inputs = cache_dir / "inputs.bin" if cache_dir is not None else None

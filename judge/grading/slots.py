@@ -37,6 +37,8 @@ class Observed:
     outcome: str
     message: str = ""
     got: np.ndarray | None = None
+    #: a tuple output: the shape of each item the call returned (``got`` holds their values one after another)
+    parts: tuple[tuple[int, ...], ...] | None = None
 
 _ALLOWED_WIRE_DTYPES = {np.dtype(t).str: t for t in ("float64", "float32", "float16", "int64", "int32", "int16",
                                                      "int8", "uint64", "uint32", "uint16", "uint8")}
@@ -55,6 +57,8 @@ class SlotHeader(BaseModel):
     spans: list[int] = Field(default_factory=list, max_length=4, description="fd 1/2 offsets around the call")
     exception: list[str] = Field(default_factory=list, max_length=12,
                                  description="the raised exception's class and bases, by name")
+    parts: list[list[int]] | None = Field(None, max_length=16, description="a tuple's items' shapes")
+    part_dtypes: list[str] | None = Field(None, max_length=16, description="a tuple's items' dtypes")
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -68,7 +72,28 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     kept = None
     if got is not None and got.size <= KEEP_ELEMENTS:
         kept = np.array(got, dtype=np.float64) if got.dtype.kind in "iuf" else None
-    observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept)
+    parts = _parts(header) if kept is not None else None
+    observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept, parts=parts)
+
+
+def _what(case: PreparedCase) -> str:
+    """What the case's function must return, in a learner's words."""
+    if case.parts is not None:
+        names = ", ".join(case.item(k) for k in range(len(case.parts)))
+        return f"a tuple of {len(case.parts)} numpy arrays ({names})"
+    return "one number (a float)" if case.returns == "scalar" else "a numpy.ndarray"
+
+
+def _parts(header: SlotHeader) -> tuple[tuple[int, ...], ...] | None:
+    """The tuple items' shapes a header gives, when they add up to its array (else None: not to be believed)."""
+    if header.parts is None or header.shape is None or len(header.shape) != 1:
+        return None
+    if any(len(s) > 32 or any(n < 0 for n in s) for s in header.parts):
+        return None
+    shapes = tuple(tuple(int(n) for n in s) for s in header.parts)
+    if sum(int(np.prod(s, dtype=object)) for s in shapes) != header.shape[0]:
+        return None
+    return shapes
 
 
 def _viewable(shape: tuple[int, ...], dtype: np.dtype, capacity: int) -> bool:
@@ -158,14 +183,45 @@ def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap
             or header.nbytes > case.slot_capacity:
         return None, "the result's header is inconsistent with its size"
     got = _slot_view(case, shape, dtype, results)
+    if case.parts is not None:
+        return got, _parts_problem(case, header) if got is not None else "the result's header is inconsistent"
     if shape != case.expected.shape or got is None:
+        if case.returns == "scalar":
+            return got, f"returned an array of shape {_shape(shape)}; it must return one number (a float)"
         return got, f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}"
     return got, ""
 
 
-def _comparison_message(f, reveal: bool) -> list[str]:
+def _parts_problem(case: PreparedCase, header: SlotHeader) -> str:
+    """What is wrong with a returned tuple's items' shapes ("" when each has its expected shape)."""
+    parts = _parts(header)
+    if parts is None or len(parts) != len(case.parts):
+        return "the result's header is inconsistent with its size"
+    wrong = [f"{case.item(k)} has shape {_shape(got)}, expected {_shape(want)}"
+             for k, (got, want) in enumerate(zip(parts, case.parts)) if got != want]
+    return "; ".join(wrong)
+
+
+def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None) -> str:
+    """The returned dtype (each item's, for a tuple) outside the case's output dtypes, said ("" when none is)."""
+    if case.parts is not None and header.part_dtypes is not None:
+        wrong = [f"{case.item(k)} has dtype {d}, expected {' or '.join(case.output_dtypes)}"
+                 for k, d in enumerate(header.part_dtypes[:len(case.parts)]) if d not in case.output_dtypes]
+        return "; ".join(wrong)
+    if got_dtype not in case.output_dtypes:
+        return f"returned dtype {got_dtype}, expected {' or '.join(case.output_dtypes)}"
+    return ""
+
+
+def _comparison_message(f, reveal: bool, items: bool = False) -> list[str]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
     parts = []
+    if f.total == 1 and f.worst_index == []:  # one number: no counts, no index
+        error = "NaN or infinite" if f.nonfinite else f"off by {f.max_abs_error:.3g}"
+        parts.append(f"the value is {error}, more than {f.atol:g} + {f.rtol:g}*|expected| from the expected one")
+        if reveal and f.expected_at_worst is not None:
+            parts.append(f"expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
+        return parts
     if f.nonfinite:
         parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
                      + (f" (the first at {f.nonfinite_where})" if f.nonfinite_where else ""))
@@ -178,8 +234,8 @@ def _comparison_message(f, reveal: bool) -> list[str]:
     if f.mismatch_kinds:
         parts.append("out of tolerance: " + ", ".join(f"{n} in {k}" for k, n in f.mismatch_kinds.items()))
     if reveal and f.worst_index is not None:
-        parts.append(f"at index {tuple(f.worst_index)} ({f.worst_where}) expected {f.expected_at_worst:.9g}, "
-                     f"got {f.got_at_worst:.9g}")
+        where = f.worst_where if items else f"index {tuple(f.worst_index)} ({f.worst_where})"  # grad_w[1, 0]
+        parts.append(f"at {where} expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
     return parts
 
 
@@ -198,7 +254,8 @@ def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Ter
         f.window = value_window(got, case.expected, f.worst_index, terms)
     if reveal and f.first_nonfinite_index is not None:
         f.nonfinite_where = terms.describe(f.first_nonfinite_index)
-    result.message = "; ".join(x for x in [result.message, *_comparison_message(f, reveal)] if x)
+    said = _comparison_message(f, reveal, items=case.parts is not None)
+    result.message = "; ".join(x for x in [result.message, *said] if x)
     return False
 
 
@@ -216,18 +273,23 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         if header.outcome == "raised":
             result.status, result.message = Status.RUNTIME_ERROR, header.message + changed
         else:
-            result.message = f"{spec.function} returned {header.message}; it must return a numpy.ndarray" + changed
+            result.message = f"{spec.function} returned {header.message}; it must return {_what(case)}" + changed
         _observe(observed, index, header)
         return result
     result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)
     result.got_shape = header.shape
+    if case.parts is not None:
+        result.expected_parts = [list(s) for s in case.parts]
+        parts = _parts(header)
+        result.got_parts = [list(s) for s in parts] if parts is not None else None
+        outside = [d for d in header.part_dtypes or () if d not in case.output_dtypes]
+        result.got_dtype = outside[0] if outside else result.got_dtype
     got, problem = _array_or_problem(case, header, results)
     if problem:
         result.message = problem + changed
         _observe(observed, index, header, got)
         return result
-    if result.got_dtype not in case.output_dtypes:
-        result.message = f"returned dtype {result.got_dtype}, expected {' or '.join(case.output_dtypes)}"
+    result.message = _dtype_problem(case, header, result.got_dtype)
     within = _compare(case, got, result, terms or Terms(None, case.expected.shape), measure)
     if not within or result.message or changed:
         _observe(observed, index, header, got)
@@ -313,8 +375,8 @@ class CaseJudging:
 
     def _judge(self, case: PreparedCase, header: SlotHeader, index: int, observed: dict) -> CaseResult:
         function = self.prepared.bundle.spec.function(case.spec.function)  # the loader checked it exists
-        return judge_slot(case, header, self.results, Terms(function, case.expected.shape), observed, index,
-                          self.prepared.measure_errors)
+        terms = Terms(function, case.expected.shape, case.parts)
+        return judge_slot(case, header, self.results, terms, observed, index, self.prepared.measure_errors)
 
     def judge_written(self) -> int:
         """While the run goes on: judge each next case whose slot header is written and valid; how many cases

@@ -19,13 +19,26 @@ COLS_BEFORE, COLS_AFTER = 2, 1
 CHUNK = 1 << 16
 
 
+def plural(word: str) -> str:
+    """An axis name in the plural: positions, queries, entries."""
+    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+
+
 class Terms:
     """How to talk about one function's output of a given shape."""
 
-    def __init__(self, function: FunctionSpec | None, shape: tuple[int, ...]) -> None:
+    def __init__(self, function: FunctionSpec | None, shape: tuple[int, ...],
+                 parts: tuple[tuple[int, ...], ...] | None = None) -> None:
         """The one place that says which axes of ``shape`` are named: the function's ``axes`` name the
-        trailing ones; whatever comes before them (``lead`` axes) is called ``leading_axes``."""
+        trailing ones; whatever comes before them (``lead`` axes) is called ``leading_axes``.  ``parts``: for a
+        function returning a tuple, each item's shape (``shape`` is then their values laid one after another,
+        and an element is named by its item and its index in it: ``grad_w[2, 0]``)."""
         self.shape = tuple(shape)
+        names = function.part_names if function is not None else None
+        self.parts = tuple(tuple(p) for p in parts) if parts is not None and names is not None else None
+        self.part_names = list(names) if self.parts is not None else []
+        if self.parts is not None:
+            function = None  # the output's axes are the items', which have no names of their own
         axes = list(function.axes) if function is not None else []
         named = min(len(axes), len(self.shape))
         self.lead = len(self.shape) - named
@@ -37,9 +50,13 @@ class Terms:
         return list(zip(self.axes, self.shape[self.lead:]))
 
     def size_text(self) -> str:
-        """The shape in words: ``2 batch x 64 positions x 32 columns``."""
+        """The shape in words: ``2 batch x 64 positions x 32 columns`` (a tuple: each item's shape)."""
+        if self.parts is not None:
+            return ", ".join(f"{n} {tuple(s)}".replace(",)", ")") for n, s in zip(self.part_names, self.parts))
+        if not self.shape:
+            return "one number"
         parts = [f"{n} {self.leading_name}" for n in self.shape[:self.lead]]
-        parts += [f"{n} {a.name}{'s' if n != 1 else ''}" for a, n in self.named_sizes()]
+        parts += [f"{n} {plural(a.name) if n != 1 else a.name}" for a, n in self.named_sizes()]
         return " x ".join(parts) if parts else "x".join(map(str, self.shape)) or "scalar"
 
     def axis_label(self, axis: int) -> str:
@@ -59,8 +76,25 @@ class Terms:
                 text += f" (pair {axis_spec.pair_symbol}={k // 2}, {axis_spec.pairs[k % 2]})"
         return text
 
+    def item_of(self, flat: int) -> tuple[int, int, tuple[int, ...]]:
+        """For a tuple output: the item holding element ``flat`` of the laid-out values, where that item starts,
+        and its shape."""
+        start = 0
+        for k, shape in enumerate(self.parts or ()):
+            size = int(np.prod(shape, dtype=np.int64))
+            if flat < start + size:
+                return k, start, shape
+            start += size
+        return max(0, len(self.parts or ()) - 1), start, ()
+
     def describe(self, index: list[int] | tuple[int, ...]) -> str:
         index = [int(i) for i in index]
+        if self.parts is not None and len(index) == 1:
+            k, start, shape = self.item_of(index[0])
+            local = np.unravel_index(index[0] - start, shape) if shape else ()
+            return f"{self.part_names[k]}[{', '.join(str(int(i)) for i in local)}]" if shape else self.part_names[k]
+        if not self.shape and not index:
+            return "the value"
         parts = []
         if self.lead:
             parts.append(f"{self.leading_name} index {tuple(index[:self.lead])}".replace(",)", ")"))
@@ -84,8 +118,26 @@ class Terms:
         return [f"{spec.pairs[0]} {spec.name}s", f"{spec.pairs[1]} {spec.name}s", f"unpaired last {spec.name}"]
 
 
+def _item_mismatches(got: np.ndarray, expected: np.ndarray, tol: Tolerance, terms: Terms) -> dict[str, int]:
+    """A tuple output: how many out-of-tolerance (or non-finite) elements each item has."""
+    out, start = {}, 0
+    for name, shape in zip(terms.part_names, terms.parts or ()):
+        size = int(np.prod(shape, dtype=np.int64))
+        g = got.reshape(-1)[start:start + size].astype(np.float64)
+        e = expected.reshape(-1)[start:start + size]
+        with np.errstate(invalid="ignore", over="ignore"):
+            bad = int(np.count_nonzero(~(np.abs(g - e) <= tol.atol + tol.rtol * np.abs(e))))
+        if bad:
+            out[name] = bad
+        start += size
+    return out
+
+
 def mismatch_kinds(got: np.ndarray, expected: np.ndarray, tol: Tolerance, terms: Terms) -> dict[str, int]:
-    """How many out-of-tolerance (or non-finite) elements fall in each kind of element.  Counts only."""
+    """How many out-of-tolerance (or non-finite) elements fall in each kind of element (each item of a tuple
+    output).  Counts only."""
+    if terms.parts is not None:
+        return _item_mismatches(got, expected, tol, terms)
     axis = terms.paired_axis()
     if axis is None or expected.size == 0:
         return {}
@@ -113,7 +165,17 @@ def _value(x: float) -> float | None:
 
 
 def value_window(got: np.ndarray, expected: np.ndarray, worst: list[int], terms: Terms) -> ValueWindow:
-    """A few rows and columns of the last two axes around the worst element, expected beside got."""
+    """A few rows and columns of the last two axes around the worst element, expected beside got (for a tuple
+    output, of the item holding it)."""
+    if terms.parts is not None and expected.ndim == 1:
+        k, start, shape = terms.item_of(int(worst[0]))
+        size = int(np.prod(shape, dtype=np.int64))
+        local = [int(i) for i in np.unravel_index(int(worst[0]) - start, shape)] if shape else []
+        window = value_window(got.reshape(-1)[start:start + size].reshape(shape),
+                              expected.reshape(-1)[start:start + size].reshape(shape), local, Terms(None, shape))
+        window.where = terms.part_names[k] + (f", {window.where}" if window.where else "")
+        window.row_label, window.col_label = ("row" if len(shape) >= 2 else ""), ("column" if shape else "")
+        return window
     if expected.ndim == 0:
         return ValueWindow(rows=[0], cols=[0], expected=[[float(expected)]], got=[[_value(got)]], worst=[0, 0])
     g2 = got.reshape((1,) + got.shape) if got.ndim == 1 else got

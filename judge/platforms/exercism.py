@@ -80,8 +80,9 @@ cd "$(dirname "$0")/.." || exit 2
 failed=0
 for dir in tests/*/; do
   name="$(basename "$dir")"
+  case "$name" in *--*) slug="${name%%--*}" ;; *) slug=__SLUG__ ;; esac   # <slug>--<test>: a runner of several
   out="$(mktemp -d)"
-  bin/run.sh __SLUG__ "$dir" "$out/" 2>/dev/null
+  bin/run.sh "$slug" "$dir" "$out/" 2>/dev/null
   if ! __RUNNER__/venv/bin/python -m judge.platforms.exercism compare "$dir/expected_results.json" "$out/results.json"; then
     echo "FAIL $name"; failed=1
   else
@@ -101,9 +102,10 @@ docker build -q -t "$image" . >/dev/null || exit 2
 failed=0
 for dir in tests/*/; do
   name="$(basename "$dir")"
+  case "$name" in *--*) slug="${name%%--*}" ;; *) slug=__SLUG__ ;; esac
   out="$(mktemp -d)"; chmod 777 "$out"
   docker run --rm --network none --read-only --tmpfs /tmp -v "$PWD/$dir:/solution" -v "$out:/output" \\
-    "$image" __SLUG__ /solution/ /output/ 2>/dev/null
+    "$image" "$slug" /solution/ /output/ 2>/dev/null
   if docker run --rm --network none --read-only -v "$PWD/$dir:/t:ro" -v "$out:/o:ro" --entrypoint \\
       __RUNNER__/venv/bin/python "$image" -m judge.platforms.exercism compare /t/expected_results.json /o/results.json; then
     echo "ok   $name"
@@ -130,9 +132,10 @@ def smoke_view(results: dict) -> dict:
                        "has_message": t.get("message") is not None} for t in results.get("tests", [])]}
 
 
-def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[str]:
-    """``dest/<status>-<name>/`` per example in ``examples/<status>/*.py`` (default: the bundle's
-    ``submissions/<id>/``), with the results this machine's judge gives."""
+def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: str = "") -> list[str]:
+    """``dest/<prefix><status>-<name>/`` per example in ``examples/<status>/*.py`` (default: the bundle's
+    ``submissions/<id>/``), with the results this machine's judge gives (``prefix``: ``<slug>--`` in a runner of
+    several exercises, which bin/run-tests.sh reads the slug from)."""
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
     from judge.engine import Judge
@@ -149,7 +152,7 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[s
     names = []
     with judge:
         for path in sorted(examples.glob("*/*.py")):
-            name = f"{path.parent.name}-{path.stem}".replace("_", "-")
+            name = prefix + f"{path.parent.name}-{path.stem}".replace("_", "-")
             folder = dest / name
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, folder / submission_name(bundle.id))
@@ -159,13 +162,17 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[s
     return names
 
 
-def package(bundle, out: Path, image: str, with_smoke_tests: bool = True, min_isolation: str = "reduced",
+def package(bundles, out: Path, image: str, with_smoke_tests: bool = True, min_isolation: str = "reduced",
             pythons: tuple[str, ...] = ("3.11",), wheel_cache: Path | None = None, examples: Path | None = None,
             say=print) -> list[str]:
-    """Write the runner folder; return the names of the smoke tests written."""
+    """Write the runner folder for one bundle or several (a track's runner grades every exercise it holds, by
+    slug); return the names of the smoke tests written."""
+    bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
+    bundle = bundles[0]
     values = {"RUNNER": RUNNER, "SLUG": bundle.id, "IMAGE": image, "MIN_ISOLATION": min_isolation}
     out.mkdir(parents=True, exist_ok=True)
-    copy_bundle(bundle.root, out / "problems" / bundle.id)
+    for each in bundles:
+        copy_bundle(each.root, out / "problems" / each.id)
     build_wheels(out / "wheels", pythons, wheel_cache)
     (out / "bin").mkdir(exist_ok=True)
     for name, template in (("run.sh", RUN_SH), ("run-tests.sh", RUN_TESTS_SH),
@@ -174,7 +181,11 @@ def package(bundle, out: Path, image: str, with_smoke_tests: bool = True, min_is
         (out / "bin" / name).chmod(0o755)
     (out / "Dockerfile").write_text(_fill(DOCKERFILE, **values))
     (out / ".dockerignore").write_text("tests\n")
-    return smoke_tests(bundle, out / "tests", say, examples) if with_smoke_tests else []
+    if not with_smoke_tests:
+        return []
+    if len(bundles) == 1:
+        return smoke_tests(bundle, out / "tests", say, examples)
+    return [name for each in bundles for name in smoke_tests(each, out / "tests", say, None, f"{each.id}--")]
 
 
 def _not_the_solution(rel: Path) -> bool:

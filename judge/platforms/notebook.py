@@ -76,6 +76,21 @@ def _write_bundle(bundle: Bundle, target: Path, public: list[int]) -> None:
     _record(bundle, target / RECORDED, public)
 
 
+def save_output(folder: Path, stem: str, values: np.ndarray, parts: tuple | None, dtypes: list | None = None) -> str:
+    """One recorded output: ``stem.npy``, or for a tuple output ``stem.npz`` holding its items in order (a
+    recorded function then returns the tuple again, :mod:`judge.problem.recorded`).  The file's name."""
+    from judge.sandbox.outputs import unpack
+
+    if parts is None:
+        np.save(folder / f"{stem}.npy", values, allow_pickle=False)
+        return f"{stem}.npy"
+    items = unpack(np.asarray(values), parts)
+    if dtypes is not None:
+        items = [item.astype(d) for item, d in zip(items, dtypes)]
+    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})
+    return f"{stem}.npz"
+
+
 def _yaml(doc: Any) -> str:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=110)
 
@@ -98,9 +113,8 @@ def _record(bundle: Bundle, folder: Path, public: list[int]) -> None:
             if case.raises is not None:
                 reference[case.function][key] = RAISES + case.raises
             else:
-                name = f"reference/{case.id}.npy"
-                np.save(folder / name, np.asarray(expected[i]), allow_pickle=False)
-                reference[case.function][key] = name
+                reference[case.function][key] = save_output(folder, f"reference/{case.id}", expected[i].values,
+                                                            expected[i].parts)
         if bundle.bank is not None:
             (folder / "mistakes").mkdir()
             for mistake in bundle.bank.spec.mistakes:
@@ -111,21 +125,27 @@ def _record(bundle: Bundle, folder: Path, public: list[int]) -> None:
                         if case.function != function:
                             continue
                         table[inputs_key(inputs.cases[i].values)] = _record_one(
-                            bundle, folder, f"mistakes/{attr}-{case.id}.npy", attr, inputs.cases[i].values)
+                            bundle, folder, f"mistakes/{attr}-{case.id}", attr, inputs.cases[i].values,
+                            bundle.spec.function(function))
         (folder / INDEX).write_text(json.dumps({"reference": reference, "mistakes": mistakes}, indent=1) + "\n")
     finally:
         inputs.close()
 
 
-def _record_one(bundle: Bundle, folder: Path, name: str, attr: str, values: dict) -> str:
+def _record_one(bundle: Bundle, folder: Path, name: str, attr: str, values: dict, function) -> str:  # noqa: ANN001
+    from judge.problem.expected import packed_output
+    from judge.sandbox.outputs import NotAnOutput
+
     try:
-        value = getattr(bundle.bank.module, attr)(**values)
+        with np.errstate(all="ignore"):
+            value = getattr(bundle.bank.module, attr)(**values)
+        packed = packed_output(function, value)
+    except NotAnOutput:
+        return RAISES + "TypeError"
     except Exception as exc:  # noqa: BLE001 - a mistake that raises on a case explains nothing there
         return RAISES + type(exc).__name__
-    if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
-        return RAISES + "TypeError"
-    np.save(folder / name, value, allow_pickle=False)
-    return name
+    return save_output(folder, name, packed.values, packed.part_shapes,
+                       [d for _, d in packed.parts] if packed.parts else None)
 
 
 # -- the starter notebook -----------------------------------------------------------------------------------------

@@ -8,14 +8,14 @@ question's data at ``/grade/data/data.json``; the entry point creates
 host reads it only when the container exits 0, with no network, 2 GiB of
 memory without swap, 0.9 CPU and 1024 processes.
 
-``judge package prairielearn PROBLEM -o DIR`` writes:
+``judge package prairielearn PROBLEM... -o DIR`` writes:
 
-- ``DIR/questions/<id>/``: ``info.json`` (``gradingMethod: External``),
+- ``DIR/questions/<id>/`` for each problem: ``info.json`` (``gradingMethod: External``),
   ``question.html`` (``<pl-file-editor>`` and ``<pl-external-grader-results>``),
   ``tests/problem/`` (the bundle: PrairieLearn never shows ``tests/`` to
   learners);
-- ``DIR/grader-image/``: a Dockerfile and the wheels it installs from (no
-  network), with a copy of the bundle to pre-compute its expected outputs in
+- ``DIR/grader-image/``: one Dockerfile for them all and the wheels it installs from (no
+  network), with a copy of every bundle (``problems/<id>``) to pre-compute their expected outputs in
   the image, so each job starts warm; the bundle in ``/grade/tests`` stays the
   authority (a cache made from another version of it is simply not used).
 """
@@ -44,14 +44,14 @@ FROM ${BASE}
 ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \\
     JUDGE_CACHE_DIR=__HOME__/cache JUDGE_MIN_ISOLATION=__MIN_ISOLATION__ MPLCONFIGDIR=/tmp/matplotlib
 COPY wheels /tmp/wheels
-COPY problem __HOME__/problems/__PROBLEM__
+COPY problems __HOME__/problems
 RUN set -eux; \\
     python3 -c 'import sys, ensurepip; assert sys.version_info >= (3, 11), sys.version'; \\
     python3 -m venv __HOME__/venv; \\
     __HOME__/venv/bin/python -m pip install -q --no-index --find-links /tmp/wheels 'numpy-judge[pictures]'; \\
     rm -rf /tmp/wheels; \\
     mkdir -p __HOME__/cache; \\
-    __HOME__/venv/bin/python -m judge.platforms warm __HOME__/problems/__PROBLEM__; \\
+    for p in __HOME__/problems/*/; do __HOME__/venv/bin/python -m judge.platforms warm "$p"; done; \\
     chmod 755 __HOME__; chmod -R go-rwx __HOME__/problems __HOME__/cache
 WORKDIR /grade
 ENTRYPOINT __ENTRYPOINT__
@@ -107,22 +107,25 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def package(bundle, out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
+def package(bundles, out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
             wheel_cache: Path | None = None) -> Path:
-    """Write the question folder and the grader image's build folder under ``out``."""
-    question = out / "questions" / bundle.id
-    question.mkdir(parents=True, exist_ok=True)
-    info = question / "info.json"
-    info.write_text(json.dumps(info_json(bundle, image, _uuid(info)), indent=2) + "\n")
-    name = submission_name(bundle.id)
-    (question / "question.html").write_text(
-        QUESTION_HTML.replace("__STATEMENT__", _html_text(bundle.statement.strip())).replace("__FILE__", name))
-    copy_bundle(bundle.root, question / "tests" / "problem")
+    """Write a question folder per bundle (one bundle or a list: a course's) and the one grader image's build
+    folder, holding every bundle, under ``out``."""
+    bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
     image_dir = out / "grader-image"
-    copy_bundle(bundle.root, image_dir / "problem")
+    for bundle in bundles:
+        question = out / "questions" / bundle.id
+        question.mkdir(parents=True, exist_ok=True)
+        info = question / "info.json"
+        info.write_text(json.dumps(info_json(bundle, image, _uuid(info)), indent=2) + "\n")
+        name = submission_name(bundle.id)
+        (question / "question.html").write_text(
+            QUESTION_HTML.replace("__STATEMENT__", _html_text(bundle.statement.strip())).replace("__FILE__", name))
+        copy_bundle(bundle.root, question / "tests" / "problem")
+        copy_bundle(bundle.root, image_dir / "problems" / bundle.id)
     build_wheels(image_dir / "wheels", pythons, wheel_cache, extras=("pictures",))   # images in results.json
     (image_dir / "Dockerfile").write_text(
-        DOCKERFILE.replace("__IMAGE__", image).replace("__HOME__", GRADER_HOME).replace("__PROBLEM__", bundle.id)
+        DOCKERFILE.replace("__IMAGE__", image).replace("__HOME__", GRADER_HOME)
         .replace("__MIN_ISOLATION__", min_isolation).replace("__ENTRYPOINT__", json.dumps(ENTRYPOINT)))
     return out
 

@@ -7,7 +7,10 @@ no process the learner's code runs in ever holds them.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +19,23 @@ from judge.problem.cache import bundle_cache_dir, write_atomic
 from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
 from judge.problem.modules import import_bundle_file, require_callables
+from judge.problem.models import FunctionSpec
+from judge.sandbox.outputs import NotAnOutput, Packed, pack
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A case's expected output as the judge compares it: float64 values (a tuple's items one after another, see
+    :mod:`judge.sandbox.outputs`) and, for a function returning a tuple, each item's shape."""
+
+    values: np.ndarray
+    parts: tuple[tuple[int, ...], ...] | None = None
+
+
+def packed_output(function: FunctionSpec, value: Any) -> Packed:
+    """What ``function`` returned, as the harness packs a learner's value (:func:`judge.sandbox.outputs.pack`):
+    the reference's and the bank's outputs are compared in the same form.  Raises NotAnOutput."""
+    return pack(value, function.wire_returns)
 
 
 def load_reference(bundle: Bundle) -> ModuleType:
@@ -38,14 +58,14 @@ def raises_expected(exc: BaseException, name: str) -> bool:
     return any(k.__name__ == name for k in type(exc).__mro__)
 
 
-def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: int) -> np.ndarray:
+def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: int) -> Expected:
     case = bundle.cases.cases[index]
     if case.raises is not None:  # the expected "output" is the exception; an empty array stands for it
         try:
             out = getattr(reference, case.function)(**inputs.cases[index].values)
         except Exception as exc:  # noqa: BLE001
             if raises_expected(exc, case.raises):
-                return np.zeros((0,), dtype=np.float64)
+                return Expected(np.zeros((0,), dtype=np.float64))
             raise BundleError(str(bundle.reference_path), None, f"case {case.id} must raise {case.raises}, but the "
                                                                 f"reference raised {type(exc).__name__}: {exc}") from None
         raise BundleError(str(bundle.reference_path), None,
@@ -55,33 +75,61 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
     except Exception as exc:  # noqa: BLE001
         raise BundleError(str(bundle.reference_path), None,
                           f"the reference raised {type(exc).__name__} on case {case.id}: {exc}") from None
-    if type(out) is not np.ndarray or out.dtype.kind not in "iuf":
-        raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference did not return a numeric ndarray")
-    if not np.isfinite(out).all():
+    function = bundle.spec.function(case.function)
+    try:
+        packed = packed_output(function, out)
+    except NotAnOutput as what:
+        raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned {what}; "
+                                                            f"{function.name} returns {function.wire_returns}") from None
+    if not np.isfinite(packed.values).all():
         raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned NaN or inf")
-    return np.ascontiguousarray(out, dtype=np.float64)
+    return Expected(np.array(packed.values, dtype=np.float64, order="C"), packed.part_shapes)  # 0-d stays 0-d
 
 
-def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -> list[np.ndarray]:
-    """One float64, C-contiguous expected array per case, from the disk cache when it is current."""
+def _load(path) -> np.ndarray:  # noqa: ANN001 - a Path
+    """A cached expected output, memory-mapped; a single value read as it is (numpy maps a 0-d array as shape
+    (1,): a function returning one number would then expect an array)."""
+    values = np.load(path, mmap_mode="r", allow_pickle=False)
+    return np.load(path, allow_pickle=False) if values.size == 1 else values
+
+
+def _load_cached(path, parts_path, tuple_output: bool) -> Expected | None:  # noqa: ANN001 - Paths
+    """A cached expected output (its items' shapes from their own file for a tuple), or None to recompute."""
+    try:
+        values = _load(path)
+        parts = None
+        if tuple_output:
+            parts = tuple(tuple(int(n) for n in shape) for shape in json.loads(parts_path.read_text()))
+            if sum(int(np.prod(s, dtype=np.int64)) for s in parts) != values.size:
+                return None
+        return Expected(values, parts)
+    except (OSError, ValueError, TypeError):
+        return None  # a damaged cache file is recomputed
+
+
+def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -> list[Expected]:
+    """One float64, C-contiguous expected output per case, from the disk cache when it is current."""
     folder = bundle_cache_dir(bundle.id, bundle.digest) if use_disk else None
     reference: ModuleType | None = None
     outputs = []
     for index, case in enumerate(bundle.cases.cases):
         path = folder / f"expected-{index:04d}-{case.id}.npy" if folder else None
+        parts_path = folder / f"expected-{index:04d}-{case.id}.parts.json" if folder else None
+        tuple_output = bundle.spec.function(case.function).part_names is not None and case.raises is None
         if path is not None and path.is_file():
-            try:
-                outputs.append(np.load(path, mmap_mode="r", allow_pickle=False))
+            cached = _load_cached(path, parts_path, tuple_output)
+            if cached is not None:
+                outputs.append(cached)
                 continue
-            except (OSError, ValueError):
-                pass  # a damaged cache file is recomputed
         if reference is None:
             reference = load_reference(bundle)
         out = _compute(bundle, reference, inputs, index)
         if path is not None:
             try:
-                write_atomic(path, lambda f, out=out: np.save(f, out, allow_pickle=False))
-                out = np.load(path, mmap_mode="r", allow_pickle=False)
+                if out.parts is not None:
+                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))
+                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))
+                out = Expected(_load(path), out.parts)
             except OSError:
                 pass
         outputs.append(out)

@@ -98,11 +98,17 @@ def generate(spec: Generate) -> np.ndarray:
     if spec.distribution == "normal":
         arr = rng.standard_normal(shape) * spec.scale
     elif spec.distribution == "uniform":
-        arr = rng.uniform(-spec.scale, spec.scale, shape)
+        arr = rng.uniform(-spec.scale, spec.scale, shape) if spec.low is None else rng.uniform(spec.low, spec.high, shape)
     elif spec.distribution == "ones":
         arr = np.ones(shape) * spec.scale
     elif spec.distribution == "zeros":
         arr = np.zeros(shape)
+    elif spec.distribution == "integers":
+        arr = rng.integers(int(spec.low), int(spec.high), shape)
+    elif spec.distribution == "bernoulli":
+        arr = rng.random(shape) < spec.p
+    elif spec.distribution == "tril":
+        arr = np.broadcast_to(np.tri(shape[-2], shape[-1], dtype=bool), shape).copy()
     else:
         arr = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) * spec.scale
     return arr.astype(spec.dtype, copy=False)

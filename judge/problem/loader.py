@@ -62,6 +62,16 @@ def _check_domains(spec: ProblemSpec, spec_path: Path) -> None:
                 if not isinstance(target, ArrayDomain) or axis not in target.array.axes or other == name:
                     raise BundleError(str(spec_path), where, f"{function.name}: {name}: match {{{axis}: {other}}} "
                                       f"names no axis {axis!r} of another array argument")
+            like = arg.array.leading_like
+            if like is not None and (like == name or not isinstance(domain.args.get(like), ArrayDomain)):
+                raise BundleError(str(spec_path), where, f"{function.name}: {name}: leading_like {like!r} names no "
+                                  "other array argument")
+            if arg.array.indexes is not None:
+                other, axis = arg.array.indexes.split(".", 1)
+                target = domain.args.get(other)
+                if not isinstance(target, ArrayDomain) or axis not in target.array.axes or not arg.array.integer:
+                    raise BundleError(str(spec_path), where, f"{function.name}: {name}: indexes {arg.array.indexes!r} "
+                                      "must name an axis of another array argument, and the values be integer: true")
 
 
 def _check_handout(spec: ProblemSpec, cases: CasesFile, spec_path: Path) -> None:
@@ -99,6 +109,10 @@ def load_problem(problem: str | Path) -> Bundle:
     for i, check in enumerate(spec.reference_checks):
         if check.function not in names:
             raise BundleError(str(spec_path), None, f"reference_checks[{i}]: unknown function {check.function!r}")
+        items = names[check.function].part_names
+        if (check.item is not None) != (items is not None) or (items and check.item not in items):
+            raise BundleError(str(spec_path), None, f"reference_checks[{i}]: item names one of a tuple's items "
+                              f"({', '.join(items) if items else f'{check.function} returns no tuple'})")
     statement = _read_text(root / spec.statement)
     if spec.handout is not None:  # a hand-out: recorded outputs stand where the reference's code would
         from judge.problem.recorded import index_bytes

@@ -15,6 +15,9 @@ NUMERIC_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "i
                   "uint64", "uint32", "uint16", "uint8")
 DtypeName = Literal["float64", "float32", "float16", "int64", "int32", "int16", "int8",
                     "uint64", "uint32", "uint16", "uint8"]
+#: What an input array may be: any numeric dtype, or bool (a mask).  Outputs are numeric only.
+InputDtypeName = Literal["float64", "float32", "float16", "int64", "int32", "int16", "int8",
+                         "uint64", "uint32", "uint16", "uint8", "bool"]
 
 
 class _Strict(BaseModel):
@@ -113,17 +116,22 @@ class ArrayShape(_Strict):
     ``axes`` names the trailing axes (outermost first) with their length ranges; ``leading`` is how many axes may
     come before them, each ``leading_size`` long.  ``match`` ties an axis's length to an axis of another argument
     (``{row: x}``: as long as ``x``'s axis ``row``).  ``values`` bounds the elements (``integer``: whole numbers).
+    ``leading_like: q``: this array has exactly the leading axes of argument ``q`` (attention's k and v, Adam's
+    m and v), so a search never pairs arrays a valid call could not.  ``indexes: logits.class``: whole numbers
+    that index that axis of that argument, 0 <= value < its length (cross-entropy's targets).
     """
 
     axes: dict[str, tuple[int, int]] = Field(min_length=1)
     leading: tuple[int, int] = (0, 0)
     leading_size: tuple[int, int] = (1, 3)
-    dtypes: list[DtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)
+    dtypes: list[InputDtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)
     layouts: list[Literal["c", "fortran", "strided"]] = Field(default_factory=lambda: ["c"], min_length=1)
     readonly: list[bool] = Field(default_factory=lambda: [False], min_length=1)
     values: tuple[float, float] = (-1.0, 1.0)
     integer: bool = False
     match: dict[str, str] = {}
+    leading_like: str | None = None
+    indexes: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 
     @model_validator(mode="after")
     def _ranges(self) -> "ArrayShape":
@@ -194,15 +202,44 @@ class Domain(_Strict):
         return None
 
 
+class TupleReturns(_Strict):
+    """``returns: {tuple: [grad_x, grad_w, grad_b]}``: the function returns a tuple of that many arrays (or
+    numbers), named in order; each item is compared on its own shape and dtype, and feedback names the item."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    names: list[str] = Field(alias="tuple", min_length=2, max_length=16)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "TupleReturns":
+        if len(set(self.names)) != len(self.names):
+            raise ValueError("tuple: every item needs its own name")
+        return self
+
+
 class FunctionSpec(_Strict):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     signature: str
     params: list[str]
+    #: ``array`` (a numpy.ndarray), ``scalar`` (one number: a Python or numpy number, or a 0-d array) or
+    #: ``{tuple: [names]}`` (a tuple of arrays or numbers).
+    returns: Union[Literal["array", "scalar"], TupleReturns] = "array"
     output_dtypes: list[DtypeName] = ["float64"]
     summary: str = ""
     axes: list[AxisSpec] = Field(default_factory=list, description="the output's trailing axes, in order")
     leading_axes: str = Field("batch", description="what any axes before ``axes`` are called")
     domain: Domain | None = Field(None, description="what a valid call looks like (counterexamples search it)")
+
+    @property
+    def part_names(self) -> list[str] | None:
+        """The tuple's item names, for a function that returns a tuple (None otherwise)."""
+        return list(self.returns.names) if isinstance(self.returns, TupleReturns) else None
+
+    @property
+    def wire_returns(self) -> str:
+        """What the harness is told to expect (:func:`judge.sandbox.outputs.pack`): array, scalar or tuple:<k>."""
+        names = self.part_names
+        return f"tuple:{len(names)}" if names else str(self.returns)
 
 
 class Imports(_Strict):
@@ -217,6 +254,7 @@ class ReferenceCheck(_Strict):
     index: list[int]
     value: float
     atol: float = Field(default=5e-7, ge=0)
+    item: str | None = Field(None, description="for a function returning a tuple: the item the index is into")
     note: str = ""
 
 
@@ -258,25 +296,44 @@ class ProblemSpec(_Strict):
 
 
 class Generate(_Strict):
-    """A seeded array: the same seed gives the same bytes on every machine."""
+    """A seeded array: the same seed gives the same bytes on every machine.
+
+    ``normal`` (times ``scale``), ``uniform`` in [-scale, scale] (or in [low, high) when given: a non-negative
+    second moment), ``ones`` (times ``scale``), ``zeros``, ``arange`` (times ``scale``); ``integers`` in [low, high)
+    (class labels, indices); ``bernoulli``: True with probability ``p`` (with dtype bool: a random mask); ``tril``:
+    1 on and below the diagonal of the last two axes (with dtype bool: a causal mask)."""
 
     shape: list[int] = Field(min_length=1, max_length=8)
-    distribution: Literal["normal", "uniform", "ones", "zeros", "arange"] = "normal"
+    distribution: Literal["normal", "uniform", "ones", "zeros", "arange", "integers", "bernoulli", "tril"] = "normal"
     seed: int = 0
     scale: float = 1.0
-    dtype: DtypeName = "float64"
+    dtype: InputDtypeName = "float64"
+    low: float | None = None
+    high: float | None = None
+    p: float | None = Field(None, ge=0, le=1)
 
     @model_validator(mode="after")
     def _positive(self) -> "Generate":
         if any(n < 1 for n in self.shape):
             raise ValueError("every dimension of shape must be >= 1")
+        if self.distribution == "integers" and (self.low is None or self.high is None
+                                                or not float(self.low).is_integer() or not float(self.high).is_integer()):
+            raise ValueError("integers needs whole numbers low and high (values are drawn from [low, high))")
+        if (self.low is None) != (self.high is None) or (self.low is not None and self.low >= self.high):
+            raise ValueError("low and high come together, low < high")
+        if self.distribution not in ("integers", "uniform") and self.low is not None:
+            raise ValueError("low and high belong to distribution: integers or uniform")
+        if (self.p is None) != (self.distribution != "bernoulli"):
+            raise ValueError("bernoulli needs p (the probability of True), and only bernoulli takes p")
+        if len(self.shape) < 2 and self.distribution == "tril":
+            raise ValueError("tril needs at least two axes")
         return self
 
 
 class ArrayArg(_Strict):
     literal: Any = None
     generate: Generate | None = None
-    dtype: DtypeName | None = None  # for literals; generate carries its own
+    dtype: InputDtypeName | None = None  # for literals; generate carries its own
     layout: Literal["c", "fortran", "strided"] = "c"
     readonly: bool = False
 

@@ -102,17 +102,23 @@ class Call:
     slot_offset: int  #: where its result slot starts in the result buffer
     slot_capacity: int  #: bytes of array data the slot holds
     wall_seconds: float  #: the call's own wall-time limit
+    #: what the function returns: array, scalar or tuple:<k> (:mod:`judge.sandbox.outputs`)
+    returns: str = "array"
 
     def to_wire(self) -> dict:
-        return {"case": self.case, "function": self.function, "args": [a.to_wire() for a in self.args],
+        wire = {"case": self.case, "function": self.function, "args": [a.to_wire() for a in self.args],
                 "slot_offset": self.slot_offset, "slot_capacity": self.slot_capacity,
                 "wall_seconds": self.wall_seconds}
+        if self.returns != "array":  # the default stays off the wire: stored runs' keys hash it
+            wire["returns"] = self.returns
+        return wire
 
     @classmethod
     def from_wire(cls, data: dict) -> "Call":
         return cls(case=int(data["case"]), function=str(data["function"]),
                    args=tuple(ArgSpec.from_wire(a) for a in data["args"]), slot_offset=int(data["slot_offset"]),
-                   slot_capacity=int(data["slot_capacity"]), wall_seconds=float(data["wall_seconds"]))
+                   slot_capacity=int(data["slot_capacity"]), wall_seconds=float(data["wall_seconds"]),
+                   returns=str(data.get("returns", "array")))
 
 
 @dataclass(frozen=True)

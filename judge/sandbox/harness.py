@@ -21,6 +21,7 @@ import numpy as np
 
 from judge.sandbox import wire
 from judge.sandbox.contract import ArgSpec, Call, RunRequest
+from judge.sandbox.outputs import NotAnOutput, pack
 from judge.sandbox.linux import memcmp_equal
 from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
 
@@ -159,10 +160,23 @@ class Harness:
         elapsed = time.perf_counter_ns() - start
         fields: dict[str, Any] = {"time_ns": elapsed, "changed": self._changed_arguments(call),
                                   "spans": _spans(before, _offsets())}
-        if _type(value) is not _ndarray:
+        if call.returns == "array" and _type(value) is not _ndarray:
             fields.update(outcome=wire.RETURNED_OTHER, message=_describe(value))
             self._write(call, fields)
             return
+        try:  # a number or a tuple made into one array; an array as it is
+            packed = pack(value, call.returns)
+        except NotAnOutput as what:
+            fields.update(outcome=wire.RETURNED_OTHER, message=str(what)[:500])
+            self._write(call, fields)
+            return
+        except Exception as exc:  # noqa: BLE001 - e.g. a tuple item too large to concatenate
+            fields.update(outcome=wire.RETURNED_OTHER, message=f"an output that cannot be read ({_type(exc).__name__})")
+            self._write(call, fields)
+            return
+        value = packed.values
+        if packed.parts is not None:
+            fields.update(parts=[list(shape) for shape, _ in packed.parts], part_dtypes=[d for _, d in packed.parts])
         fields.update(dtype=value.dtype.str, shape=list(value.shape))
         if value.dtype.kind not in _NUMERIC_KINDS or value.dtype.hasobject:
             fields.update(outcome=wire.RETURNED_OTHER, message=f"a numpy.ndarray of dtype {value.dtype}")

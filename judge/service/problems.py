@@ -24,12 +24,17 @@ def _jsonable(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, (tuple, list)):  # a function returning a tuple: its items in order
+        return [_jsonable(v) for v in value]
     return value
 
 
 def summaries() -> list[dict]:
+    """Every problem, the course's first in course order (problems/course.yaml)."""
+    from judge.problem.course import find_course, in_course_order
+
     out = []
-    for pid in available():
+    for pid in in_course_order(available(), find_course()):
         bundle = load_problem(pid)
         out.append({"id": pid, "title": bundle.spec.title, "functions": [f.name for f in bundle.spec.functions]})
     return out
@@ -58,7 +63,7 @@ def detail(problem: str) -> dict:
             if case.raises:  # the call must raise: there is no expected array to show
                 example["raises"] = case.raises
             else:
-                example["expected"] = _jsonable(np.asarray(getattr(reference, case.function)(**args.values)))
+                example["expected"] = _jsonable(getattr(reference, case.function)(**args.values))
             examples.append(example)
     finally:
         inputs.close()
@@ -71,3 +76,28 @@ def detail(problem: str) -> dict:
     with _lock:
         _cache[problem] = (stamp, page)
     return page
+
+
+def course_listing() -> dict | None:
+    """The course the problems folder holds, for the learner page: its title and its problems' ids and titles, in
+    course order (None without a course)."""
+    from judge.problem.course import find_course
+
+    course = find_course()
+    if course is None:
+        return None
+    files = [course.folder / "course.yaml"] + [course.folder / pid / "problem.yaml" for pid in course.spec.problems]
+    stamp = tuple(f.stat().st_mtime_ns for f in files)
+    with _lock:
+        hit = _cache.get("\0course")
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    from judge.problem.models import ProblemSpec
+    from judge.problem.yamlfile import _validate
+
+    listing = {"title": course.title,  # titles from problem.yaml alone: no bundle module imported per page
+               "problems": [{"id": pid, "title": _validate(ProblemSpec, f).title}
+                            for pid, f in zip(course.spec.problems, files[1:])]}
+    with _lock:
+        _cache["\0course"] = (stamp, listing)
+    return listing

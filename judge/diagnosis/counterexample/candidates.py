@@ -126,7 +126,10 @@ class _Shapes:
         if arg.optional and not any(key[0] == name for key in keep):  # any feature of it means it is given
             return None
         a = arg.array
-        lead = (keep.get((name, "lead_size"), a.leading_size[0]),) * keep.get((name, "lead"), a.leading[0])
+        owner = name
+        if a.leading_like is not None:  # the leading axes of another argument, exactly
+            owner, a = a.leading_like, self.domain.args[a.leading_like].array  # type: ignore[union-attr]
+        lead = (keep.get((owner, "lead_size"), a.leading_size[0]),) * keep.get((owner, "lead"), a.leading[0])
         return lead + tuple(lengths[i] for i in self.axes[name])
 
     def plan(self, lengths: tuple[int, ...], features: frozenset, large: bool = False,
@@ -383,21 +386,28 @@ def _materialize(shapes: _Shapes, plan: _Plan) -> Candidate:
             args[name] = keep.get((name, "value"), plain_scalar(function, name, arg))
         else:
             shape = shapes.shape(name, plan.lengths, keep)
-            args[name] = None if shape is None else _array_arg(arg, shape, keep, name, plan.large)
+            bounds = arg.array.values
+            if arg.array.indexes is not None:  # indices into another argument's axis: below its length
+                other, axis = arg.array.indexes.split(".", 1)
+                top = plan.lengths[shapes.index[length_key(domain, other, axis)]] - 1
+                bounds = (bounds[0], min(bounds[1], top))
+            phase = list(domain.args).index(name)  # arrays of one call get different steps (gamma is not beta)
+            args[name] = None if shape is None else _array_arg(arg, shape, keep, name, plan.large, bounds, phase)
     return Candidate(function.name, args, plan.size, json.dumps(args, sort_keys=True))
 
 
-def _array_arg(arg: ArrayDomain, shape: tuple[int, ...], keep: dict, name: str, large: bool) -> dict[str, Any]:
+def _array_arg(arg: ArrayDomain, shape: tuple[int, ...], keep: dict, name: str, large: bool,
+               bounds: tuple[float, float], phase: int = 0) -> dict[str, Any]:
     a = arg.array
     dtype = keep.get((name, "dtype"), a.dtypes[0])
     fill = keep.get((name, "fill"), "arange" if a.integer else "steps")
     out: dict[str, Any]
     if large:  # one line of numpy, not its values: zeros, or positions 0, 1, 2, ...
-        lo, hi = a.values
+        lo, hi = bounds
         plain = "arange" if a.integer and math.prod(shape) - 1 <= hi else "zeros" if lo <= 0 <= hi else "ones"
         out = {"generate": {"shape": list(shape), "distribution": plain, "dtype": dtype}}
     else:
-        out = {"literal": _fill(a.values, a.integer, fill, shape, dtype).tolist(), "dtype": dtype}
+        out = {"literal": _fill(bounds, a.integer, fill, shape, dtype, phase).tolist(), "dtype": dtype}
     layout = keep.get((name, "layout"), a.layouts[0])
     if layout != "c":
         out["layout"] = layout
@@ -406,18 +416,25 @@ def _array_arg(arg: ArrayDomain, shape: tuple[int, ...], keep: dict, name: str, 
     return out
 
 
-def _fill(bounds: tuple[float, float], integer: bool, fill: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+def _fill(bounds: tuple[float, float], integer: bool, fill: str, shape: tuple[int, ...], dtype: str,
+          phase: int = 0) -> np.ndarray:
     """An array's values, from its fill alone: never a case's own values (a candidate is made, never copied)."""
     lo, hi = bounds
     n = math.prod(shape)
     k = np.arange(n)
+    if dtype == "bool":  # a mask: mostly True, every third False; "blocked": its first row all False too
+        values = k % 3 != 1
+        if fill == "blocked" and shape:
+            values[:shape[-1]] = False
+        return values.reshape(shape)
     if integer:  # positions: ascending, descending, far out, or each twice
         base = {"reversed": k[::-1], "far": hi - k, "repeated": k // 2}.get(fill, k)
         values = np.clip(base, lo, hi)
     elif fill == "wide":  # large magnitudes, both signs, across the domain's range
         values = np.clip(np.where(k % 2, hi, lo) * (1 - 0.125 * (k % 4)), lo, hi)
-    else:  # steps: -1.25, -0.75, -0.25, ... : readable, never all equal, never all zero
-        values = np.clip(((k % 7) - 3) * 0.5 + 0.25, lo, hi)
+    else:  # steps: -1.25, -0.75, -0.25, ... : readable, never all equal, never all zero (the phase: the
+        # argument's place in the call, so that two arrays of one call differ)
+        values = np.clip((((k + 3 * phase) % 7) - 3) * 0.5 + 0.25, lo, hi)
     return values.astype(dtype).reshape(shape)
 
 

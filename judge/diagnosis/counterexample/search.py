@@ -38,8 +38,10 @@ from judge.diagnosis.counterexample.seeds import Seed, default_of, explorer, rea
 from judge.feedback import Counterexample
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.grading.slots import JudgedRun, Observed
+from judge.problem.expected import Expected, packed_output
 from judge.problem.models import ArrayArg, CaseSpec
 from judge.sandbox import wire
+from judge.sandbox.outputs import NotAnOutput, unpack
 from judge.sandbox.contract import RunLimits, RunRequest
 from judge.verdict import CaseResult, Status, Verdict
 
@@ -207,21 +209,21 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
     bundle = prepared.bundle
     spec = bundle.spec
     specs: list[CaseSpec] = []
-    expected: list[np.ndarray] = []
+    expected: list[Expected] = []
     kept: list[Candidate] = []
     for k, candidate in enumerate(chosen):
         if budget is not None and budget.making_over():
             break  # the candidates made so far, smallest of each function first, are tried
         function = spec.function(candidate.function)
         rule = function.domain.rule_for(candidate.args)
-        out, raised = _reference_output(reference, candidate)
+        out, raised = _reference_output(reference, function, candidate)
         if out is None and raised is None:
             continue  # the reference itself cannot answer this input: it is no counterexample
         specs.append(CaseSpec(id=f"cx-{k}", function=candidate.function, visibility="public",
                               args=candidate.args, raises=raised,
                               output_dtypes=rule.output_dtypes if rule is not None else None,
                               tolerance=rule.tolerance if rule is not None else None))
-        expected.append(out if out is not None else np.zeros((0,), dtype=np.float64))
+        expected.append(out if out is not None else Expected(np.zeros((0,), dtype=np.float64)))
         kept.append(candidate)
     if not specs:
         return None
@@ -231,18 +233,21 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
     wall = min(spec.limits.case_wall_seconds, spec.limits.search_seconds)
     for case_spec, out in zip(specs, expected):
         function = spec.function(case_spec.function)
-        capacity = max(int(out.nbytes), 4096)
-        cases.append(PreparedCase(spec=case_spec, expected=out, tolerance=case_spec.tolerance or spec.tolerance,
+        capacity = max(int(out.values.nbytes), 4096)
+        cases.append(PreparedCase(spec=case_spec, expected=out.values, tolerance=case_spec.tolerance or spec.tolerance,
                                   output_dtypes=list(case_spec.output_dtypes or function.output_dtypes),
-                                  wall_seconds=wall, slot_offset=offset, slot_capacity=capacity))
+                                  wall_seconds=wall, slot_offset=offset, slot_capacity=capacity, parts=out.parts,
+                                  returns=function.wire_returns,
+                                  part_names=tuple(function.part_names) if function.part_names else None))
         offset += wire.slot_size(capacity)
     searched = PreparedProblem(bundle, inputs, cases, offset, prepared.mtimes)
     return Search(searched, kept, functions, budget)
 
 
-def _reference_output(reference, candidate: Candidate) -> tuple[np.ndarray | None, str | None]:  # noqa: ANN001
-    """The reference's float64 output on the candidate, or the name of the exception it raises (it must raise
-    it there too: a valid call the statement says raises, such as an odd d)."""
+def _reference_output(reference, function, candidate: Candidate) -> tuple[Expected | None, str | None]:  # noqa: ANN001
+    """The reference's float64 output on the candidate (packed as the harness packs the learner's), or the name
+    of the exception it raises (it must raise it there too: a valid call the statement says raises, such as an
+    odd d)."""
     from judge.problem.inputs import materialize
 
     values = materialize(candidate.args)
@@ -250,9 +255,13 @@ def _reference_output(reference, candidate: Candidate) -> tuple[np.ndarray | Non
         out = getattr(reference, candidate.function)(**values)
     except Exception as exc:  # noqa: BLE001 - the reference's own answer: this call raises
         return None, type(exc).__name__
-    if type(out) is not np.ndarray or out.dtype.kind not in "iuf" or not np.isfinite(out).all():
+    try:
+        packed = packed_output(function, out)
+    except NotAnOutput:
         return None, None
-    return np.ascontiguousarray(out, dtype=np.float64), None
+    if not np.isfinite(packed.values).all():
+        return None, None
+    return Expected(np.array(packed.values, dtype=np.float64, order="C"), packed.part_shapes), None
 
 
 def pick(search: Search, judged: JudgedRun) -> Counterexample | None:
@@ -281,7 +290,8 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         differs = "raises"
     elif result.input_changed and result.facts is not None and not result.facts.mismatched:
         differs = "input changed"
-    elif result.got_shape is not None and list(result.got_shape) != list(case.expected.shape):
+    elif result.got_shape is not None and (list(result.got_shape) != list(case.expected.shape)
+                                           or result.got_parts != result.expected_parts):
         differs = "shape"
     elif result.got_shape is None:
         differs = "not an array"
@@ -291,7 +301,7 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         differs = "values"
     shown_got = None
     if got is not None and got.size <= SHOWN_ELEMENTS:
-        shown_got = got.tolist()
+        shown_got = _shown(got, observed.parts if case.parts is not None else None, case)
     got_text = ""
     if result.status is Status.RUNTIME_ERROR or (raises is not None and got is None) or differs == "not an array":
         got_text = learner_text((observed.message if observed is not None else "") or result.message)
@@ -299,7 +309,7 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
     message = result.message[:2000] if differs in JUDGE_WORDED else ""
     return Counterexample(
         function=candidate.function, args=candidate.args, call=python_call(candidate), differs=differs,
-        expected=None if raises is not None or case.expected.size > SHOWN_ELEMENTS else case.expected.tolist(),
+        expected=None if raises is not None or case.expected.size > SHOWN_ELEMENTS else _shown(case.expected, case.parts, case),
         expected_raises=raises,
         got=shown_got, got_text=got_text, message=message, searched=searched,
         case_add=case_add_command(search.prepared.bundle.id, candidate, raises))
@@ -316,6 +326,13 @@ def learner_text(text: str) -> str:
     characters, a cut marked as one."""
     clean = "".join(c if c.isprintable() or c == "\n" else "\ufffd" for c in text[:LEARNER_TEXT + 1])
     return clean if len(clean) <= LEARNER_TEXT else clean[:LEARNER_TEXT - len(CUT)] + CUT
+
+
+def _shown(values: np.ndarray, parts: tuple | None, case: PreparedCase) -> object:
+    """An output as a learner reads it: a number, nested lists, or a tuple output's items by name."""
+    if parts is None:
+        return values.tolist()
+    return {case.item(k): item.tolist() for k, item in enumerate(unpack(values, parts))}
 
 
 def case_add_command(problem: str, candidate: Candidate, raises: str | None) -> str:
@@ -342,8 +359,9 @@ def _array_text(value: dict) -> str:
             text += f".reshape({shape})" if len(shape) > 1 else ""
         else:
             text = f"np.{made['distribution']}({shape}, dtype=np.{made['dtype']})"
-    else:
-        text = f"np.array({value['literal']!r}, dtype=np.{value['dtype']})"
+    else:  # bool, not np.bool: numpy 1.24-1.26 have no np.bool
+        dtype = "bool" if value["dtype"] == "bool" else f"np.{value['dtype']}"
+        text = f"np.array({value['literal']!r}, dtype={dtype})"
     if value.get("layout") == "fortran":
         text = f"np.asfortranarray({text})"
     elif value.get("layout") == "strided":  # every other element of an array twice as wide

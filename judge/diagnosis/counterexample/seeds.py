@@ -168,8 +168,10 @@ def explorer(function: FunctionSpec, rest: dict[str, int] | None = None) -> Seed
             a = arg.array
             if arg.optional:
                 features.append((name, "given", True))
-            if a.leading[1] > a.leading[0]:
+            if a.leading[1] > a.leading[0] and a.leading_like is None:
                 features.append((name, "lead", a.leading[0] + 1))
+            if a.dtypes[0] == "bool":
+                features.append((name, "fill", "blocked"))
             features += [(name, "dtype", d) for d in a.dtypes[1:2]] + [(name, "layout", lay) for lay in a.layouts[1:3]]
             if True in a.readonly and not a.readonly[0]:
                 features.append((name, "readonly", True))
@@ -190,9 +192,10 @@ def _array_features(domain: Domain, name: str, arg: ArrayDomain, array: np.ndarr
     if lead >= 0:
         for axis, n in zip(a.axes, array.shape[lead:]):
             lengths.setdefault(length_key(domain, name, axis), int(n))
-    if lead > a.leading[0]:
-        features.append((name, "lead", lead))
-    if lead > 0 and max(array.shape[:lead]) > a.leading_size[0] and a.leading_size[1] > a.leading_size[0]:
+    if a.leading_like is None and lead > a.leading[0]:  # leading_like: the other argument's say
+        features.append((name, "lead", min(lead, a.leading[1])))
+    if a.leading_like is None and lead > 0 and max(array.shape[:lead]) > a.leading_size[0] \
+            and a.leading_size[1] > a.leading_size[0]:
         features.append((name, "lead_size", a.leading_size[0] + 1))
     if array.dtype.name != a.dtypes[0] and array.dtype.name in a.dtypes:
         features.append((name, "dtype", array.dtype.name))
@@ -211,6 +214,8 @@ def _telling_fill(domain: ArrayDomain, array: np.ndarray) -> str | None:
     integers (positions).  A property, never the values themselves."""
     if array.size == 0:
         return None
+    if array.dtype == np.bool_:  # a mask: whether some row (along its last axis) is all False
+        return "blocked" if array.ndim and not array.reshape(-1, array.shape[-1]).any(axis=-1).all() else None
     if domain.array.integer:
         flat = array.reshape(-1)
         if flat.max() >= 1024:

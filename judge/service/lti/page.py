@@ -94,13 +94,30 @@ def page_head(session: LearnerSession, title: str, script: str) -> str:
 </head>"""
 
 
-def render_page(detail: dict, session: LearnerSession) -> str:
+def course_html(course: dict | None, current: str, links: bool) -> str:
+    """The course's problems in order, this one marked; links where the learner signs in per problem with the
+    course's access code (/learn/<id>), plain names where each problem is its own LMS assignment (LTI)."""
+    if not course:
+        return ""
+    items = []
+    for p in course["problems"]:
+        name = escape(p["title"])
+        if p["id"] == current:
+            items.append(f'<li aria-current="page"><strong>{name}</strong></li>')
+        else:
+            items.append(f'<li><a href="/learn/{escape(p["id"])}">{name}</a></li>' if links else f"<li>{name}</li>")
+    return (f'<nav aria-labelledby="course-h" class="course"><h2 id="course-h">{escape(course["title"])}</h2>'
+            f'<ol>{"".join(items)}</ol></nav>')
+
+
+def render_page(detail: dict, session: LearnerSession, course: dict | None = None) -> str:
     title = escape(detail["title"])
     who = f"<p class=\"who\">Signed in as {escape(session.name)}</p>" if session.name else ""
     return page_head(session, detail["title"], "learner.js") + f"""
 <body>
 <a class="skip" href="#editor">Skip to the editor</a>
 <header><h1>{title}</h1>{who}</header>
+{course_html(course, detail["id"], links=session.issuer is None)}
 <main id="app" data-problem="{escape(detail['id'])}" data-draft-key="judge-draft:{escape(detail['id'])}:{escape(session.learner[:16])}">
 <section aria-labelledby="statement-h" class="statement">
 <h2 id="statement-h" class="visually-hidden">Statement</h2>

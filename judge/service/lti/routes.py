@@ -78,7 +78,7 @@ async def page(handle: str, request: Request, side: LearnerSide = Depends(learne
     if isinstance(session, Response):
         return session
     detail = await run_in_threadpool(problems.detail, session.problem)
-    html = render_page(detail, session)
+    html = render_page(detail, session, await run_in_threadpool(problems.course_listing))
     return HTMLResponse(html, headers=page_headers())
 
 

@@ -140,7 +140,9 @@
     "not an array": "it did not return an array", raises: "it raises where the reference returns",
     "raises another exception": "it raises another exception than the one it must",
     returns: "it returns where it must raise", "input changed": "it changes its input" };
-  function nested(values) {  // a small array as rows of numbers
+  function nested(values) {  // a small array as rows of numbers; a tuple output's items by name
+    if (values !== null && typeof values === "object" && !Array.isArray(values))
+      return Object.keys(values).map(function (k) { return k + " = " + nested(values[k]); }).join("\n");
     if (!Array.isArray(values)) return fmt(values);
     if (!values.length || !Array.isArray(values[0])) return "[" + values.map(fmt).join(", ") + "]";
     return "[" + values.map(nested).join(",\n ") + "]";

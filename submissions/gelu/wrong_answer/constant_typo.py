@@ -1,0 +1,9 @@
+"""Wrong answer: sqrt(2 * pi) typed for sqrt(2 / pi)."""
+# diagnosis: sqrt_2pi
+import math
+
+import numpy as np
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 * math.pi) * (x + 0.044715 * x ** 3)))

@@ -1,0 +1,8 @@
+"""Accepted: np.mean and np.var over the last axis, keepdims so they broadcast."""
+import numpy as np
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    var = np.var(x, axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * gamma + beta

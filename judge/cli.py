@@ -48,17 +48,29 @@ def _isolation_option(f):
                              "reduced this machine gives; JUDGE_MIN_ISOLATION refuses weaker modes]")(f)
 
 
+_PROBLEMS_DIR_HELP = ("look problems up here first [env JUDGE_PROBLEMS_DIR; then ./problems, the current folder, "
+                      "the installed ones]")
+
+
+def _set_problems_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value:
+        os.environ["JUDGE_PROBLEMS_DIR"] = str(Path(value).resolve())
+    return value
+
+
+def _problems_dir_option(expose: bool):  # noqa: ANN202 - a click decorator
+    """``--problems-dir``: taken before the subcommand (``judge --problems-dir X grade``) and after it (``judge
+    grade --problems-dir X``), since people type options where they think of them; eager, so the lookup of every
+    other option and argument already sees it."""
+    return click.option("--problems-dir", type=click.Path(file_okay=False), default=None, is_eager=True,
+                        expose_value=expose, callback=_set_problems_dir, help=_PROBLEMS_DIR_HELP)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
-@click.option("--problems-dir", type=click.Path(file_okay=False), default=None, expose_value=True,
-              help="look problems up here first [env JUDGE_PROBLEMS_DIR; then ./problems, the current folder, "
-                   "the installed ones]")
-def main(problems_dir: str | None) -> None:
+@_problems_dir_option(expose=False)
+def main() -> None:
     """Auto-grading judge for numpy exercises."""
-    if problems_dir:
-        import os
-
-        os.environ["JUDGE_PROBLEMS_DIR"] = str(Path(problems_dir).resolve())
 
 
 _one_shot = False  #: set by a command after which nothing of the process is needed (see run)
@@ -99,7 +111,8 @@ def run() -> None:
 
 @main.command()
 @click.argument("file")
-@click.option("--problem", "-p", default="sinusoidal-pe", show_default=True, help="problem id or bundle folder")
+@click.option("--problem", "-p", default=None,
+              help="problem id or bundle folder [default: the problem whose functions FILE defines]")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "exercism", "junit", "prairielearn"]),
               default="text", show_default=True,
               help="text report, verdict JSON, or an export: Gradescope, Exercism (v3) or PrairieLearn results.json, "
@@ -113,7 +126,7 @@ def run() -> None:
 @click.option("--pictures", "pictures", type=click.Path(file_okay=False), default=None,
               help="write PNG heatmaps of failing public cases into this folder (needs matplotlib)")
 @_isolation_option
-def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
+def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
           image: str | None, pictures: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
@@ -122,6 +135,10 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
     _ends_the_process()
     source = _read_submission(file)
     try:
+        if problem is None:
+            from judge.problem.infer import infer_problem
+
+            problem = infer_problem(source, "standard input" if file == "-" else file)
         verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures)
     except JudgeError as exc:
@@ -501,6 +518,19 @@ def exercism_grade(slug: str, input_dir: str, output_dir: str, problems: str) ->
 
     _ends_the_process()
     raise click.exceptions.Exit(exercism.run(slug, Path(input_dir), Path(output_dir), Path(problems)))
+
+
+def _accept_global_options(group: click.Group) -> None:
+    """Every subcommand takes the group's ``--problems-dir`` too (``judge new`` has its own, which says where to
+    write and sets the same variable)."""
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _accept_global_options(command)
+        elif not any(p.name == "problems_dir" for p in command.params):
+            _problems_dir_option(expose=False)(command)
+
+
+_accept_global_options(main)
 
 
 if __name__ == "__main__":

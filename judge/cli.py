@@ -249,16 +249,28 @@ def case_add(problem: str, function: str, args_text: str, case_id: str | None, p
 
 @main.command()
 def problems() -> None:
-    """List the problems in the problems folder."""
+    """List the problems the judge finds, folder by folder in lookup order (the first folder's wins for an id)."""
     from judge.errors import JudgeError
-    from judge.problem.loader import available, load_problem
+    from judge.problem.loader import available, load_problem, resolve
+    from judge.problem.locate import origin
 
+    from judge.problem.locate import search_dirs
+
+    by_folder: dict[Path, list[str]] = {folder.resolve(): [] for folder in search_dirs()}
     for pid in available():
-        try:
-            bundle = load_problem(pid)
-            click.echo(f"{pid:24} {bundle.spec.title}  ({len(bundle.cases.cases)} cases)")
-        except JudgeError as exc:
-            click.echo(f"{pid:24} BROKEN: {exc}")
+        by_folder.setdefault(resolve(pid).parent.resolve(), []).append(pid)
+    for folder, ids in by_folder.items():
+        if not ids:
+            continue
+        click.echo(f"{origin(folder) or 'from'}: {folder}")
+        for pid in ids:
+            try:
+                bundle = load_problem(pid)
+                click.echo(f"  {pid:24} {bundle.spec.title}  ({len(bundle.cases.cases)} cases)")
+            except JudgeError as exc:
+                click.echo(f"  {pid:24} BROKEN: {exc}")
+    if not any(by_folder.values()):
+        raise _fail("no problems found (looked in: " + "; ".join(str(f) for f in search_dirs()) + ")")
 
 
 @main.command()
@@ -443,8 +455,11 @@ def package(platform: str, problem: str, out: str, hidden_visibility: str, image
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
 
+    from judge.progress import Progress
+
     versions = tuple(v.strip() for v in pythons.split(",") if v.strip())
     cache = Path(wheel_cache) if wheel_cache else None
+    progress = Progress(f"package {platform}", total=1 + len(versions) if platform in _WHEELED else None)
     try:
         bundle = load_problem(problem)
         if platform == "otter":
@@ -455,19 +470,20 @@ def package(platform: str, problem: str, out: str, hidden_visibility: str, image
         elif platform == "notebook":
             from judge.platforms import notebook
 
+            progress.step("the hand-out: the public cases and the reference's outputs on them")
             starter, handout = notebook.package(bundle, Path(out))
             click.echo(f"wrote {starter} (give it to learners) and {handout} (the public cases and recorded outputs "
                        f"check() reads; keep it beside the notebook)")
         elif platform == "gradescope":
             from judge.platforms import gradescope
 
-            path = gradescope.package(bundle, Path(out), hidden_visibility, min_isolation, versions, cache)
+            path = gradescope.package(bundle, Path(out), hidden_visibility, min_isolation, versions, cache, progress)
             click.echo(f"wrote {path}: upload it on Gradescope (Configure Autograder, zip file upload)")
         elif platform == "prairielearn":
             from judge.platforms import prairielearn
 
             name = image or f"numpy-judge-prairielearn:{__version__}"
-            prairielearn.package(bundle, Path(out), name, min_isolation, versions, cache)
+            prairielearn.package(bundle, Path(out), name, min_isolation, versions, cache, progress)
             click.echo(f"wrote {out}/questions/{bundle.id} (copy into your course's questions/) and "
                        f"{out}/grader-image (build and push it as {name})")
         else:
@@ -476,10 +492,16 @@ def package(platform: str, problem: str, out: str, hidden_visibility: str, image
             name = image or f"numpy-judge-exercism:{__version__}"
             tests = exercism.package(bundle, Path(out), name, not no_smoke_tests, min_isolation, versions, cache,
                                      Path(examples) if examples else None,
-                                     say=lambda line: click.echo(f"judge: {line}", err=True))
+                                     say=progress.note, progress=progress)
             click.echo(f"wrote {out} (build it as {name}); {len(tests)} smoke tests in {out}/tests")
     except JudgeError as exc:
         raise _fail(str(exc))
+    if platform != "otter":
+        progress.done()
+
+
+#: The packages that carry wheels of the judge and its dependencies (a step each, and one per Python version).
+_WHEELED = ("gradescope", "prairielearn", "exercism")
 
 
 @main.command("gradescope-grade")

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from judge.platforms.assets import build_wheels, copy_bundle, submission_name
 from judge.platforms.runner import find_submission, run_packaged
+from judge.progress import Progress, quiet
 
 RUNNER = "/opt/test-runner"
 RESULTS_CAP = 500_000   # Exercism's limit on results.json
@@ -130,26 +131,36 @@ def smoke_view(results: dict) -> dict:
                        "has_message": t.get("message") is not None} for t in results.get("tests", [])]}
 
 
-def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[str]:
+def smoke_examples(examples: Path) -> list[Path]:
+    """The examples a runner's smoke tests are made from: every ``<status>/*.py`` but the red team's attacks
+    (``attack_*``), which belong in the judge's own tests, not in a runner repository others build and run."""
+    return [p for p in sorted(examples.glob("*/*.py")) if not p.name.startswith("attack_")]
+
+
+def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, progress: Progress | None = None) -> list[str]:
     """``dest/<status>-<name>/`` per example in ``examples/<status>/*.py`` (default: the bundle's
-    ``submissions/<id>/``), with the results this machine's judge gives."""
+    ``submissions/<id>/``; attacks left out, :func:`smoke_examples`), with the results this machine's judge gives."""
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
     from judge.engine import Judge
 
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id
     if not examples.is_dir():
-        say(f"no example submissions at {examples}: no smoke tests")
+        say(f"no example submissions at {examples}: no smoke tests (--examples FOLDER of <status>/*.py makes them)")
         return []
+    chosen = smoke_examples(examples)
     try:
         judge = Judge()
     except SandboxUnavailable as exc:
         say(f"no smoke tests: the examples cannot be graded here ({exc})")
         return []
+    progress = progress or quiet()
+    progress.total = (progress.total or 0) + len(chosen)
     names = []
     with judge:
-        for path in sorted(examples.glob("*/*.py")):
+        for path in chosen:
             name = f"{path.parent.name}-{path.stem}".replace("_", "-")
+            progress.step(f"smoke test {name}: grading {path.parent.name}/{path.name}")
             folder = dest / name
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, folder / submission_name(bundle.id))
@@ -161,12 +172,12 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None) -> list[s
 
 def package(bundle, out: Path, image: str, with_smoke_tests: bool = True, min_isolation: str = "reduced",
             pythons: tuple[str, ...] = ("3.11",), wheel_cache: Path | None = None, examples: Path | None = None,
-            say=print) -> list[str]:
+            say=print, progress: Progress | None = None) -> list[str]:
     """Write the runner folder; return the names of the smoke tests written."""
     values = {"RUNNER": RUNNER, "SLUG": bundle.id, "IMAGE": image, "MIN_ISOLATION": min_isolation}
     out.mkdir(parents=True, exist_ok=True)
     copy_bundle(bundle.root, out / "problems" / bundle.id)
-    build_wheels(out / "wheels", pythons, wheel_cache)
+    build_wheels(out / "wheels", pythons, wheel_cache, progress=progress)
     (out / "bin").mkdir(exist_ok=True)
     for name, template in (("run.sh", RUN_SH), ("run-tests.sh", RUN_TESTS_SH),
                            ("run-tests-in-docker.sh", RUN_TESTS_IN_DOCKER_SH)):
@@ -174,7 +185,7 @@ def package(bundle, out: Path, image: str, with_smoke_tests: bool = True, min_is
         (out / "bin" / name).chmod(0o755)
     (out / "Dockerfile").write_text(_fill(DOCKERFILE, **values))
     (out / ".dockerignore").write_text("tests\n")
-    return smoke_tests(bundle, out / "tests", say, examples) if with_smoke_tests else []
+    return smoke_tests(bundle, out / "tests", say, examples, progress) if with_smoke_tests else []
 
 
 def _not_the_solution(rel: Path) -> bool:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from judge.platforms.assets import build_wheels, copy_bundle, expected_file, submission_name
 from judge.platforms.runner import SUBMITTED, Submission, find_submission, run_packaged
+from judge.progress import Progress
 
 GRADER_HOME = "/opt/numpy-judge"
 ENTRYPOINT = [f"{GRADER_HOME}/venv/bin/judge", "pl-grade"]
@@ -108,7 +109,7 @@ def _html_text(text: str) -> str:
 
 
 def package(bundle, out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
-            wheel_cache: Path | None = None) -> Path:
+            wheel_cache: Path | None = None, progress: Progress | None = None) -> Path:
     """Write the question folder and the grader image's build folder under ``out``."""
     question = out / "questions" / bundle.id
     question.mkdir(parents=True, exist_ok=True)
@@ -120,7 +121,7 @@ def package(bundle, out: Path, image: str, min_isolation: str = "reduced", pytho
     copy_bundle(bundle.root, question / "tests" / "problem")
     image_dir = out / "grader-image"
     copy_bundle(bundle.root, image_dir / "problem")
-    build_wheels(image_dir / "wheels", pythons, wheel_cache, extras=("pictures",))   # images in results.json
+    build_wheels(image_dir / "wheels", pythons, wheel_cache, extras=("pictures",), progress=progress)   # images in results.json
     (image_dir / "Dockerfile").write_text(
         DOCKERFILE.replace("__IMAGE__", image).replace("__HOME__", GRADER_HOME).replace("__PROBLEM__", bundle.id)
         .replace("__MIN_ISOLATION__", min_isolation).replace("__ENTRYPOINT__", json.dumps(ENTRYPOINT)))

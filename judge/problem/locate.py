@@ -6,7 +6,8 @@ By id, the first of these folders that holds ``<id>/problem.yaml`` wins:
 2. ``./problems`` where the command runs (an author's course repository);
 3. the current folder itself (a notebook hand-out: the public bundle beside the starter notebook);
 4. a notebook's own folder and its ``problems/`` (``check()`` in a kernel started elsewhere);
-5. the problems folder beside the package (a checkout; a wheel installs none).
+5. the problems folder beside the package (a checkout), then the problems the package carries (a wheel installs
+   the repository's ``problems/`` as ``judge/bundles/``: setup.py).
 
 ``judge new`` and ``judge case add`` write where the author stands (``$JUDGE_PROBLEMS_DIR``, else
 ``./problems``), never into the installed package.  Kept apart from the loader (which imports pydantic) so that
@@ -23,6 +24,8 @@ from judge.errors import BundleError
 ENV = "JUDGE_PROBLEMS_DIR"
 #: The problems folder beside the package: a checkout's ``problems/`` (a wheel has none).
 INSTALLED = Path(__file__).resolve().parents[2] / "problems"
+#: The problems an installed wheel carries inside the package (the repository's problems/, as judge.bundles).
+PACKAGED = Path(__file__).resolve().parents[1] / "bundles"
 #: Where bundles are written and listed first: ``$JUDGE_PROBLEMS_DIR`` or, in a checkout, its problems folder.
 PROBLEMS_DIR = Path(os.environ.get(ENV) or INSTALLED)
 
@@ -37,12 +40,24 @@ def search_dirs(near: str | Path | None = None) -> list[Path]:
     folders += [here / "problems", here]
     if near is not None:
         folders += [Path(near), Path(near) / "problems"]
-    folders.append(INSTALLED)
+    folders += [f for f in (INSTALLED, PACKAGED) if f.is_dir()]  # a wheel has no checkout beside it, and back
     unique: list[Path] = []
     for folder in folders:
         if folder.resolve() not in [u.resolve() for u in unique]:
             unique.append(folder)
     return unique
+
+
+def origin(folder: Path, near: str | Path | None = None) -> str:
+    """What a lookup folder of :func:`search_dirs` is, in the words of ``judge problems``."""
+    here = Path.cwd()
+    labels = [(INSTALLED, "beside the judge (its checkout)"), (PACKAGED, "installed with the judge"),
+              (here / "problems", "./problems"), (here, "this folder")]
+    if os.environ.get(ENV):
+        labels.insert(0, (Path(os.environ[ENV]), f"${ENV}"))
+    if near is not None:
+        labels += [(Path(near), "the notebook's folder"), (Path(near) / "problems", "the notebook's problems")]
+    return next((label for path, label in labels if path.resolve() == folder.resolve()), "")
 
 
 def authoring_dir() -> Path:

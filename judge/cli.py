@@ -145,7 +145,8 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
         raise _fail(str(exc))
     from judge.formats import render
 
-    click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color), nl=False)
+    click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color,
+                      file=None if file == "-" else Path(file).name), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
 
 

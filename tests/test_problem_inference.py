@@ -148,3 +148,13 @@ def test_a_learner_types_judge_grade_myfile_for_the_rotary_exercise(tmp_path):
     assert result.stdout.startswith("rotary-embedding: accepted"), result.stdout
     wrong = _judge(tmp_path, "grade", "-", stdin=ROTARY_MINE.replace("first * s + second * c", "first * c + second * s"))
     assert wrong.returncode == 1 and wrong.stdout.startswith("rotary-embedding: wrong answer"), wrong.stdout
+
+
+def test_a_file_half_way_through_one_problem_is_graded_against_it(tmp_path, monkeypatch):
+    """Only some of one problem's functions, none of another's: that problem (its verdict names what is missing)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(locate.ENV, raising=False)
+    half = ROTARY_MINE.split("\n\ndef apply_rope")[0]
+    assert infer_problem(half).name == "rotary-embedding"
+    with pytest.raises(UnknownProblem):  # one function of each: no guess
+        infer_problem(half + "\n\ndef sinusoidal_pe(max_len, d_model, base=10000.0):\n    return None\n")

@@ -5,8 +5,10 @@ bundle goes by.  Every problem the lookup folders hold (:mod:`judge.problem.loca
 ``./problems`` and the installed ones alike) names its functions in ``problem.yaml``; the file's top-level
 definitions are matched against each set.  Exactly one fit: that problem.  Several fits where one problem's
 functions include every other fit's (a file answering ``cross_entropy`` defines its ``softmax`` helper too):
-the larger one, which the others cannot tell apart from it.  Otherwise no guess is made: the error lists each
-candidate with the functions it needs and says how to name one (``--problem``).
+the larger one, which the others cannot tell apart from it.  No full fit, but exactly one problem some of whose
+functions the file defines: that one (a learner half-way through gets the verdict naming the missing function).
+Otherwise no guess is made: the error lists each candidate with the functions it needs and says how to name one
+(``--problem``).
 
 Only PyYAML and the standard library are imported: a cold ``judge grade`` infers while its sandbox boots.
 """
@@ -97,6 +99,10 @@ def infer_problem(data: bytes | str, what: str = "the file", near: str | Path | 
     widest = [c for c in fits if all(set(o.functions) <= set(c.functions) for o in fits)]
     if len(fits) == 1 or len(widest) == 1:
         return (fits[0] if len(fits) == 1 else widest[0]).root
+    if not fits and plain is not None:
+        started = [c for c in known if set(c.functions) & plain]
+        if len(started) == 1:
+            return started[0].root
     needs = "; ".join(f"{c.id} needs {', '.join(f + '()' for f in c.functions)}" for c in (fits or known))
     how = "name it with --problem ID (or a bundle folder)"
     if not known:

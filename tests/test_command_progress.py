@@ -35,3 +35,16 @@ def test_a_terminal_gets_one_redrawn_bar_and_a_log_gets_a_line_per_step():
         "judge: package exercism: [2/2, 0 s] wheels for Python 3.11",
         "judge: package exercism: done in 0 s"]
     assert "\r" not in log.getvalue()
+
+
+def test_a_runners_smoke_tests_leave_the_attacks_out_by_default():
+    """Exercism's smoke tests from submissions/<problem>/: the red team's attack_* files stay in the judge's tests."""
+    from judge.platforms.exercism import smoke_examples
+    from tests.conftest import REPO
+
+    folder = REPO / "submissions" / "sinusoidal-pe"
+    every = sorted(folder.glob("*/*.py"))
+    chosen = smoke_examples(folder)
+    assert any(p.name.startswith("attack_") for p in every)
+    assert chosen == [p for p in every if not p.name.startswith("attack_")] and chosen
+    assert {p.parent.name for p in chosen} == {p.parent.name for p in every}  # every status keeps examples

@@ -138,17 +138,19 @@ def smoke_examples(examples: Path) -> list[Path]:
 
 
 def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, progress: Progress | None = None) -> list[str]:
-    """``dest/<status>-<name>/`` per example in ``examples/<status>/*.py`` (default: the bundle's
-    ``submissions/<id>/``; attacks left out, :func:`smoke_examples`), with the results this machine's judge gives."""
+    """``dest/<status>-<name>/`` per example in ``examples/<status>/*.py`` (every one the teacher chose), or by
+    default the bundle's ``submissions/<id>/`` without its attacks (:func:`smoke_examples`), with the results this
+    machine's judge gives."""
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
     from judge.engine import Judge
 
+    chosen_by_teacher = examples is not None
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id
     if not examples.is_dir():
         say(f"no example submissions at {examples}: no smoke tests (--examples FOLDER of <status>/*.py makes them)")
         return []
-    chosen = smoke_examples(examples)
+    chosen = sorted(examples.glob("*/*.py")) if chosen_by_teacher else smoke_examples(examples)
     try:
         judge = Judge()
     except SandboxUnavailable as exc:

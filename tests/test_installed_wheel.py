@@ -156,7 +156,9 @@ def test_every_package_kind_from_an_installed_judge(installed):
     assert len(own) == 1, names
     assert (folder / "pl" / "questions" / "rotary-embedding" / "info.json").is_file()
     assert sorted(p.name for p in (folder / "runner" / "tests").iterdir()) == ["accepted-mine", "wrong-answer-mine"]
-    assert (folder / "week2" / "rotary-embedding.ipynb").is_file()
+    first = json.loads((folder / "week2" / "rotary-embedding.ipynb").read_text())["cells"][0]["source"]
+    first = "".join(first) if isinstance(first, list) else first
+    assert first.count("# Rotary position embedding") == 1 and "Python file" not in first, first[:300]
     assert (folder / "assignment" / "tests" / "rotary-embedding.py").is_file()
 
     wheels = folder / "pl" / "grader-image" / "wheels"

@@ -97,6 +97,10 @@ def test_the_wheel_carries_the_problems_and_lists_where_they_come_from(installed
     assert "rotary-embedding" in listed.stdout and "sinusoidal-pe" in listed.stdout
     shown = installed.judge("show", "rotary-embedding")
     assert shown.returncode == 0 and shown.stdout.startswith("# Rotary position embedding"), shown.stderr
+    probe = ("from judge.problem.locate import resolve; from judge.problem.private_paths import private_paths; "
+             "print(private_paths(resolve('sinusoidal-pe')))")
+    hidden = _run(installed.venv / "bin" / "python", "-c", probe, cwd=installed.empty(), env=installed.env)
+    assert str(bundles) in hidden.stdout, hidden.stdout  # where Landlock is refused, the run's uid is denied them all
 
 
 def test_an_installed_judge_grades_a_learners_file_from_an_empty_folder(installed):

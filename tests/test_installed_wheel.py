@@ -178,3 +178,33 @@ def test_every_package_kind_from_an_installed_judge(installed):
                              str(folder / "pl" / "grader-image" / "problem")], cwd=folder, env=installed.env,
                             capture_output=True, text=True, timeout=300)
     assert graded.returncode == 0 and graded.stdout.startswith("rotary-embedding: accepted"), graded.stdout
+
+
+def test_the_readmes_first_command_then_judge_grade_myfile(tmp_path):
+    """The issue's 'done when': the README's first command, as written, in a fresh virtualenv and a copy of the
+    checkout; then, in a folder of their own, the learner types `judge grade myfile.py` for the rotary exercise."""
+    require_sandbox()
+    first = next(line.strip() for line in (REPO / "README.md").read_text().splitlines()
+                 if line.startswith("    python3 -m pip install -e ."))
+    checkout = tmp_path / "numpy-judge"
+    checkout.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(REPO / name, checkout / name)
+    for folder in ("judge", "problems", "submissions"):
+        shutil.copytree(REPO / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", venv)
+    env = _clean_env(PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}", VIRTUAL_ENV=str(venv),
+                     JUDGE_CACHE_DIR=str(tmp_path / "cache"), PIP_NO_CACHE_DIR="1")
+    started = time.monotonic()
+    done = subprocess.run(["bash", "-c", first], cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
+    took = time.monotonic() - started
+    assert done.returncode == 0 and "\nsinusoidal-pe: accepted" in done.stdout, (done.stdout[-2000:], done.stderr[-2000:])
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "readme-first-command.json").write_text(json.dumps({"seconds": round(took, 1)}) + "\n")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "myfile.py").write_text(ROTARY_MINE)
+    graded = subprocess.run(["judge", "grade", "myfile.py"], cwd=mine, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert graded.returncode == 0 and graded.stdout.startswith("rotary-embedding: accepted"), graded.stdout

@@ -79,6 +79,13 @@ def defined_names(data: bytes | str, required: tuple[str, ...] | None = None) ->
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set(_DEF.findall(text))
+    return top_level_names(tree)
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    """What a module binds at its top level that can stand for a required function: ``def``, ``name = ...``,
+    ``from m import name`` (the static check's rule, :mod:`judge.grading.static_check`, so that a file inferred
+    to answer a problem is one its static check accepts)."""
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

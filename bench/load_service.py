@@ -26,6 +26,7 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # tests/conftest.py imports its sibling tiers.py as pytest puts it: top-level
 
 from tests.service_support import Redis, Server, Worker, service_env  # noqa: E402
 

@@ -48,17 +48,29 @@ def _isolation_option(f):
                              "reduced this machine gives; JUDGE_MIN_ISOLATION refuses weaker modes]")(f)
 
 
+_PROBLEMS_DIR_HELP = ("look problem ids up here, then among the installed ones, and nowhere else [env "
+                      "JUDGE_PROBLEMS_DIR; when neither is set: ./problems, the current folder, the installed ones]")
+
+
+def _set_problems_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value:
+        os.environ["JUDGE_PROBLEMS_DIR"] = str(Path(value).resolve())
+    return value
+
+
+def _problems_dir_option(expose: bool):  # noqa: ANN202 - a click decorator
+    """``--problems-dir``: taken before the subcommand (``judge --problems-dir X grade``) and after it (``judge
+    grade --problems-dir X``), since people type options where they think of them; eager, so the lookup of every
+    other option and argument already sees it."""
+    return click.option("--problems-dir", type=click.Path(file_okay=False), default=None, is_eager=True,
+                        expose_value=expose, callback=_set_problems_dir, help=_PROBLEMS_DIR_HELP)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
-@click.option("--problems-dir", type=click.Path(file_okay=False), default=None, expose_value=True,
-              help="look problem ids up here, then among the installed ones, and nowhere else [env "
-                   "JUDGE_PROBLEMS_DIR; when neither is set: ./problems, the current folder, the installed ones]")
-def main(problems_dir: str | None) -> None:
+@_problems_dir_option(expose=False)
+def main() -> None:
     """Auto-grading judge for numpy exercises."""
-    if problems_dir:
-        import os
-
-        os.environ["JUDGE_PROBLEMS_DIR"] = str(Path(problems_dir).resolve())
 
 
 _one_shot = False  #: set by a command after which nothing of the process is needed (see run)
@@ -99,7 +111,8 @@ def run() -> None:
 
 @main.command()
 @click.argument("file")
-@click.option("--problem", "-p", default="sinusoidal-pe", show_default=True, help="problem id or bundle folder")
+@click.option("--problem", "-p", default=None,
+              help="problem id or bundle folder [default: the problem whose functions FILE defines]")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "exercism", "junit", "prairielearn"]),
               default="text", show_default=True,
               help="text report, verdict JSON, or an export: Gradescope, Exercism (v3) or PrairieLearn results.json, "
@@ -113,7 +126,7 @@ def run() -> None:
 @click.option("--pictures", "pictures", type=click.Path(file_okay=False), default=None,
               help="write PNG heatmaps of failing public cases into this folder (needs matplotlib)")
 @_isolation_option
-def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
+def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
           image: str | None, pictures: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
@@ -122,6 +135,10 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
     _ends_the_process()
     source = _read_submission(file)
     try:
+        if problem is None:
+            from judge.problem.infer import infer_problem
+
+            problem = infer_problem(source, "standard input" if file == "-" else file)
         verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures,
                                      name=None if file == "-" else Path(file).name)
@@ -129,7 +146,8 @@ def grade(file: str, problem: str, fmt: str, color: bool | None, unsafe_no_sandb
         raise _fail(str(exc))
     from judge.formats import render
 
-    click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color), nl=False)
+    click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color,
+                      file=None if file == "-" else Path(file).name), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
 
 
@@ -233,27 +251,36 @@ def case_add(problem: str, function: str, args_text: str, case_id: str | None, p
 
 @main.command()
 def problems() -> None:
-    """List the problems, one line each: the course's first, in course order (problems/course.yaml)."""
+    """List the problems the judge finds, one line each: the course's first, in course order (problems/course.yaml),
+    then folder by folder in lookup order (the first folder's wins for an id), each folder named with its origin."""
     from judge.errors import JudgeError
     from judge.problem.course import find_course, in_course_order
-    from judge.problem.loader import available, load_problem
+    from judge.problem.loader import available, load_problem, resolve
+    from judge.problem.locate import origin, search_dirs
 
     try:
         course = find_course()
     except JudgeError as exc:
         raise _fail(str(exc))
     ids = in_course_order(available(), course)
+    if not ids:
+        raise _fail("no problems found (looked in: " + "; ".join(str(f) for f in search_dirs()) + ")")
     if course is not None:
         click.echo(f"{course.title} ({len(course.spec.problems)} problems, in course order)")
+    folder = None
     for pid in ids:
         place = course.position(pid) if course is not None else None
         mark = "" if course is None else f"{place:>2}. " if place is not None else " -  "
+        here = resolve(pid).parent.resolve()
+        if here != folder:
+            folder = here
+            click.echo(f"{origin(folder) or 'from'}: {folder}")
         try:
             bundle = load_problem(pid)
             functions = ", ".join(f.name for f in bundle.spec.functions)
-            click.echo(f"{mark}{pid:18} {bundle.spec.title}  ({functions}; {len(bundle.cases.cases)} cases)")
+            click.echo(f"  {mark}{pid:18} {bundle.spec.title}  ({functions}; {len(bundle.cases.cases)} cases)")
         except JudgeError as exc:
-            click.echo(f"{mark}{pid:18} BROKEN: {exc}")
+            click.echo(f"  {mark}{pid:18} BROKEN: {exc}")
 
 
 @main.command()
@@ -447,8 +474,11 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
 
+    from judge.progress import Progress
+
     versions = tuple(v.strip() for v in pythons.split(",") if v.strip())
     cache = Path(wheel_cache) if wheel_cache else None
+    progress = Progress(f"package {platform}", total=1 + len(versions) if platform in _WHEELED else None)
     try:
         bundles = [load_problem(p) for p in _course_ids(problem, whole_course)]
         if examples and len(bundles) > 1:
@@ -469,6 +499,7 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
             from judge.platforms import notebook
 
             for bundle in bundles:
+                progress.step(f"{bundle.id}: the hand-out, the public cases and the reference's outputs on them")
                 starter, handout = notebook.package(bundle, Path(out))
                 click.echo(f"wrote {starter} (give it to learners) and {handout} (the public cases and recorded "
                            f"outputs check() reads; keep it beside the notebook)")
@@ -477,13 +508,13 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
 
             for bundle in bundles:  # one Gradescope assignment per problem
                 target = Path(out) / f"{bundle.id}.zip" if several else Path(out)
-                path = gradescope.package(bundle, target, hidden_visibility, min_isolation, versions, cache)
+                path = gradescope.package(bundle, target, hidden_visibility, min_isolation, versions, cache, progress)
                 click.echo(f"wrote {path}: upload it on Gradescope (Configure Autograder, zip file upload)")
         elif platform == "prairielearn":
             from judge.platforms import prairielearn
 
             name = image or f"numpy-judge-prairielearn:{__version__}"
-            prairielearn.package(bundles, Path(out), name, min_isolation, versions, cache)
+            prairielearn.package(bundles, Path(out), name, min_isolation, versions, cache, progress)
             click.echo(f"wrote {', '.join(f'{out}/questions/{b.id}' for b in bundles)} (copy into your course's "
                        f"questions/) and {out}/grader-image (build and push it as {name})")
         else:
@@ -492,10 +523,16 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
             name = image or f"numpy-judge-exercism:{__version__}"
             tests = exercism.package(bundles, Path(out), name, not no_smoke_tests, min_isolation, versions, cache,
                                      Path(examples) if examples else None,
-                                     say=lambda line: click.echo(f"judge: {line}", err=True))
+                                     say=progress.note, progress=progress)
             click.echo(f"wrote {out} (build it as {name}); {len(tests)} smoke tests in {out}/tests")
     except JudgeError as exc:
         raise _fail(str(exc))
+    if platform != "otter":
+        progress.done()
+
+
+#: The packages that carry wheels of the judge and its dependencies (a step each, and one per Python version).
+_WHEELED = ("gradescope", "prairielearn", "exercism")
 
 
 def _course_ids(problems: tuple[str, ...], whole_course: bool) -> list[str]:
@@ -549,6 +586,19 @@ def exercism_grade(slug: str, input_dir: str, output_dir: str, problems: str) ->
 
     _ends_the_process()
     raise click.exceptions.Exit(exercism.run(slug, Path(input_dir), Path(output_dir), Path(problems)))
+
+
+def _accept_global_options(group: click.Group) -> None:
+    """Every subcommand takes the group's ``--problems-dir`` too (``judge new`` has its own, which says where to
+    write and sets the same variable)."""
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _accept_global_options(command)
+        elif not any(p.name == "problems_dir" for p in command.params):
+            _problems_dir_option(expose=False)(command)
+
+
+_accept_global_options(main)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ The door for notebook courses (issue 20).  In Jupyter, JupyterLab, Colab or VS C
 run (IPython's raw input history, in the order they ran) become a notebook that is graded exactly as a saved
 ``.ipynb`` is (:mod:`judge.notebooks`: the statements the required functions reach, IPython syntax handled
 as IPython does), so a check and the grade of the saved notebook agree.  Cell N in a message is ``In [N]``.
-Outside IPython the running script (``__main__``'s file) is graded.
+Called from a file (``python script.py``, an IDE's Run button, IPython's ``%run``, Spyder's ``runfile``), the
+calling file is graded, as a one-cell notebook is: its check and its import of the judge left out, line numbers
+kept (:mod:`judge.notebooks.script`).
 
 The learner's code runs in the best isolation the machine gives (a laptop: rootless; Colab or a container as
 root: reduced; a Linux machine as root: full); where none works, in a separate process without isolation, and
@@ -76,18 +78,33 @@ def kernel_notebook(shell: Any) -> str:
     return json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": cells})
 
 
-def _source(source: str | Path | None, shell: Any) -> tuple[str | bytes, Path]:
-    """What to grade and the folder it lives in (where a hand-out is looked for)."""
+def _script(filename: str | None) -> Path | None:
+    """``filename`` (of the code that called ``check()``) if it is a file on disk rather than a notebook cell:
+    IPython names cells ``<ipython-input-...>``, ipykernel ``/tmp/ipykernel_<pid>/<hash>.py``."""
+    if not filename or filename.startswith("<") or not filename.endswith((".py", ".pyw")):
+        return None
+    path = Path(filename)
+    if path.parent.name.startswith("ipykernel_") or not path.is_file():
+        return None
+    return path
+
+
+def _source(source: str | Path | None, shell: Any, caller: str | None = None) -> tuple[str | bytes, Path, bool]:
+    """What to grade, the folder it lives in (where a hand-out is looked for), and whether it is a script that
+    checks itself (graded without its check: :mod:`judge.notebooks.script`)."""
     if source is not None:
         path = Path(source)
         if isinstance(source, Path) or (len(str(source)) < 4096 and "\n" not in str(source) and path.is_file()):
-            return path.read_bytes(), path.resolve().parent
-        return str(source), Path.cwd()
+            return path.read_bytes(), path.resolve().parent, False
+        return str(source), Path.cwd(), False
+    script = _script(caller)
+    if script is not None:
+        return script.read_bytes(), script.resolve().parent, True
     if shell is not None and getattr(shell, "history_manager", None) is not None:
-        return kernel_notebook(shell), Path.cwd()
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if main:
-        return Path(main).read_bytes(), Path(main).resolve().parent
+        return kernel_notebook(shell), Path.cwd(), False
+    main = _script(getattr(sys.modules.get("__main__"), "__file__", None))
+    if main is not None:
+        return main.read_bytes(), main.resolve().parent, True
     raise RuntimeError("check() grades a notebook's kernel or a script: call it from one, or pass source=")
 
 
@@ -115,21 +132,24 @@ def _close_all() -> None:
     _judges.clear()
 
 
-def check(problem: str | Path, source: str | Path | None = None, *, isolation: str | None = None,
+def check(problem: str | Path | None = None, source: str | Path | None = None, *, isolation: str | None = None,
           show: bool = True, pictures: bool = True) -> CheckedVerdict | None:
-    """Grade what the kernel holds now (or ``source``: a file or the text of one) against ``problem`` and show
-    the report (HTML in a notebook, text elsewhere); returns the :class:`Verdict` (None, after one line saying
-    why, when the problem cannot be found or its bundle is broken).
+    """Grade what the kernel holds now, or the script that calls it (or ``source``: a file or the text of one)
+    against ``problem`` and show the report (HTML in a notebook, text elsewhere); returns the :class:`Verdict`
+    (None, after one line saying why, when the problem cannot be found or its bundle is broken).
 
-    ``problem``: an id (found beside the notebook, in ``./problems``, among the installed ones) or a folder.
+    ``problem``: an id (found beside the notebook, in ``./problems``, among the installed ones) or a folder;
+    by default the problem whose functions the code defines.
     ``isolation``: a mode to insist on (default: the best this machine gives, else none, said plainly).
     """
     from judge.errors import JudgeError
 
     shell = _ipython()
+    caller = sys._getframe(1).f_code.co_filename
     with tempfile.TemporaryDirectory(prefix="judge-check-") as folder:
         try:
-            checked, line = grade_here(problem, source, isolation, Path(folder) if pictures and show else None)
+            checked, line = grade_here(problem, source, isolation, Path(folder) if pictures and show else None,
+                                       caller=caller)
         except JudgeError as exc:  # an unknown problem, a broken hand-out: one clear line, never a traceback
             print(f"check: {exc}", file=sys.stderr)
             return None
@@ -138,16 +158,27 @@ def check(problem: str | Path, source: str | Path | None = None, *, isolation: s
     return checked
 
 
-def grade_here(problem: str | Path, source: str | Path | None = None, isolation: str | None = None,
-               pictures_dir: Path | None = None) -> tuple[CheckedVerdict, str]:
+def grade_here(problem: str | Path | None, source: str | Path | None = None, isolation: str | None = None,
+               pictures_dir: Path | None = None, caller: str | None = None) -> tuple[CheckedVerdict, str]:
     """The verdict on what this kernel (or script, or ``source``) holds, and its headline: the one grading step
-    behind ``check()`` and the otter and nbgrader adapters (:mod:`judge.platforms.otter`, ``.nbgrader``)."""
+    behind ``check()`` and the otter and nbgrader adapters (:mod:`judge.platforms.otter`, ``.nbgrader``).
+    ``caller``: the file of the code that called ``check()``, graded when it is a script on disk."""
     from judge.problem.locate import resolve
     from judge.sandbox.modes import mode_named
 
-    text, near = _source(source, _ipython())
-    root = resolve(problem, near=near)
+    text, near, script = _source(source, _ipython(), caller)
+    if problem is None:
+        from judge.problem.infer import infer_problem
+
+        root = infer_problem(text, "the code to check", near=near)
+    else:
+        root = resolve(problem, near=near)
     judge = _judge(isolation)
+    if script:
+        from judge.notebooks.script import graded_script
+
+        raw = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        text = graded_script(raw, [f.name for f in judge.problem(root).bundle.spec.functions])
     verdict = judge.grade(text, root, pictures_dir=pictures_dir)
     checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
     handout = judge.problem(root).bundle.spec.handout

@@ -57,7 +57,7 @@ def test_compile_error_for_non_utf8_and_huge_files(tmp_path):
     assert p.returncode == 1 and "UTF-8" in json.loads(p.stdout)["message"]
     huge = tmp_path / "huge.py"
     huge.write_bytes(b"# padding\n" * 5_000_000)
-    p = run("grade", str(huge), "--format", "json")
+    p = run("grade", str(huge), "--format", "json", "--problem", "sinusoidal-pe")  # no function: named
     assert p.returncode == 1 and "limit" in json.loads(p.stdout)["message"]
     assert b"Traceback" not in p.stderr
 

@@ -102,6 +102,47 @@ def dtype_rule(bundle, function: str, args: dict) -> dict:  # noqa: ANN001 - a l
     return rule.model_dump(exclude_none=True) if rule is not None else {}
 
 
+def _array_dtype(value: object) -> str | None:
+    if isinstance(value, dict):
+        return value.get("dtype") or (value.get("generate") or {}).get("dtype") or \
+            ("float64" if "generate" in value or "literal" in value else None)
+    return None
+
+
+def check_dtypes(bundle, case: dict, where: str) -> None:  # noqa: ANN001 - a loaded Bundle
+    """The new case's array dtypes against the bundle: each allowed by the function's domain (when it has one),
+    and the reference's output dtype among those the case accepts (else every correct learner would fail it).
+    ``where``: problem.yaml, named in the errors."""
+    from judge.problem.expected import load_reference
+    from judge.problem.inputs import materialize
+    from judge.problem.models import ArrayDomain
+
+    spec = bundle.spec.function(case["function"])
+    if spec.domain is not None:
+        for name, value in case["args"].items():
+            dtype, allowed = _array_dtype(value), spec.domain.args.get(name)
+            if dtype is not None and isinstance(allowed, ArrayDomain) and dtype not in allowed.array.dtypes:
+                raise JudgeError(f"case not added: {name} is {dtype}, which {spec.name}'s domain in {where} does not "
+                                 f"allow for {name} (dtypes: {', '.join(allowed.array.dtypes)}): add {dtype} there "
+                                 "first if such calls are valid")
+    if case.get("raises"):
+        return
+    try:
+        out = getattr(load_reference(bundle), spec.name)(**materialize(case["args"]))
+    except Exception:  # noqa: BLE001 - the trial bundle's preparation reports what the reference does
+        return
+    accepted = case.get("output_dtypes") or spec.output_dtypes
+    produced = str(getattr(out, "dtype", ""))
+    if produced and produced not in accepted:
+        given = next((d for d in map(_array_dtype, case["args"].values()) if d), produced)
+        widened = ", ".join(dict.fromkeys([*accepted, produced]))
+        raise JudgeError(f"case not added: the reference returns {produced} on it, but the case accepts only "
+                         f"{', '.join(accepted)} ({spec.name}'s output_dtypes in {where}), so a correct solution "
+                         f"would fail it. Say how {given} calls are judged, under {spec.name}'s domain: "
+                         f"`dtypes: {{{given}: {{output_dtypes: [{widened}]}}}}` (or widen output_dtypes), or make the "
+                         f"reference return {accepted[0]}")
+
+
 def add_case(problem: str, function: str, args: dict, case_id: str | None = None, visibility: str = "hidden",
              description: str = "", raises: str | None = None, tags: list[str] | None = None) -> AddedCase:
     root = resolve(problem)
@@ -120,6 +161,7 @@ def add_case(problem: str, function: str, args: dict, case_id: str | None = None
         case["raises"] = raises
     case.update(dtype_rule(before, function, args))
     CaseSpec.model_validate(case)  # field errors before anything is written
+    check_dtypes(before, case, str(root / "problem.yaml"))
     text = cases_path.read_text(encoding="utf-8")
     block = case_block(case, list_indent(text))
     new_text = text + ("" if text.endswith("\n") else "\n") + block

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from judge.diagnosis.bank import passing_small
-from judge.diagnosis.base import Candidate, Context, close
+from judge.diagnosis.base import REGISTRY, Candidate, Context, close
 from judge.feedback import RecoveredComponent, Recovery
 from judge.problem.mistakes import FamilySpec
 from judge.problem.models import Tolerance
@@ -201,7 +201,8 @@ def _explained(fitter: _Fitter, ctx: Context, bank, found: tuple, assessable: li
     if all(p.mistake for p in wrong):
         order = {m.id: k for k, m in enumerate(bank.spec.mistakes)}
         ids = sorted({p.mistake for p in wrong}, key=lambda m: order.get(m, len(order)))
-        message = " ".join(bank.message(m, m) for m in ids) if len(ids) > 1 else None
+        message = " ".join(bank.message(m, REGISTRY[m].message if m in REGISTRY else m) for m in ids) \
+            if len(ids) > 1 else None  # a generic mistake the bank does not reword keeps the judge's own sentence
         candidates.append(Candidate("+".join(ids), "mistake", list(assessable), len(assessable),
                                     components=len(ids), message=message))
     return recovery, candidates

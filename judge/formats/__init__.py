@@ -23,12 +23,13 @@ FORMATS = ("gradescope", "exercism", "junit", "prairielearn")
 ALL_FORMATS = ("text", "json", *FORMATS)
 
 
-def render(verdict: Verdict, fmt: str, bundle: Bundle | None = None, color: bool = False) -> str:
-    """``verdict`` as ``fmt`` (one of :data:`ALL_FORMATS`)."""
+def render(verdict: Verdict, fmt: str, bundle: Bundle | None = None, color: bool = False,
+           file: str | None = None) -> str:
+    """``verdict`` as ``fmt`` (one of :data:`ALL_FORMATS`); ``file``: the learner's file name, for the text report."""
     if fmt == "text":
         from judge.formats.text import render_text
 
-        return render_text(verdict, color=color)
+        return render_text(verdict, color=color, file=file)
     if fmt == "json":
         return verdict.model_dump_json(indent=2) + "\n"
     return export(verdict, fmt, bundle)

@@ -90,7 +90,25 @@ def _windows(verdict: Verdict, color: bool, limit: int = 2) -> list[str]:
     return lines
 
 
-def render_text(verdict: Verdict, color: bool = False) -> str:
+def isolation_line(verdict: Verdict) -> str | None:
+    """How the learner's code ran, in one line: the mode, what enforced the limits, what the mode does not give."""
+    iso = verdict.isolation
+    if iso is None:
+        return None
+    by = f", limits by {iso.limits_by}" if iso.limits_by else ""
+    gaps = f"; not enforced: {', '.join(iso.not_enforced)}" if iso.not_enforced else ""
+    return f"isolation: {iso.mode}{by}{gaps}"
+
+
+def _in_report_order(verdict: Verdict) -> list:
+    """Public cases first (the ones a learner can rerun), then the hidden ones, each in the bundle's order."""
+    return [c for c in verdict.cases if c.visibility == "public"] + \
+        [c for c in verdict.cases if c.visibility != "public"]
+
+
+def render_text(verdict: Verdict, color: bool = False, file: str | None = None) -> str:
+    """The terminal report; ``file``: the learner's file name, which tracebacks then name (the sandbox ran it
+    as submission.py)."""
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     counts = f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else ""
     lines = [f"{verdict.problem}: {_status(verdict.status, color)}  score {verdict.score:.3f}{counts}"]
@@ -105,7 +123,7 @@ def render_text(verdict: Verdict, color: bool = False) -> str:
     if verdict.cases:
         lines.append("")
         lines.append(f"{'case':28} {'function':26} {'status':24} {'time':>9}")
-        for case in verdict.cases:
+        for case in _in_report_order(verdict):
             name = case.id + (" (hidden)" if case.visibility == "hidden" else "")
             status = _status(case.status, color)
             pad = " " * max(0, 24 - len(case.status.value))
@@ -119,11 +137,15 @@ def render_text(verdict: Verdict, color: bool = False) -> str:
     if r.wall_ms is not None:
         peak = f", peak memory {r.memory_peak_bytes / 2**20:.0f} MiB" if r.memory_peak_bytes else ""
         lines.append(f"\nrun: {r.wall_ms:.0f} ms wall, {r.cpu_ms or 0:.0f} ms CPU{peak}")
+    iso = isolation_line(verdict)
+    if iso:
+        lines.append(iso)
     for name, out in (("stdout", verdict.stdout), ("stderr", verdict.stderr)):
         if out.text:
             cut = f" (first {len(out.text)} of {out.bytes} bytes)" if out.truncated else ""
             lines.append(f"\nyour {name}{cut}:")
-            lines.extend("  " + line for line in out.text.splitlines()[:40])
+            text = out.text.replace('File "submission.py"', f'File "{file}"') if file else out.text
+            lines.extend("  " + line for line in text.splitlines()[:40])
     if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
         lines.append(f"\nWARNING: {verdict.isolation.note}")
     return "\n".join(lines) + "\n"

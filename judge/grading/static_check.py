@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from judge.problem.infer import top_level_names
+
 
 @dataclass(frozen=True)
 class StaticProblem:
@@ -51,14 +53,7 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
                 name = name if len(name) <= 80 else name[:77] + "..."  # a learner's name, quoted: bounded
                 return StaticProblem(f"import of module '{name}' on line {node.lineno} is not allowed "
                                      f"(allowed: {shown})", node.lineno)
-    defined = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defined.add(node.name)
-        elif isinstance(node, ast.Assign):
-            defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.ImportFrom):
-            defined.update(a.asname or a.name for a in node.names)
+    defined = top_level_names(tree)
     missing = [f for f in functions if f not in defined]
     if missing:
         return StaticProblem("missing function" + ("s " if len(missing) > 1 else " ") +

@@ -3,10 +3,12 @@
 Platforms build their images with no access to this project and, for
 PrairieLearn and Exercism, run them with no network, so a package installs the
 judge from wheels it holds (``pip install --no-index --find-links``).  The
-judge's own wheel is built from its source tree once per version of it; the
-dependencies' wheels are downloaded once per Python version; both are kept in a
-cache folder and copied from there, so packaging again (or packaging three
-platforms in CI) costs neither a build nor a download.
+judge's own wheel is built from its source tree once per version of it (an
+installed judge with no source tree beside it writes its wheel back from the
+installed files: :mod:`judge.platforms.installed_wheel`); the dependencies'
+wheels are downloaded once per Python version; both are kept in a cache folder
+and copied from there, so packaging again (or packaging three platforms in CI)
+costs neither a build nor a download.
 """
 
 from __future__ import annotations
@@ -21,18 +23,18 @@ import tomllib
 from pathlib import Path
 
 from judge.errors import JudgeError
+from judge.progress import Progress, quiet
 
 PACKAGE_NAME = "numpy-judge"
 DEFAULT_PYTHONS = ("3.11",)
 
 
-def source_tree() -> Path:
-    """The judge's source tree (the folder holding its pyproject.toml)."""
+def source_tree() -> Path | None:
+    """The judge's source tree (the folder holding its pyproject.toml), or None for an installed judge."""
     root = Path(__file__).resolve().parents[2]
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file() or f'name = "{PACKAGE_NAME}"' not in pyproject.read_text():
-        raise JudgeError(f"judge package needs the judge's source tree (no {PACKAGE_NAME} pyproject.toml at {root}); "
-                         "run it from a checkout")
+        return None
     return root
 
 
@@ -77,14 +79,27 @@ def _dependency_wheels(deps: list[str], python: str, cache: Path) -> Path:
 
 
 def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: Path | None = None,
-                 extras: tuple[str, ...] = ()) -> list[str]:
+                 extras: tuple[str, ...] = (), progress: Progress | None = None) -> list[str]:
     """Put the judge's wheel and its dependencies' wheels (with ``extras``) for each Python version in ``dest``."""
+    from judge.platforms import installed_wheel
+
+    progress = progress or quiet()
     root = source_tree()
+    cache = cache or wheel_cache()
     dest.mkdir(parents=True, exist_ok=True)
-    own = _judge_wheel(root, cache or wheel_cache())
+    if root is not None:
+        progress.step(f"the judge's wheel, from its source tree {root} (built once per version of it)")
+        own, deps = _judge_wheel(root, cache), dependencies(root, extras)
+    else:
+        progress.step("the judge's wheel, from the installed package (no source tree beside it)")
+        folder = cache / f"judge-installed-{installed_wheel.digest(PACKAGE_NAME)}"
+        built = sorted(folder.glob("*.whl"))
+        own = built[0] if built else installed_wheel.rebuild(PACKAGE_NAME, folder)
+        deps = installed_wheel.requirements(PACKAGE_NAME, extras)
     shutil.copy2(own, dest / own.name)
     for python in pythons:
-        for wheel in _dependency_wheels(dependencies(root, extras), python, cache or wheel_cache()).glob("*.whl"):
+        progress.step(f"wheels of {', '.join(deps)} for Python {python} (downloaded once into {cache})")
+        for wheel in _dependency_wheels(deps, python, cache).glob("*.whl"):
             if not (dest / wheel.name).exists():
                 shutil.copy2(wheel, dest / wheel.name)
     return sorted(p.name for p in dest.glob("*.whl"))
@@ -92,7 +107,7 @@ def build_wheels(dest: Path, pythons: tuple[str, ...] = DEFAULT_PYTHONS, cache: 
 
 def _source_digest(root: Path) -> str:
     digest = hashlib.sha256()
-    files = [root / "pyproject.toml", root / "README.md", *sorted((root / "judge").rglob("*"))]
+    files = [root / "pyproject.toml", root / "setup.py", root / "README.md", *sorted((root / "judge").rglob("*"))]
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -107,8 +122,9 @@ def _judge_wheel(root: Path, cache: Path) -> Path:
         return built[0]
     build = ["--no-build-isolation"] if _has_setuptools() else []
     with tempfile.TemporaryDirectory(prefix="judge-wheel-") as tmp:   # a copy: the build leaves nothing in the tree
-        for name in ("pyproject.toml", "README.md"):
+        for name in ("pyproject.toml", "setup.py", "README.md"):
             shutil.copy2(root / name, Path(tmp) / name)
+        (Path(tmp) / "problems").mkdir()  # judge.bundles empty: a package holds its one bundle apart, root-only
         shutil.copytree(root / "judge", Path(tmp) / "judge", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         _pip("wheel", "-q", "--no-deps", *build, "-w", str(Path(tmp) / "out"), tmp)
         folder.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from judge.platforms.assets import build_wheels, copy_bundle, submission_name
 from judge.platforms.runner import find_submission, run_packaged
+from judge.progress import Progress, quiet
 
 RUNNER = "/opt/test-runner"
 RESULTS_CAP = 500_000   # Exercism's limit on results.json
@@ -132,27 +133,40 @@ def smoke_view(results: dict) -> dict:
                        "has_message": t.get("message") is not None} for t in results.get("tests", [])]}
 
 
-def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: str = "") -> list[str]:
-    """``dest/<prefix><status>-<name>/`` per example in ``examples/<status>/*.py`` (default: the bundle's
-    ``submissions/<id>/``), with the results this machine's judge gives (``prefix``: ``<slug>--`` in a runner of
-    several exercises, which bin/run-tests.sh reads the slug from)."""
+def smoke_examples(examples: Path) -> list[Path]:
+    """The examples a runner's smoke tests are made from: every ``<status>/*.py`` but the red team's attacks
+    (``attack_*``), which belong in the judge's own tests, not in a runner repository others build and run."""
+    return [p for p in sorted(examples.glob("*/*.py")) if not p.name.startswith("attack_")]
+
+
+def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: str = "",
+                progress: Progress | None = None) -> list[str]:
+    """``dest/<prefix><status>-<name>/`` per example in ``examples/<status>/*.py`` (every one the teacher chose),
+    or by default the bundle's ``submissions/<id>/`` without its attacks (:func:`smoke_examples`), with the results
+    this machine's judge gives (``prefix``: ``<slug>--`` in a runner of several exercises, which
+    bin/run-tests.sh reads the slug from)."""
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
     from judge.engine import Judge
 
+    chosen_by_teacher = examples is not None
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id
     if not examples.is_dir():
-        say(f"no example submissions at {examples}: no smoke tests")
+        say(f"no example submissions at {examples}: no smoke tests (--examples FOLDER of <status>/*.py makes them)")
         return []
+    chosen = sorted(examples.glob("*/*.py")) if chosen_by_teacher else smoke_examples(examples)
     try:
         judge = Judge()
     except SandboxUnavailable as exc:
         say(f"no smoke tests: the examples cannot be graded here ({exc})")
         return []
+    progress = progress or quiet()
+    progress.total = (progress.total or 0) + len(chosen)
     names = []
     with judge:
-        for path in sorted(examples.glob("*/*.py")):
+        for path in chosen:
             name = prefix + f"{path.parent.name}-{path.stem}".replace("_", "-")
+            progress.step(f"smoke test {name}: grading {path.parent.name}/{path.name}")
             folder = dest / name
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, folder / submission_name(bundle.id))
@@ -164,7 +178,7 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: s
 
 def package(bundles, out: Path, image: str, with_smoke_tests: bool = True, min_isolation: str = "reduced",
             pythons: tuple[str, ...] = ("3.11",), wheel_cache: Path | None = None, examples: Path | None = None,
-            say=print) -> list[str]:
+            say=print, progress: Progress | None = None) -> list[str]:
     """Write the runner folder for one bundle or several (a track's runner grades every exercise it holds, by
     slug); return the names of the smoke tests written."""
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
@@ -173,7 +187,7 @@ def package(bundles, out: Path, image: str, with_smoke_tests: bool = True, min_i
     out.mkdir(parents=True, exist_ok=True)
     for each in bundles:
         copy_bundle(each.root, out / "problems" / each.id)
-    build_wheels(out / "wheels", pythons, wheel_cache)
+    build_wheels(out / "wheels", pythons, wheel_cache, progress=progress)
     (out / "bin").mkdir(exist_ok=True)
     for name, template in (("run.sh", RUN_SH), ("run-tests.sh", RUN_TESTS_SH),
                            ("run-tests-in-docker.sh", RUN_TESTS_IN_DOCKER_SH)):
@@ -184,8 +198,9 @@ def package(bundles, out: Path, image: str, with_smoke_tests: bool = True, min_i
     if not with_smoke_tests:
         return []
     if len(bundles) == 1:
-        return smoke_tests(bundle, out / "tests", say, examples)
-    return [name for each in bundles for name in smoke_tests(each, out / "tests", say, None, f"{each.id}--")]
+        return smoke_tests(bundle, out / "tests", say, examples, progress=progress)
+    return [name for each in bundles
+            for name in smoke_tests(each, out / "tests", say, None, f"{each.id}--", progress=progress)]
 
 
 def _not_the_solution(rel: Path) -> bool:

@@ -33,6 +33,7 @@ from pathlib import Path
 from judge.errors import JudgeError
 from judge.platforms.assets import DEFAULT_PYTHONS, build_wheels, copy_bundle, expected_file
 from judge.platforms.runner import find_submission, run_packaged
+from judge.progress import Progress
 
 HOME = "/opt/numpy-judge"
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -121,7 +122,8 @@ def _script(template: str, **values: str) -> str:
 
 
 def package(bundle, out: Path, hidden_visibility: str = "after_due_date", min_isolation: str = "reduced",
-            pythons: tuple[str, ...] = DEFAULT_PYTHONS, wheel_cache: Path | None = None) -> Path:
+            pythons: tuple[str, ...] = DEFAULT_PYTHONS, wheel_cache: Path | None = None,
+            progress: Progress | None = None) -> Path:
     """Write the autograder zip for ``bundle`` to ``out``."""
     if hidden_visibility not in VISIBILITIES:
         raise ValueError(f"hidden visibility must be one of {', '.join(VISIBILITIES)}")
@@ -132,7 +134,7 @@ def package(bundle, out: Path, hidden_visibility: str = "after_due_date", min_is
     with tempfile.TemporaryDirectory(prefix="judge-gradescope-") as tmp:
         stage = Path(tmp)
         copy_bundle(bundle.root, stage / "problem" / bundle.id)
-        build_wheels(stage / "wheels", pythons, wheel_cache)
+        build_wheels(stage / "wheels", pythons, wheel_cache, progress=progress)
         (stage / "setup.sh").write_text(_script(SETUP_SH, **values))
         (stage / "run_autograder").write_text(_script(RUN_AUTOGRADER, **values))
         out.parent.mkdir(parents=True, exist_ok=True)

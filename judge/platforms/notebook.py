@@ -17,6 +17,7 @@ many there are.  ``tests/test_notebook_handout.py`` scans the folder for all of 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -156,12 +157,21 @@ def _cell(kind: str, source: str, cell_id: str) -> dict:
     return cell
 
 
+def _statement_cell(title: str, statement: str) -> str:
+    """The statement as the notebook's first cell: its own title when it has one (not the title twice), and
+    "define them in the cells below" where a file-graded statement says "write one Python file"."""
+    text = statement.strip()
+    if not text.startswith("# "):
+        text = f"# {title}\n\n{text}"
+    return re.sub(r"Write one Python file that defines", "In the cells below, define", text) + "\n"
+
+
 def starter_notebook(bundle: Bundle) -> dict:
     """nbformat 4.5: the statement, one stub per function, the check; written as JSON without nbformat's help so
     that packaging needs no optional dependency (tests validate it with nbformat)."""
     spec = bundle.spec
     hidden = sum(1 for c in bundle.cases.cases if c.visibility != "public")
-    cells = [_cell("markdown", f"# {spec.title}\n\n{bundle.statement.strip()}\n", "statement"),
+    cells = [_cell("markdown", _statement_cell(spec.title, bundle.statement), "statement"),
              _cell("code", "import numpy as np", "imports")]
     for k, function in enumerate(spec.functions):
         doc = function.summary.strip() or f"See the statement: {function.name}."

@@ -17,7 +17,8 @@ reference of the learner's making, must never be taken for the problem.  So:
     notebook), a notebook's own folder and its ``problems/`` (``check()`` in a kernel started elsewhere), then
     the installed problems.
 
-The installed problems are those beside the package (a checkout's ``problems/``; a wheel installs none).  The
+The installed problems are those beside the package (a checkout's ``problems/``), then those the package carries (a
+wheel installs the repository's ``problems/`` as ``judge/bundles/``: setup.py).  The
 packaged runners (Gradescope, PrairieLearn, Exercism) and the out-of-kernel notebook graders (nbgrader's
 preprocessor, otter's plugin) are given absolute bundle paths and never look an id up in a learner's folder.
 
@@ -36,6 +37,8 @@ from judge.errors import BundleError
 ENV = "JUDGE_PROBLEMS_DIR"
 #: The problems folder beside the package: a checkout's ``problems/`` (a wheel has none).
 INSTALLED = Path(__file__).resolve().parents[2] / "problems"
+#: The problems an installed wheel carries inside the package (the repository's problems/, as judge.bundles).
+PACKAGED = Path(__file__).resolve().parents[1] / "bundles"
 #: Where bundles are written and listed first: ``$JUDGE_PROBLEMS_DIR`` or, in a checkout, its problems folder.
 PROBLEMS_DIR = Path(os.environ.get(ENV) or INSTALLED)
 
@@ -58,12 +61,24 @@ def search_dirs(near: str | Path | None = None) -> list[Path]:
         folders += [here / "problems", here]
         if near is not None:
             folders += [Path(near).absolute(), Path(near).absolute() / "problems"]
-    folders.append(INSTALLED)
+    folders += [f for f in (INSTALLED, PACKAGED) if f.is_dir()]  # a wheel has no checkout beside it, and back
     unique: list[Path] = []
     for folder in folders:
         if folder.resolve() not in [u.resolve() for u in unique]:
             unique.append(folder)
     return unique
+
+
+def origin(folder: Path, near: str | Path | None = None) -> str:
+    """What a lookup folder of :func:`search_dirs` is, in the words of ``judge problems``."""
+    here = Path.cwd()
+    labels = [(INSTALLED, "beside the judge (its checkout)"), (PACKAGED, "installed with the judge"),
+              (here / "problems", "./problems"), (here, "this folder")]
+    if os.environ.get(ENV):
+        labels.insert(0, (Path(os.environ[ENV]), f"${ENV}"))
+    if near is not None:
+        labels += [(Path(near), "the notebook's folder"), (Path(near) / "problems", "the notebook's problems")]
+    return next((label for path, label in labels if path.resolve() == folder.resolve()), "")
 
 
 def authoring_dir() -> Path:

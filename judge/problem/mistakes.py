@@ -28,6 +28,7 @@ mistakes.yaml::
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -36,9 +37,9 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from judge.errors import BundleError
-from judge.problem.modules import import_bundle_file, require_callables
+from judge.problem.modules import import_bundle_file
 from judge.problem.models import Tolerance, _Strict
-from judge.problem.yamlfile import _validate
+from judge.problem.yamlfile import LineMap, validate_with_lines
 
 # Recognisers the judge implements itself, driven by facts; a bundle may reword them.
 GENERIC_IDS = ("not_ndarray", "ndarray_subclass", "non_finite", "input_mutated", "transposed",
@@ -128,40 +129,61 @@ class Bank:
         return default
 
 
-def check_bank(path: Path, spec: MistakesFile, functions: set[str]) -> None:
-    """Cross-references that need no import: ids unique, functions known, generic ids real."""
+def check_bank(path: Path, spec: MistakesFile, functions: set[str], lines: LineMap | None = None) -> None:
+    """Cross-references that need no import: ids unique, functions known, generic ids real; each error at the
+    line of mistakes.yaml it is about (``lines``)."""
+    def at(*key: object) -> int | None:
+        return None if lines is None else next((lines[key[:n]] for n in range(len(key), 0, -1) if key[:n] in lines),
+                                               None)
+
     seen: set[str] = set()
-    for m in spec.mistakes:
+    for k, m in enumerate(spec.mistakes):
         if m.id in seen:
-            raise BundleError(str(path), None, f"mistake id {m.id!r} is used twice")
+            raise BundleError(str(path), at("mistakes", k, "id"), f"mistake id {m.id!r} is used twice")
         seen.add(m.id)
-        unknown = set(m.implements) - functions
+        unknown = sorted(set(m.implements) - functions)
         if unknown:
-            raise BundleError(str(path), None, f"mistake {m.id}: unknown function {', '.join(sorted(unknown))}")
+            raise BundleError(str(path), at("mistakes", k, "implements", unknown[0]),
+                              f"mistake {m.id}: unknown function {', '.join(unknown)} (the problem's functions: "
+                              f"{', '.join(sorted(functions))})")
         if not m.implements and m.id not in GENERIC_IDS:
-            raise BundleError(str(path), None, f"mistake {m.id}: needs 'implements' (generic recognisers are "
-                                               f"{', '.join(GENERIC_IDS)})")
+            raise BundleError(str(path), at("mistakes", k, "id"), f"mistake {m.id}: needs 'implements' (generic "
+                                                                  f"recognisers are {', '.join(GENERIC_IDS)})")
     if spec.family is not None:
         ids = [c.id for c in spec.family.components]
         if len(set(ids)) != len(ids):
-            raise BundleError(str(path), None, "family: a component id is used twice")
-        for c in spec.family.components:
-            for o in c.options:
+            raise BundleError(str(path), at("family", "components"), "family: a component id is used twice")
+        for j, c in enumerate(spec.family.components):
+            for q, o in enumerate(c.options):
                 if o.mistake is not None and o.mistake not in seen and o.mistake not in GENERIC_IDS:
-                    raise BundleError(str(path), None, f"family component {c.id}, option {o.id}: unknown "
-                                                       f"mistake {o.mistake!r}")
-    for p in spec.properties:
-        unknown = set(p.functions) - functions
+                    raise BundleError(str(path), at("family", "components", j, "options", q, "mistake"),
+                                      f"family component {c.id}, option {o.id}: unknown mistake {o.mistake!r}")
+    for k, p in enumerate(spec.properties):
+        unknown = sorted(set(p.functions) - functions)
         if unknown:
-            raise BundleError(str(path), None, f"property {p.id}: unknown function {', '.join(sorted(unknown))}")
+            raise BundleError(str(path), at("properties", k, "functions"),
+                              f"property {p.id}: unknown function {', '.join(unknown)}")
+
+
+def _named_in_yaml(spec: MistakesFile) -> list[tuple[tuple, str, str]]:
+    """Every name of the mistakes module that mistakes.yaml uses: the key it is written at, the name, where that
+    is in words."""
+    names = [(("mistakes", k, "implements", fn), attr, f"mistake {m.id}, implements {fn}")
+             for k, m in enumerate(spec.mistakes) for fn, attr in m.implements.items()]
+    names += [(("properties", k, "check"), p.check, f"property {p.id}, check") for k, p in enumerate(spec.properties)]
+    if spec.family is not None:
+        names.append((("family", "build"), spec.family.build, "family, build"))
+        if spec.family.recover:
+            names.append((("family", "recover"), spec.family.recover, "family, recover"))
+    return names
 
 
 def load_bank(root: Path, name: str, functions: set[str], recorded: str | None = None) -> Bank:
     """Load mistakes.yaml and import its module (in the judge's process, never in the sandbox); in a hand-out
     (``recorded``: its folder of recorded outputs) the module's outputs on the public cases stand for it."""
     path = root / name
-    spec: MistakesFile = _validate(MistakesFile, path)
-    check_bank(path, spec, functions)
+    spec, lines = validate_with_lines(MistakesFile, path)
+    check_bank(path, spec, functions, lines)
     if recorded is not None:
         from judge.problem.recorded import load_recorded
 
@@ -174,8 +196,11 @@ def load_bank(root: Path, name: str, functions: set[str], recorded: str | None =
         module_path = root / spec.module
         module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}",
                                     "the mistakes module")
-    names = [a for m in spec.mistakes for a in m.implements.values()] + [p.check for p in spec.properties]
-    if spec.family is not None:
-        names += [spec.family.build] + ([spec.family.recover] if spec.family.recover else [])
-    require_callables(module, names, module_path, "the mistakes module")
+    for key, name, label in _named_in_yaml(spec):  # a misspelt name is the YAML's typo: blamed on its line there
+        if not callable(getattr(module, name, None)):
+            defined = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None)))
+            close = difflib.get_close_matches(name, defined, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (it defines: {', '.join(defined[:12]) or 'nothing'})"
+            raise BundleError(str(path), lines.get(key), f"{label}: {name}() is not defined in {module_path.name}"
+                                                         f"{hint}")
     return Bank(spec=spec, module=module, path=path)

@@ -7,8 +7,8 @@ cannot confine it, the sandbox hides each path named here from the run's uid
 team found the bundle's text beyond the bundle folder: a git checkout's packed
 history holds every ``reference.py`` ever committed, and a course repository
 keeps accepted example solutions beside its problems.  So the list is: the
-bundle, the problems folder holding it, the judge's cache (expected outputs),
-and around each of those and the judge's own package, any checkout's ``.git``
+bundle, the problems folder holding it, the problems an installed judge carries
+(``judge/bundles/``), the judge's cache (expected outputs), and around each of those and the judge's own package, any checkout's ``.git``
 and a checkout's ``problems/`` and ``submissions/`` folders.
 
 Imports only the standard library: a cold start computes it before its heavy imports.
@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from judge.problem.cache import cache_root
+from judge.problem.locate import PACKAGED
 
 _CHECKOUT_FOLDERS = (".git", "problems", "submissions")
 
@@ -39,6 +40,8 @@ def private_paths(bundle_root: Path) -> list[str]:
         found.append(parent)  # a problems folder: every other bundle in it too
     cache = cache_root()
     found.append(cache)
+    if PACKAGED.is_dir():  # an installed judge's own problems: every bundle it carries, whichever one is graded
+        found.append(PACKAGED)
     package = Path(__file__).resolve().parents[1]
     for start in (root, cache, package):
         for ancestor in _ancestors(start):

@@ -87,19 +87,79 @@ def _load_yaml(path: Path) -> tuple[Any, LineMap]:
 
 
 def _validate(model: type, path: Path) -> Any:
+    return validate_with_lines(model, path)[0]
+
+
+def validate_with_lines(model: type, path: Path) -> tuple[Any, LineMap]:
+    """The file validated by ``model``, and where its keys sit (for errors found after validation)."""
     data, lines = _load_yaml(path)
     if not isinstance(data, dict):
         raise BundleError(str(path), 1, "expected a mapping at the top level")
     try:
-        return model.model_validate(data)
+        return model.model_validate(data), lines
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in {"ArrayArg", "int", "float", "bool", "str", "none"}) and "[" not in str(p))
-        line = None
-        for n in range(len(loc), -1, -1):
-            if loc[:n] in lines:
-                line = lines[loc[:n]]
-                break
-        where = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in loc).replace(".[", "[")
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise BundleError(str(path), line, f"{where or 'top level'}: {err['msg']}{more}") from None
+        problems = _problems(model, exc, lines)
+        first_line, first = problems[0]
+        rest = "".join(f"\n{path}:{line}: {text}" if line else f"\n{path}: {text}" for line, text in problems[1:])
+        raise BundleError(str(path), first_line, first + rest) from None
+
+
+_TYPE_TAGS = {"ArrayArg", "int", "float", "bool", "str", "none"}
+
+
+def _problems(model: type, exc: ValidationError, lines: LineMap) -> list[tuple[int | None, str]]:
+    """Every validation error as (line, text), in file order: a misspelt key is named at its own line with the
+    key it was probably meant to be ("did you mean"), and the "field required" its typo caused is not repeated."""
+    errors = [(tuple(p for p in e["loc"] if not (isinstance(p, str) and p in _TYPE_TAGS) and "[" not in str(p)), e)
+              for e in exc.errors()]
+    unknown = {loc: _suggest(model, loc) for loc, e in errors if e["type"] == "extra_forbidden"}
+    meant = {loc[:-1] + (hint,) for loc, hint in unknown.items() if hint}
+    out: list[tuple[int | None, str]] = []
+    for loc, err in errors:
+        if err["type"] == "missing" and loc in meant:
+            continue  # its misspelling is reported, at its own line
+        line = next((lines[loc[:n]] for n in range(len(loc), -1, -1) if loc[:n] in lines), None)
+        where = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in loc).replace(".[", "[") or "top level"
+        if err["type"] == "extra_forbidden":
+            hint = unknown[loc]
+            text = f"{where}: unknown key {loc[-1]!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+        else:
+            text = f"{where}: {err['msg']}"
+        if (line, text) not in out:
+            out.append((line, text))
+    return sorted(out, key=lambda item: (item[0] is None, item[0] or 0))
+
+
+def _suggest(model: type, loc: tuple) -> str | None:
+    """The field name closest to the unknown key at ``loc`` among the fields the model allows there."""
+    import difflib
+
+    allowed = _fields_at(model, loc[:-1])
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1, cutoff=0.7)
+    return close[0] if close else None
+
+
+def _fields_at(model: type, loc: tuple) -> list[str]:
+    """The field names of the sub-model at ``loc`` (through nested models, lists and optionals), if one is found."""
+    import typing
+
+    from pydantic import BaseModel
+
+    def models(annotation: Any) -> list[type]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return [annotation]
+        return [m for arg in typing.get_args(annotation) for m in models(arg)]
+
+    current = [model]
+    for part in loc:
+        if isinstance(part, int):
+            continue  # an item of a list: the list's item model, already in ``current``
+        nxt: list[type] = []
+        for m in current:
+            field = m.model_fields.get(part)
+            if field is not None:
+                nxt += models(field.annotation)
+        if not nxt:
+            return []
+        current = nxt
+    return sorted({name for m in current for name in m.model_fields})

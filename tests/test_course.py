@@ -35,7 +35,8 @@ def test_the_course_lists_the_eleven_problems_in_order():
     listed = [line.split()[1] for line in out[1:] if re.match(r"^\s*\d+\. ", line)]
     assert listed == COURSE, out
     assert all("BROKEN" not in line for line in out)
-    assert " 9. cross-entropy      Cross-entropy loss  (cross_entropy; " in out[9]
+    assert any(" 9. cross-entropy      Cross-entropy loss  (cross_entropy; " in line for line in out), out
+    assert out[1].endswith(str(REPO / "problems")), out  # under the folder the problems come from
 
 
 def test_a_broken_course_file_names_file_line_and_problem(tmp_path):

@@ -87,9 +87,9 @@ def test_none_or_several_fits_name_every_candidate_and_the_option(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(locate.ENV, raising=False)
     with pytest.raises(UnknownProblem) as none:
-        infer_problem("import numpy as np\n\ndef softmax(x):\n    return x\n", "mine.py")
+        infer_problem("import numpy as np\n\ndef logsumexp(x):\n    return x\n", "mine.py")
     text = str(none.value)
-    assert "mine.py" in text and "softmax" in text and "--problem" in text
+    assert "mine.py" in text and "logsumexp" in text and "--problem" in text
     assert "rotary-embedding needs apply_rope(), rope_angles()" in text
     assert "sinusoidal-pe needs sinusoidal_pe(), add_positional_encoding()" in text
     with pytest.raises(UnknownProblem) as both:
@@ -116,7 +116,7 @@ def test_an_authors_own_problems_are_candidates_and_the_widest_fit_wins(tmp_path
 
 
 def test_judge_grade_without_problem_says_which_problems_it_knows(tmp_path):
-    (tmp_path / "mine.py").write_text("import numpy as np\n\ndef softmax(x):\n    return np.exp(x)\n")
+    (tmp_path / "mine.py").write_text("import numpy as np\n\ndef logsumexp(x):\n    return np.exp(x)\n")
     result = _judge(tmp_path, "grade", "mine.py")
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr

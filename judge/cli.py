@@ -138,7 +138,8 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
         if problem is None:
             from judge.problem.infer import infer_problem
 
-            problem = infer_problem(source, "standard input" if file == "-" else file)
+            problem = infer_problem(source, "standard input" if file == "-" else file,
+                                    name=None if file == "-" else Path(file).name)
         verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures,
                                      name=None if file == "-" else Path(file).name)

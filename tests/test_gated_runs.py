@@ -31,10 +31,10 @@ def _slow_scrub(monkeypatch) -> list[bool]:
     real_zero, real_clear = rb._zero, rb.ResultBuffer.clear
     seen: list[bool] = []
 
-    def slow_zero(buffer, stop=None):  # noqa: ANN001, ANN202
+    def slow_zero(buffer, stop=None, fd=None):  # noqa: ANN001, ANN202
         if threading.current_thread().name == "judge-result-scrub":
             time.sleep(0.3)
-        return real_zero(buffer, stop)
+        return real_zero(buffer, stop, fd)
 
     def clear(self) -> None:  # noqa: ANN001
         if self.clear_pending:

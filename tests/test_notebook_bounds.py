@@ -110,11 +110,16 @@ def test_judge_grade_says_compile_error_for_a_notebook_it_cannot_read(tmp_path):
     require_sandbox()
     path = tmp_path / "homework.ipynb"
     path.write_text(HUGE_NUMBER)
-    for done in (_cli("grade", str(path), "--format", "json"),
-                 _cli("grade", "-", "--format", "json", stdin=HUGE_NUMBER.encode())):
+    named = ("--problem", "sinusoidal-pe")
+    for done in (_cli("grade", str(path), "--format", "json", *named),
+                 _cli("grade", "-", "--format", "json", *named, stdin=HUGE_NUMBER.encode())):
         assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr.decode()[-2000:]
         verdict = json.loads(done.stdout)
         assert verdict["status"] == "compile_error" and "5000 digits" in verdict["message"], verdict
+    for done in (_cli("grade", str(path)), _cli("grade", "-", stdin=HUGE_NUMBER.encode())):
+        said = done.stderr.decode()
+        assert done.returncode == 2 and "Traceback" not in said, said[-2000:]
+        assert "5000 digits" in said and "--problem" in said, "without a problem: why it cannot be matched"
 
 
 def test_the_packaged_runner_says_compile_error_not_internal_error(tmp_path, capsys):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from judge.formats.text import render_text
 from judge.verdict import CaseResult, Diagnosis, Status, Verdict
 from tests.test_problem_inference import ROTARY_MINE
@@ -18,6 +20,22 @@ ROTARY_IN_PLACE = ROTARY_MINE.replace("""    out = np.empty(np.broadcast_shapes(
     x[..., 0::2] = first * c - second * s
     x[..., 1::2] = first * s + second * c
     return x""")
+
+#: One Adam step that updates the moment estimates in place, as an optimiser's state would be: right values, but
+#: the caller's m and v are overwritten.  (RoPE rotated in place is no example: at position 0 it writes x's own
+#: values back, so its smallest counterexample is a read-only x, which raises.)
+ADAM_IN_PLACE = '''\
+import numpy as np
+
+def adam_step(param, grad, m, v, t, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
+    m *= beta1
+    m += (1 - beta1) * grad
+    v *= beta2
+    v += (1 - beta2) * grad ** 2
+    m_hat = m / (1 - beta1 ** t)
+    v_hat = v / (1 - beta2 ** t)
+    return param - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
+'''
 
 #: The table with sine and cosine swapped, written my way.
 PE_SWAPPED = '''\
@@ -45,15 +63,26 @@ def _flat(text: str) -> str:
 
 
 def test_an_input_changing_counterexample_shows_the_input_before_and_after(judge):
-    verdict = judge.grade(ROTARY_IN_PLACE, "rotary-embedding")
+    verdict = judge.grade(ADAM_IN_PLACE, "adam-step")
     found = verdict.counterexample
     assert found is not None and found.differs == "input changed", found
+    changed = next(name for name in ("m", "v") if f"{name} before the call:" in render_text(verdict))
     text = render_text(verdict)
     block = text.split("A smallest input where your function differs")[1].split("\n\n")[0]
-    assert "x before the call:" in block and "x after the call:" in block, block
-    shown = re.findall(r"-?\d+\.\d+", block.split("x before the call:")[1].split("x after the call:")[0])
-    assert [float(v) for v in shown] == [v for row in found.args["x"]["literal"] for v in row], block
+    assert f"{changed} before the call:" in block and f"{changed} after the call:" in block, block
+    before = block.split(f"{changed} before the call:")[1].split(f"{changed} after the call:")[0]
+    shown = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", before)]
+    given = np.ravel(found.args[changed]["literal"] if isinstance(found.args[changed], dict) else found.args[changed])
+    assert shown == [float(v) for v in given], block
     assert not ("expected:" in block and "got:" in block), "two equal arrays say nothing: " + block
+
+
+def test_a_rotation_in_place_is_shown_by_its_smallest_difference_a_read_only_x(judge):
+    """At position 0 a rotation writes x's own values back: the smallest input that shows the mistake is a
+    read-only x, where the write raises; the report says so rather than inventing an input change."""
+    found = judge.grade(ROTARY_IN_PLACE, "rotary-embedding").counterexample
+    assert found is not None and found.differs == "raises" and found.args["x"].get("readonly") is True, found
+    assert "read-only" in found.got_text
 
 
 def test_counts_add_up_and_every_named_mistake_is_explained(judge):

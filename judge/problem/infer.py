@@ -61,19 +61,18 @@ def candidates(near: str | Path | None = None) -> list[Candidate]:
     return found
 
 
-def defined_names(data: bytes | str, required: tuple[str, ...] | None = None) -> set[str] | None:
-    """The names a Python file binds at its top level (functions, assignments, ``from m import f``: the static
-    check's rule), or for a notebook, ``required`` when its cells define them all (else the empty set)."""
-    from judge.notebooks import NotebookProblem, graded_source, looks_like_notebook
+def defined_names(data: bytes | str, name: str | None = None) -> set[str]:
+    """The names a file binds at its top level (functions, assignments, ``from m import f``: the static check's
+    rule).  A notebook (by ``name``, or by its content as the grading door decides:
+    :func:`judge.notebooks.submitted.read_submission`) is read in the judge's limited reader, once, and its
+    cells' names taken; one it cannot read raises :class:`UnknownProblem` saying why (what a verdict would say)."""
+    from judge.notebooks.submitted import read_submission
 
-    if looks_like_notebook(data):
-        if required is None:
-            return None
-        try:
-            graded_source(data, list(required))
-        except NotebookProblem:
-            return set()
-        return set(required)
+    submitted = read_submission(data, [], name)
+    if submitted.refused:
+        raise UnknownProblem(submitted.refused)
+    if submitted.notebook is not None:
+        return set(submitted.notebook.defined)
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     try:
         tree = ast.parse(text)
@@ -97,16 +96,21 @@ def top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def infer_problem(data: bytes | str, what: str = "the file", near: str | Path | None = None) -> Path:
+def infer_problem(data: bytes | str, what: str = "the file", near: str | Path | None = None,
+                  name: str | None = None) -> Path:
     """The bundle folder of the one problem whose functions ``data`` defines (see the module's docstring);
-    :class:`UnknownProblem` naming every candidate otherwise."""
+    :class:`UnknownProblem` naming every candidate otherwise.  ``name``: the file's name (``.ipynb`` or not)."""
     known = candidates(near)
-    plain = defined_names(data)
-    fits = [c for c in known if set(c.functions) <= (plain if plain is not None else defined_names(data, c.functions))]
+    try:
+        plain = defined_names(data, name)
+    except UnknownProblem as exc:
+        how = "name its problem with --problem ID for the verdict"
+        raise UnknownProblem(f"{what}: {exc} ({how})") from None
+    fits = [c for c in known if set(c.functions) <= plain]
     widest = [c for c in fits if all(set(o.functions) <= set(c.functions) for o in fits)]
     if len(fits) == 1 or len(widest) == 1:
         return (fits[0] if len(fits) == 1 else widest[0]).root
-    if not fits and plain is not None:
+    if not fits:
         started = [c for c in known if set(c.functions) & plain]
         if len(started) == 1:
             return started[0].root
@@ -116,7 +120,7 @@ def infer_problem(data: bytes | str, what: str = "the file", near: str | Path | 
         raise UnknownProblem(f"{what}: no problems found to grade it against ({_looked(near)}); {how}")
     if fits:
         raise UnknownProblem(f"{what} defines the functions of {len(fits)} problems ({needs}): {how}")
-    shown = sorted(n for n in (plain or set()) if not n.startswith("_"))
+    shown = sorted(n for n in plain if not n.startswith("_"))
     own = f" (it defines: {', '.join(shown[:12])}{' ...' if len(shown) > 12 else ''})" if shown else ""
     raise UnknownProblem(f"{what} defines the functions of no known problem{own}. Known problems: {needs}. "
                          f"Define those functions at the top level, or {how}")

@@ -110,8 +110,7 @@ _TYPE_TAGS = {"ArrayArg", "int", "float", "bool", "str", "none"}
 def _problems(model: type, exc: ValidationError, lines: LineMap) -> list[tuple[int | None, str]]:
     """Every validation error as (line, text), in file order: a misspelt key is named at its own line with the
     key it was probably meant to be ("did you mean"), and the "field required" its typo caused is not repeated."""
-    errors = [(tuple(p for p in e["loc"] if not (isinstance(p, str) and p in _TYPE_TAGS) and "[" not in str(p)), e)
-              for e in exc.errors()]
+    errors = [(_readable_loc(e), e) for e in exc.errors()]
     unknown = {loc: _suggest(model, loc) for loc, e in errors if e["type"] == "extra_forbidden"}
     meant = {loc[:-1] + (hint,) for loc, hint in unknown.items() if hint}
     out: list[tuple[int | None, str]] = []
@@ -128,6 +127,16 @@ def _problems(model: type, exc: ValidationError, lines: LineMap) -> list[tuple[i
         if (line, text) not in out:
             out.append((line, text))
     return sorted(out, key=lambda item: (item[0] is None, item[0] or 0))
+
+
+def _readable_loc(error: Any) -> tuple:
+    """The error's location as the file spells it: pydantic's union tags (``int``, ``ArrayArg``...) dropped, but an
+    unknown key is the file's own word and kept even when it happens to read like a tag (a key named ``none``)."""
+    loc = tuple(error["loc"])
+    keep_last = error["type"] == "extra_forbidden" and loc
+    body = loc[:-1] if keep_last else loc
+    kept = tuple(p for p in body if not (isinstance(p, str) and p in _TYPE_TAGS) and "[" not in str(p))
+    return kept + (loc[-1],) if keep_last else kept
 
 
 def _suggest(model: type, loc: tuple) -> str | None:

@@ -200,6 +200,15 @@ def _add_missing_columns(conn: Connection, dialect: str) -> None:
             conn.execute(text(backfill))
 
 
+def import_all_tables() -> None:
+    """Import every module that defines a table on :data:`metadata` (the service's one schema)."""
+    import importlib
+
+    for module in ("judge.service.rejudge", "judge.service.claims", "judge.service.worker_slots",
+                   "judge.service.bundle_versions", "judge.service.lti.tables"):
+        importlib.import_module(module)
+
+
 class Store:
     def __init__(self, url: str) -> None:
         self.url = url
@@ -216,6 +225,10 @@ class Store:
 
     # -- schema and lifecycle -------------------------------------------------
     def create_schema(self) -> None:
+        """Every table the service uses, whoever calls it: a table joins ``metadata`` when its module is
+        imported, so all of them are imported here (a sweeper created in a process that never imported the
+        rejudges' module once found no ``judge_rejudges`` table)."""
+        import_all_tables()
         with self.engine.begin() as conn:
             if self.dialect == "postgresql":  # several processes may start at once
                 conn.execute(text("SELECT pg_advisory_xact_lock(7305202406)"))

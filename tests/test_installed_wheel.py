@@ -174,9 +174,9 @@ def test_every_package_kind_from_an_installed_judge(installed):
     _run(offline / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", "--find-links", wheels,
          "numpy-judge", env=_clean_env(PIP_FIND_LINKS="", PIP_EXTRA_INDEX_URL=""))
     (folder / "answer.py").write_text(ROTARY_MINE)
-    graded = subprocess.run([str(offline / "bin" / "judge"), "grade", "answer.py", "--problem",
-                             str(folder / "pl" / "grader-image" / "problems" / "rotary-embedding")], cwd=folder, env=installed.env,
-                            capture_output=True, text=True, timeout=300)
+    bundle = folder / "pl" / "grader-image" / "problems" / "rotary-embedding"
+    graded = subprocess.run([str(offline / "bin" / "judge"), "grade", "answer.py", "--problem", str(bundle)],
+                            cwd=folder, env=installed.env, capture_output=True, text=True, timeout=300)
     assert graded.returncode == 0 and graded.stdout.startswith("rotary-embedding: accepted"), graded.stdout
 
 

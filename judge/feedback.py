@@ -1,4 +1,4 @@
-"""Verdict parts that explain a failure beyond the per-case facts (issue 11).
+"""Verdict parts that explain a failure beyond the per-case facts: what went wrong, not only where.
 
 Kept apart from judge/verdict.py so the verdict model stays small; every model
 here is a field of :class:`judge.verdict.Verdict`.  Hidden cases appear by id

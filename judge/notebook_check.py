@@ -1,6 +1,6 @@
 """``from judge import check``: grade the functions a learner's kernel holds now, on the public cases.
 
-The door for notebook courses (issue 20).  In Jupyter, JupyterLab, Colab or VS Code, the cells the kernel has
+The door for notebook courses.  In Jupyter, JupyterLab, Colab or VS Code, the cells the kernel has
 run (IPython's raw input history, in the order they ran) become a notebook that is graded exactly as a saved
 ``.ipynb`` is (:mod:`judge.notebooks`: the statements the required functions reach, IPython syntax handled
 as IPython does), so a check and the grade of the saved notebook agree.  Cell N in a message is ``In [N]``.

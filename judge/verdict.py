@@ -135,7 +135,7 @@ class CapturedOutput(BaseModel):
 
 
 class NotebookSource(BaseModel):
-    """A notebook was graded: which of its cells the graded functions came from (issue 20)."""
+    """A notebook was graded: which of its cells the graded functions came from (the learner wrote cells)."""
 
     cells_used: list[int] = Field(default_factory=list, description="cells (1-based, all cells counted) whose "
                                                                       "statements the required functions reach "

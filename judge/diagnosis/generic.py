@@ -13,7 +13,7 @@ from judge.diagnosis.base import Context, close, recogniser
 FLOAT32_ERROR = 1e-3        # errors up to this size per unit of output, with no NaN, look like float32 arithmetic
 
 # Linear on any text: the line alternative allows spaces and tabs around the word, never newlines (``^\s*`` let
-# every line start scan to the end of a run of newlines: 16 KiB of them cost ~12 s per verdict, issue 24).
+# every line start scan to the end of a run of newlines: 16 KiB of them, printed by a learner, cost ~12 s a verdict).
 _FORGED = re.compile(r'(^[ \t]*(accepted|ac|all tests passed)[ \t]*$)|("?\b(status|verdict|result)\b"?[ \t]*[:=][ \t]*"?accepted)',
                      re.IGNORECASE | re.MULTILINE)
 

@@ -1,4 +1,4 @@
-"""Text for the explanations of a verdict (issue 11), shared by the text report and the exports.
+"""Text for the explanations of a verdict, written once so the text report and every export say the same.
 
 Order, most telling first: what the failing cases have in common (patterns); the explanation (a named
 mistake that reproduces every failing case it was checked on) or, plainly, that none does; what the learner

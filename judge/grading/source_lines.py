@@ -1,4 +1,4 @@
-"""A notebook's verdict speaks of cells: every "line N" of the graded file named "cell C, line M" (issue 20).
+"""A notebook's verdict speaks of cells: every "line N" of the graded file named "cell C, line M".
 
 The sandbox and the judge see one file (the statements :mod:`judge.notebooks.extract` kept); the learner wrote
 cells.  After grading, every text of the verdict that can name a line -- the verdict's message, each case's

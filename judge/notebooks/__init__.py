@@ -1,4 +1,4 @@
-"""Notebooks (issue 20): a learner's ``.ipynb`` graded by the functions it defines.
+"""Notebooks, where numpy is learned: a learner's ``.ipynb`` graded by the functions it defines.
 
 What is graded is what a kernel would hold after running the notebook top to bottom, restricted to what the
 bundle's functions need: :mod:`.read` turns the file into code cells (leniently: Jupyter, JupyterLab, Colab and

@@ -9,6 +9,9 @@ numpy cannot view, the theft attempts -- is graded on a warm judge, and its judg
 ``judged_in_ms`` less the run's own wall time), with every export and the text report rendered, is compared
 with the same for a plain wrong answer that prints nothing, side by side in one judge: at most three times
 as long, plus 0.3 s of slack for a busy machine.  Quadratic work on 64 KiB of output is seconds; this is not.
+The judge here makes no counterexample search: the search is one more sandboxed run of the learner's code,
+learner time under its own budget (``limits.search_seconds``, tests/test_counterexamples.py), and an attack that
+forges on every call spends it there.
 """
 
 from __future__ import annotations
@@ -50,6 +53,16 @@ def _judge_side_seconds(judge, source: str | bytes) -> tuple[float, object]:
     rendering = time.perf_counter() - started
     run = (verdict.resources.wall_ms if verdict.resources else 0.0) / 1e3
     return verdict.judged_in_ms / 1e3 - run + rendering, verdict
+
+
+@pytest.fixture(scope="module")
+def judge():
+    """A warm judge without the counterexample search's run (see the module's docstring)."""
+    require_sandbox()
+    from judge import Judge
+
+    with Judge(counterexamples=False) as j:
+        yield j
 
 
 @pytest.mark.parametrize("name", ADVERSARIAL)

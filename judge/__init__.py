@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from judge._version import __version__
 
 if TYPE_CHECKING:
-    from judge.notebook_check import check
-    from judge.errors import BundleError, JudgeError
     from judge.engine import Judge, grade
+    from judge.errors import BundleError, JudgeError
+    from judge.notebook_check import check
     from judge.problem.loader import load_problem
     from judge.verdict import Status, Verdict
 

@@ -19,7 +19,7 @@ EXIT_OK, EXIT_VERDICT, EXIT_USAGE = 0, 1, 2
 MAX_INPUT_FILE = 64 << 20
 
 
-def _fail(message: str) -> "click.exceptions.Exit":
+def _fail(message: str) -> click.exceptions.Exit:
     click.echo(f"judge: error: {message}", err=True)
     return click.exceptions.Exit(EXIT_USAGE)
 
@@ -169,8 +169,8 @@ def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backe
            isolation: str | None, fmt: str, multiplier: float, calibrate: bool) -> None:
     """Check a bundle: it loads, the reference passes, every example gets its folder's status; then report
     adequacy (kill matrix), tolerance margins, calibrated time limits and the statement's examples."""
-    from judge.errors import JudgeError
     from judge.authoring.verify import verify_problem
+    from judge.errors import JudgeError
 
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
@@ -474,7 +474,6 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
     and one grader image, one Exercism runner for them all, a notebook hand-out each (README: "Notebooks")."""
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
-
     from judge.progress import Progress
 
     versions = tuple(v.strip() for v in pythons.split(",") if v.strip())

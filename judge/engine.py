@@ -12,20 +12,20 @@ import platform
 import queue
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from judge._version import __version__
-from judge.sandbox.background import InBackground
 from judge.errors import JudgeError
 from judge.grading.prepare import PreparedProblem, bundle_mtimes
 from judge.grading.run_plan import prepare_and_plan
-from judge.problem.loader import Bundle, load_problem, resolve
-from judge.sandbox.contract import (BackendError, BackendFactory, RunReport, RunRequest,
-                                     SandboxBackend)
 from judge.grading.static_check import check_source, decode_source
+from judge.problem.loader import Bundle, load_problem, resolve
+from judge.sandbox.background import InBackground
+from judge.sandbox.contract import BackendError, BackendFactory, RunReport, RunRequest, SandboxBackend
 
 if TYPE_CHECKING:
     from judge.diagnosis.counterexample.search import Budget
@@ -391,7 +391,6 @@ class Judge:
         over every function whose domain allows it, seeded by the cases ``seed_cases`` (indices; every case when
         None) and equal to none of them, found in one sandboxed run.  A Counterexample or None."""
         from judge.diagnosis.counterexample import search as counterexample
-
         from judge.notebooks import ReaderFailed
 
         prepared = self.problem(problem)
@@ -423,7 +422,7 @@ class Judge:
                 prepared.close()
             self._prepared.clear()
 
-    def __enter__(self) -> "Judge":
+    def __enter__(self) -> Judge:
         return self
 
     def __exit__(self, *exc: object) -> None:

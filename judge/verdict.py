@@ -43,7 +43,7 @@ class NumericFacts(BaseModel):
     mismatch_kinds: dict[str, int] = Field(default_factory=dict,
                                            description="out-of-tolerance elements per kind of element "
                                                        "(e.g. sin/cos columns); counts only, also for hidden cases")
-    window: "ValueWindow | None" = Field(None, description="expected vs got around the worst element (public only)")
+    window: ValueWindow | None = Field(None, description="expected vs got around the worst element (public only)")
     tolerance_ratio: float | None = Field(None, description="largest |got - expected| / (atol + rtol*|expected|) "
                                                             "(<= 1 passes); measured when the caller asks "
                                                             "(judge verify's tolerance margins)")

@@ -43,10 +43,10 @@ import time
 from pathlib import Path
 
 import httpx
+from tiers import needs
 
 from tests.conftest import REPO, unavailable
 from tests.service_support import Process, _pg_bin, missing, service_env, wait_for
-from tiers import needs
 
 TOKEN = "hosts-token-abcdef123456"
 #: The checkout's path below /tmp when it is there (a CI clone), else None: each host binds it into its own /tmp.

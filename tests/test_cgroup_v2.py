@@ -17,11 +17,11 @@ import sys
 import time
 
 import pytest
-
 from conftest import unavailable
 from helpers_sandbox import cgroup_pids, learner, require_sandbox, worker_name
-from judge.sandbox import cgroups
+
 from judge.problem.timescale import time_scale
+from judge.sandbox import cgroups
 
 MiB = 1 << 20
 SCALE = time_scale()  # JUDGE_TIME_SCALE, set in the VM
@@ -187,7 +187,6 @@ def short_wall_bundle(tmp_path_factory):
     import shutil
 
     import yaml
-
     from conftest import PROBLEM_DIR
 
     root = tmp_path_factory.mktemp("bundles") / "sinusoidal-pe"

@@ -55,7 +55,8 @@ def test_grader_leaves_the_grading_side_to_the_run():
 
 def test_the_isolation_record_is_the_verdicts():
     from judge.isolation_record import Isolation
-    from judge.verdict import Isolation as VerdictIsolation, Verdict
+    from judge.verdict import Isolation as VerdictIsolation
+    from judge.verdict import Verdict
 
     assert VerdictIsolation is Isolation and Verdict.model_fields["isolation"].annotation == Isolation | None
 
@@ -110,8 +111,8 @@ def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
 def test_the_judge_command_grades_with_the_zygote_it_launched_first():
     # `python -m judge grade FILE` (judge.entry) launches full's zygote before importing the command line.
     require_sandbox()
-    from judge.sandbox.launch import full_likely
     from judge.sandbox.ladder import choose
+    from judge.sandbox.launch import full_likely
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode: nothing is launched ahead")
@@ -189,8 +190,8 @@ def _children() -> list[int]:
 def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
     require_sandbox()
     from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.launch import full_likely
     from judge.sandbox.ladder import choose
+    from judge.sandbox.launch import full_likely
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode")

@@ -18,7 +18,7 @@ from judge.diagnosis.counterexample.seeds import explorer, generic_ladder, read_
 from judge.errors import BundleError
 from judge.problem.inputs import build_input_file, materialize
 from judge.problem.loader import load_problem
-from judge.problem.models import ArrayDomain, CaseSpec, FloatDomain, IntDomain, Tolerance
+from judge.problem.models import CaseSpec, FloatDomain, IntDomain
 from tests.conftest import REPO
 
 PROBLEMS = ("sinusoidal-pe", "rotary-embedding")

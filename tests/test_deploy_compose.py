@@ -28,7 +28,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SUBMISSIONS, require_docker, unavailable
 
 COMPOSE_FILE = REPO / "deploy" / "compose.yaml"

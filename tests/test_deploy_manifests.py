@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
-
 from conftest import REPO
 from deploy_support import acl_rules, compose_acl, redis_glob, rendered
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from fake_support import RECORDED, RUNS, SOURCES, make_small_bundle
-
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +78,7 @@ def test_unknown_source_is_an_internal_error_not_a_crash(judge, bundle):
 def test_readme_guarantee_table_is_the_code_table():
     """One source: the README's table is rendered from judge.sandbox.guarantees."""
     from fake_support import REPO
+
     from judge.sandbox.guarantees import render_markdown
 
     text = (REPO / "README.md").read_text()

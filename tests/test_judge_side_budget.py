@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from conftest import SUBMISSIONS, require_sandbox
 
 ADVERSARIAL = ["wrong_answer/attack_quadratic_output.py", "wrong_answer/attack_forged_zero_size_header.py",

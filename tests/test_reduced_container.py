@@ -16,7 +16,6 @@ import secrets
 import subprocess
 
 import pytest
-
 from conftest import SUBMISSIONS, require_docker
 
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")

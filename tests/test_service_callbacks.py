@@ -10,8 +10,17 @@ import httpx
 import pytest
 
 from tests.conftest import REPO
-from tests.service_support import (SOURCES, CallbackListener, Server, body_json, free_port, require_sandbox,
-                                   service_env, wait_done, wait_for)
+from tests.service_support import (
+    SOURCES,
+    CallbackListener,
+    Server,
+    body_json,
+    free_port,
+    require_sandbox,
+    service_env,
+    wait_done,
+    wait_for,
+)
 
 TOKEN = "callbacks-token-0123456789"
 

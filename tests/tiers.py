@@ -17,7 +17,8 @@ from __future__ import annotations
 import inspect
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: Lightest first; a test's tier is the heaviest one among what it uses.
 TIERS = ("unit", "sandbox", "container", "service", "hosts", "browser")

@@ -21,8 +21,14 @@ from typing import TYPE_CHECKING
 from judge.authoring.findings import Finding
 from judge.authoring.killers import Killer, judge_output
 from judge.diagnosis.counterexample.candidates import MAX_ELEMENTS, size_of
-from judge.diagnosis.counterexample.search import Search, case_add_command, python_call, search_from, \
-    searchable, with_defaults
+from judge.diagnosis.counterexample.search import (
+    Search,
+    case_add_command,
+    python_call,
+    search_from,
+    searchable,
+    with_defaults,
+)
 from judge.grading.prepare import PreparedProblem
 from judge.problem.expected import raises_expected
 
@@ -113,7 +119,7 @@ def mistake_smallest(prepared: PreparedProblem, killer: Killer) -> Smallest:
     return Smallest(killer.name, "mistake", call, add, case_id, case_size)
 
 
-def example_smallest(judge: "Judge", prepared: PreparedProblem, example: "GradedExample", killer: Killer | None,
+def example_smallest(judge: Judge, prepared: PreparedProblem, example: GradedExample, killer: Killer | None,
                      source: str) -> Smallest:
     indices, case_id, case_size = _catching(prepared, killer) if killer else ([], None, None)
     found = judge.search(source, prepared.bundle.root, indices or None)
@@ -127,7 +133,7 @@ def _needs_a_case(row: Smallest) -> bool:
     return row.smallest_case is None or (row.smallest_case_size or 0) > MAX_ELEMENTS
 
 
-def counterexample_report(judge: "Judge", prepared: PreparedProblem, examples: list["GradedExample"],
+def counterexample_report(judge: Judge, prepared: PreparedProblem, examples: list[GradedExample],
                           killers: list[Killer], sources: dict[str, str]) -> tuple[list[Smallest], list[Finding]]:
     """The rows of the section and its findings (``sources``: each example's text, by its name)."""
     findings = domain_findings(prepared)

@@ -24,8 +24,8 @@ from judge.diagnosis.patterns import failure_patterns
 from judge.diagnosis.recover import recover
 from judge.diagnosis.timing import time_feedback
 from judge.errors import JudgeError
-from judge.grading.slots import Observed
 from judge.grading.prepare import PreparedProblem
+from judge.grading.slots import Observed
 from judge.verdict import CaseResult, Diagnosis, PropertyCheck, Verdict
 
 log = logging.getLogger(__name__)

@@ -8,14 +8,15 @@ message; the bank may reword any of them (mistakes.yaml entries without
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
 from judge.grading.compare import within_tolerance
-from judge.grading.slots import Observed
 from judge.grading.prepare import PreparedProblem
+from judge.grading.slots import Observed
 from judge.problem.mistakes import Bank
 from judge.problem.models import Tolerance
 from judge.verdict import CaseResult, Status

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from judge.feedback import Picture
-from judge.grading.slots import Observed
 from judge.grading.prepare import PreparedProblem
+from judge.grading.slots import Observed
 from judge.grading.terms import Terms
 from judge.verdict import Status, Verdict
 

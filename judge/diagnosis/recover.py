@@ -11,6 +11,7 @@ one) is what the learner computed; combinations of banked mistakes become one co
 from __future__ import annotations
 
 import time
+
 import numpy as np
 
 from judge.diagnosis.bank import passing_small

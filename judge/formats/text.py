@@ -24,8 +24,13 @@ def _paint(text: str, color: bool, **style) -> str:
 
 
 def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
-    from judge.formats.explain import COUNTEREXAMPLE_TITLE, counterexample_lines, explanation_lines, pattern_lines, \
-        time_lines
+    from judge.formats.explain import (
+        COUNTEREXAMPLE_TITLE,
+        counterexample_lines,
+        explanation_lines,
+        pattern_lines,
+        time_lines,
+    )
 
     lines = []
     if verdict.patterns:

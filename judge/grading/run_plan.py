@@ -25,16 +25,17 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from judge.sandbox import memfd
 from judge._version import __version__
-from judge.sandbox.background import InBackground
 from judge.problem.cache import cache_dir, write_atomic
-from judge.sandbox.contract import RunReport, RunRequest
 from judge.problem.timescale import ENV as TIME_SCALE_ENV
+from judge.sandbox import memfd
+from judge.sandbox.background import InBackground
+from judge.sandbox.contract import RunReport, RunRequest
 
 if TYPE_CHECKING:
     from judge.grading.prepare import PreparedProblem

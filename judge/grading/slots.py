@@ -12,19 +12,20 @@ import math
 import mmap
 import platform
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from judge.sandbox.background import InBackground
 from judge.grading.compare import compare_arrays, tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
-from judge.sandbox import wire
-from judge.sandbox.contract import RunReport
 from judge.grading.process_end import process_death
 from judge.grading.terms import Terms, mismatch_kinds, value_window
+from judge.sandbox import wire
+from judge.sandbox.background import InBackground
+from judge.sandbox.contract import RunReport
 from judge.verdict import CaseResult, Status
 
 KEEP_ELEMENTS = 1 << 18  # outputs up to this size are copied for diagnosis when they fail

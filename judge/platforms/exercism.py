@@ -145,9 +145,9 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: s
     or by default the bundle's ``submissions/<id>/`` without its attacks (:func:`smoke_examples`), with the results
     this machine's judge gives (``prefix``: ``<slug>--`` in a runner of several exercises, which
     bin/run-tests.sh reads the slug from)."""
+    from judge.engine import Judge
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
-    from judge.engine import Judge
 
     chosen_by_teacher = examples is not None
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id

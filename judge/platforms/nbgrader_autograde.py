@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute

@@ -22,9 +22,9 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from judge._version import __version__
 

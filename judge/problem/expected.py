@@ -18,8 +18,8 @@ from judge.errors import BundleError
 from judge.problem.cache import bundle_cache_dir, write_atomic
 from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
-from judge.problem.modules import import_bundle_file, require_callables
 from judge.problem.models import FunctionSpec
+from judge.problem.modules import import_bundle_file, require_callables
 from judge.sandbox.outputs import NotAnOutput, Packed, pack
 
 

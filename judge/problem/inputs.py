@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from judge.sandbox import memfd
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
+from judge.sandbox import memfd
 from judge.sandbox.contract import ArgSpec, ArrayRef
 from judge.sandbox.wire import align
 

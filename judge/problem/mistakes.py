@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from judge.errors import BundleError
-from judge.problem.modules import import_bundle_file
 from judge.problem.models import Tolerance, _Strict
+from judge.problem.modules import import_bundle_file
 from judge.problem.yamlfile import LineMap, validate_with_lines
 
 # Recognisers the judge implements itself, driven by facts; a bundle may reword them.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator, Discriminator, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 SCHEMA_VERSION = 1
 NUMERIC_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8",
@@ -30,7 +30,7 @@ INT_LIMIT = (1 << 63) - 1
 
 def _int_range(name: str, lo: int, hi: int) -> None:
     """A domain's int range is within an int64 (negative ranges are valid: ``axis: {int: [-1, -1]}``)."""
-    if not (-INT_LIMIT <= lo and hi <= INT_LIMIT):
+    if not (lo >= -INT_LIMIT and hi <= INT_LIMIT):
         raise ValueError(f"{name}: [{lo}, {hi}] goes beyond an int64 (+-{INT_LIMIT})")
 
 
@@ -84,7 +84,7 @@ class IntDomain(_Strict):
     simple: list[int] = []
 
     @model_validator(mode="after")
-    def _ordered(self) -> "IntDomain":
+    def _ordered(self) -> IntDomain:
         if self.int[0] > self.int[1]:
             raise ValueError(f"int: [{self.int[0]}, {self.int[1]}] is empty")
         _int_range("int", *self.int)
@@ -100,7 +100,7 @@ class FloatDomain(_Strict):
     simple: list[float] = []
 
     @model_validator(mode="after")
-    def _ordered(self) -> "FloatDomain":
+    def _ordered(self) -> FloatDomain:
         _finite("float", *self.float)
         _finite("simple", *self.simple)
         if not self.float[0] <= self.float[1]:
@@ -134,7 +134,7 @@ class ArrayShape(_Strict):
     indexes: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 
     @model_validator(mode="after")
-    def _ranges(self) -> "ArrayShape":
+    def _ranges(self) -> ArrayShape:
         for name, (lo, hi) in self.axes.items():
             if not 1 <= lo <= hi:
                 raise ValueError(f"axes: {name}: [{lo}, {hi}] must satisfy 1 <= lo <= hi")
@@ -177,7 +177,7 @@ def _domain_kind(value: object) -> str | None:
 
 
 ArgDomain = Annotated[
-    Union[Annotated[IntDomain, Tag("int")], Annotated[FloatDomain, Tag("float")], Annotated[ArrayDomain, Tag("array")]],
+    Annotated[IntDomain, Tag("int")] | Annotated[FloatDomain, Tag("float")] | Annotated[ArrayDomain, Tag("array")],
     Discriminator(_domain_kind, custom_error_type="domain_kind",
                   custom_error_message="an argument's domain is int: [lo, hi], float: [lo, hi] or array: {...}")]
 
@@ -211,7 +211,7 @@ class TupleReturns(_Strict):
     names: list[str] = Field(alias="tuple", min_length=2, max_length=16)
 
     @model_validator(mode="after")
-    def _distinct(self) -> "TupleReturns":
+    def _distinct(self) -> TupleReturns:
         if len(set(self.names)) != len(self.names):
             raise ValueError("tuple: every item needs its own name")
         return self
@@ -223,7 +223,7 @@ class FunctionSpec(_Strict):
     params: list[str]
     #: ``array`` (a numpy.ndarray), ``scalar`` (one number: a Python or numpy number, or a 0-d array) or
     #: ``{tuple: [names]}`` (a tuple of arrays or numbers).
-    returns: Union[Literal["array", "scalar"], TupleReturns] = "array"
+    returns: Literal["array", "scalar"] | TupleReturns = "array"
     output_dtypes: list[DtypeName] = ["float64"]
     summary: str = ""
     axes: list[AxisSpec] = Field(default_factory=list, description="the output's trailing axes, in order")
@@ -313,7 +313,7 @@ class Generate(_Strict):
     p: float | None = Field(None, ge=0, le=1)
 
     @model_validator(mode="after")
-    def _positive(self) -> "Generate":
+    def _positive(self) -> Generate:
         if any(n < 1 for n in self.shape):
             raise ValueError("every dimension of shape must be >= 1")
         if self.distribution == "integers" and (self.low is None or self.high is None
@@ -338,7 +338,7 @@ class ArrayArg(_Strict):
     readonly: bool = False
 
     @model_validator(mode="after")
-    def _one_source(self) -> "ArrayArg":
+    def _one_source(self) -> ArrayArg:
         if (self.literal is None) == (self.generate is None):
             raise ValueError("an array argument needs exactly one of 'literal' or 'generate'")
         return self

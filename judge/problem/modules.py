@@ -8,9 +8,9 @@ It is never imported in a process that learner code can read.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable
 
 from judge.errors import BundleError
 

@@ -47,16 +47,16 @@ import time
 import uuid
 from pathlib import Path
 
-from judge.sandbox.result_buffer import ResultBuffer, buffer_for
+from judge.isolation_record import Isolation
 from judge.sandbox.cgroups.counters import EngineGroup
-from judge.sandbox.launch import START_ENV
 from judge.sandbox.container_entry import INPUTS, MOUNT_DIR, REPORT_MARKER, RUN_FILES
 from judge.sandbox.contract import SANDBOX_UID, BackendError, Capture, Hello, RunReport, RunRequest
+from judge.sandbox.launch import START_ENV
 from judge.sandbox.modes import mode_named
 from judge.sandbox.progress import PAGE_BYTES, PHASE_SETUP, ProgressFile
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox.supervisor import USAGE_FIELDS
 from judge.sandbox.watch import POLL_SECONDS, Watchdog
-from judge.isolation_record import Isolation
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"

@@ -89,7 +89,7 @@ class PrestartedFactory:
         if first is not None:
             first.close()
 
-    def __enter__(self) -> "PrestartedFactory":
+    def __enter__(self) -> PrestartedFactory:
         return self
 
     def __exit__(self, *exc: object) -> None:

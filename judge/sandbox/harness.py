@@ -21,8 +21,8 @@ import numpy as np
 
 from judge.sandbox import wire
 from judge.sandbox.contract import ArgSpec, Call, RunRequest
-from judge.sandbox.outputs import NotAnOutput, pack
 from judge.sandbox.linux import memcmp_equal
+from judge.sandbox.outputs import NotAnOutput, pack
 from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
 
 SUBMISSION_FILENAME = "submission.py"

@@ -92,7 +92,7 @@ class FileView:
     rules: list[Rule] = field(default_factory=list)
 
     @classmethod
-    def for_root_plan(cls, plan) -> "FileView":
+    def for_root_plan(cls, plan) -> FileView:
         """The same tree as mode full's new root (:class:`judge.sandbox.rootfs.RootPlan`): the system folders, the
         standard library and the allowed packages read-only, the site-packages folders masked (only the allowed
         packages beneath them), and four devices."""

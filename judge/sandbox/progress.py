@@ -31,7 +31,7 @@ class ProgressPage:
         self.set(-1, PHASE_SETUP)
 
     @classmethod
-    def over_file(cls, path: str) -> "ProgressPage":
+    def over_file(cls, path: str) -> ProgressPage:
         fd = os.open(path, os.O_RDWR)
         try:
             return cls(mmap.mmap(fd, PAGE_BYTES, access=mmap.ACCESS_WRITE))

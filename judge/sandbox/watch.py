@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Callable
+from collections.abc import Callable
 
 from judge.sandbox.contract import RunRequest, TimedOut
 from judge.sandbox.progress import PHASE_RUNNING

@@ -38,16 +38,15 @@ import time
 
 import numpy  # noqa: F401 - imported so every child starts warm
 
-from judge.sandbox import linux
-from judge.sandbox.contract import Hello, RunReport, RunRequest
-from judge.sandbox.messages import recv_message, send_message
-from judge.sandbox.progress import ProgressPage
 from judge.errors import SandboxUnavailable
+from judge.sandbox import linux
 from judge.sandbox.background import InBackground
+from judge.sandbox.contract import Hello, RunReport, RunRequest
 from judge.sandbox.leftovers import kill_descendants
+from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.modes import mode_named
+from judge.sandbox.progress import ProgressPage
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
-
 
 #: The order of a request's descriptors; ``inputs`` only when the cases have array inputs.
 REQUEST_FDS = ("results", "source", "stdout", "stderr", "inputs")

@@ -12,6 +12,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge._version import __version__
+from judge.service import claims as _claims  # noqa: F401 - registers the claims table before create_schema
 from judge.service import errors, problems
 from judge.service.auth import Authenticator, RateLimiter
 from judge.service.bundle_versions import BundleVersions
@@ -21,7 +22,6 @@ from judge.service.metrics import METHODS, OTHER_METHOD, Metrics
 from judge.service.routes_ops import operations_router
 from judge.service.routes_platform import router as platform_router
 from judge.service.routes_rejudge import router as rejudge_router  # its tables too
-from judge.service import claims as _claims  # noqa: F401 - registers the claims table before create_schema
 from judge.service.settings import Settings
 from judge.service.store import Store
 from judge.service.worker_slots import SlotRegistry

@@ -225,12 +225,11 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from celery.signals import worker_ready
 
     from judge.engine import Judge
-    from judge.service.bundle_versions import BundleVersions
-    from judge.service.worker import process_submission
-    from judge.service.claims import ClaimBeat
-    from judge.service.worker_slots import Heartbeat, SlotRegistry
-
     from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
+    from judge.service.bundle_versions import BundleVersions
+    from judge.service.claims import ClaimBeat
+    from judge.service.worker import process_submission
+    from judge.service.worker_slots import Heartbeat, SlotRegistry
 
     store = Store(settings.db_url)
     _create_schema_patiently(store)

@@ -19,11 +19,18 @@ from fastapi.security import HTTPBearer
 from judge.service import problems
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
-from judge.service.schemas import (BatchIn, BatchOut, ErrorBody, ProblemDetail, ProblemList, Submission,
-                                   SubmissionIn, submission_view)
 from judge.service.outbound import AddressPolicy, literal_address
-from judge.service.store import (DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission,
-                                 TenantQueueFull)
+from judge.service.schemas import (
+    BatchIn,
+    BatchOut,
+    ErrorBody,
+    ProblemDetail,
+    ProblemList,
+    Submission,
+    SubmissionIn,
+    submission_view,
+)
+from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission, TenantQueueFull
 
 log = logging.getLogger("judge.service")
 _bearer = HTTPBearer(auto_error=False, description="a platform's token from JUDGE_API_TOKENS")

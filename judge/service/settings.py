@@ -143,7 +143,7 @@ class Settings:
     score_rule: str = "best"                   # JUDGE_SCORE_RULE: best | latest (an LTI activity may override)
 
     @classmethod
-    def from_env(cls, env: dict | None = None) -> "Settings":
+    def from_env(cls, env: dict | None = None) -> Settings:
         env = dict(os.environ if env is None else env)
         s = cls()
         s.db_url = env.get("JUDGE_DB_URL") or s.db_url

@@ -12,13 +12,30 @@ import hashlib
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from sqlalchemy import (Column, Float, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, case,
-                        create_engine, event, func, select, text, update)
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    case,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -98,7 +115,7 @@ class StoredSubmission:
     callback_version: int | None = None
 
     @classmethod
-    def of(cls, row) -> "StoredSubmission":
+    def of(cls, row) -> StoredSubmission:
         """From a row mapping (SQLAlchemy's, or the dict a new row was inserted from)."""
         return cls(**{f: row[f] for f in _FIELDS})
 

@@ -6,8 +6,8 @@ import logging
 import platform
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 

@@ -31,13 +31,22 @@ import heapq
 import itertools
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
-from judge.diagnosis.counterexample.seeds import SMALL_OFFSETS, Feature, Length, Seed, generic_ladder, length_key, \
-    lengths_of, plain_scalar
+from judge.diagnosis.counterexample.seeds import (
+    SMALL_OFFSETS,
+    Feature,
+    Length,
+    Seed,
+    generic_ladder,
+    length_key,
+    lengths_of,
+    plain_scalar,
+)
 from judge.problem.models import ArrayDomain, Domain, FloatDomain, FunctionSpec, IntDomain
 
 #: Steps from a length's anchor the smallest inputs try (anchor, anchor+1, ... anchor+SMALL_STEPS).

@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -41,8 +41,8 @@ from judge.grading.slots import JudgedRun, Observed
 from judge.problem.expected import Expected, packed_output
 from judge.problem.models import ArrayArg, CaseSpec
 from judge.sandbox import wire
-from judge.sandbox.outputs import NotAnOutput, unpack
 from judge.sandbox.contract import RunLimits, RunRequest
+from judge.sandbox.outputs import NotAnOutput, unpack
 from judge.verdict import CaseResult, Status, Verdict
 
 #: Statuses of a candidate that show a difference (time and memory prove nothing under the search's budget).

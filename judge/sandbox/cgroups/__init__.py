@@ -37,6 +37,7 @@ from __future__ import annotations
 import os
 import time
 
+from judge.sandbox.cgroups.files import validate_name
 from judge.sandbox.cgroups.interface import (
     JUDGE_DIR,
     CgroupError,
@@ -45,7 +46,6 @@ from judge.sandbox.cgroups.interface import (
     CgroupUnavailable,
     WorkerCgroup,
 )
-from judge.sandbox.cgroups.files import validate_name
 from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _Mount, _v1_controller_mounts, detect
 from judge.sandbox.cgroups.v1 import CgroupV1
 from judge.sandbox.cgroups.v2 import CgroupV2

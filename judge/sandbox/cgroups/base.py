@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import signal
 import time
-from typing import Collection
+from collections.abc import Collection
 
 from judge.sandbox.cgroups.files import describe, read_pids, write
 from judge.sandbox.cgroups.interface import KILL_TIMEOUT, CgroupError
+
 
 class _Base:
     """Shared kill loop; subclasses say where cgroup.procs is and who is a member."""

@@ -23,11 +23,10 @@ Everything the mode does, in the order a run meets it:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import json
 import os
 import time
+from typing import TYPE_CHECKING
 
 from judge.sandbox import acl
 from judge.sandbox.modes.base import Mode, Rung

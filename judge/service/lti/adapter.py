@@ -204,7 +204,7 @@ class Launch(MessageLaunch):
     def _get_request_param(self, key: str) -> str:
         return self._request.get_param(key)
 
-    def validate(self) -> "Launch":
+    def validate(self) -> Launch:
         """pylti1p3's checks with the nonce's after the signature's and the deployment's (pylti1p3 consumes the
         nonce first, so anyone could spend a real launch's nonce with an unsigned token carrying it)."""
         self._validated = True

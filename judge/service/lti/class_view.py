@@ -16,8 +16,8 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cached_property
-from datetime import datetime, timezone
 from typing import Any
 
 from judge.service.lti.roles import is_learner
@@ -50,7 +50,7 @@ def roster(course: dict, tool_config: Any) -> list[dict]:
 
 
 def _ts(value: float | None) -> str | None:
-    return datetime.fromtimestamp(value, tz=timezone.utc).isoformat() if value else None
+    return datetime.fromtimestamp(value, tz=UTC).isoformat() if value else None
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from judge.service.delivery import Dispatcher
 from judge.service.lti.adapter import CachingConnector
@@ -66,7 +66,7 @@ class ScoreDispatcher(Dispatcher):
         rule = rule_of(session.score_rule, self.settings.score_rule)
         now = standing(self.lti.store, session.learner, session.problem, rule)
         stamp = datetime.fromtimestamp((row.timestamp or time.time()) if row.kind == "pending" else time.time(),
-                                       tz=timezone.utc)
+                                       tz=UTC)
         grade = (Grade().set_user_id(session.user_id).set_timestamp(stamp.isoformat())
                  .set_score_maximum(SCORE_MAXIMUM))
         if row.kind == "pending":

@@ -24,10 +24,30 @@ from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, L
 from judge.service.lti.csp import page_headers
 from judge.service.lti.learner_view import learner_verdict
 from judge.service.lti.page import render_page
-from judge.service.lti.side import (AGS_CLAIM, CONTEXT_CLAIM, COOKIE_BLOCKED, CUSTOM_CLAIM, DEEP_LINKING,
-                                    DEPLOYMENT_CLAIM, LEARN_PLATFORM, LTI_PLATFORM, MESSAGE_TYPE_CLAIM, PAGE_ERRORS,
-                                    ROLES_CLAIM, SCORE_SCOPE, STATIC, LearnerSide, base_url, form_of, is_secure,
-                                    learner_side, log, page_session, refuse, session_of)
+from judge.service.lti.side import (
+    AGS_CLAIM,
+    CONTEXT_CLAIM,
+    COOKIE_BLOCKED,
+    CUSTOM_CLAIM,
+    DEEP_LINKING,
+    DEPLOYMENT_CLAIM,
+    LEARN_PLATFORM,
+    LTI_PLATFORM,
+    MESSAGE_TYPE_CLAIM,
+    PAGE_ERRORS,
+    ROLES_CLAIM,
+    SCORE_SCOPE,
+    STATIC,
+    LearnerSide,
+    base_url,
+    form_of,
+    is_secure,
+    learner_side,
+    log,
+    page_session,
+    refuse,
+    session_of,
+)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 from judge.service.settings import SCORE_RULES

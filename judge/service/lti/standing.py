@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import inspect, insert, select
+from sqlalchemy import insert, inspect, select
 from sqlalchemy.engine import Connection
 
 from judge.service.lti.tables import owned, scores, sessions

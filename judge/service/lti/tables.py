@@ -25,9 +25,21 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import (Column, Float, Index, Integer, LargeBinary, String, Table, Text, and_, delete, insert,
-                        select, update)
-
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from judge.service.store import DONE, Store, StoredSubmission, metadata, submissions
@@ -125,7 +137,7 @@ class ScoreRow:
     error: str | None
 
     @classmethod
-    def of(cls, row) -> "ScoreRow":
+    def of(cls, row) -> ScoreRow:
         return cls(**{f: row[f] for f in ("id", "submission_id", "session", "kind", "state", "timestamp",
                                           "attempts", "next_at", "error")})
 

@@ -28,12 +28,21 @@ from fastapi.responses import HTMLResponse, Response
 
 from judge.service import problems
 from judge.service.errors import ApiError
-from judge.service.lti.class_view import (NRPS_CLAIM, class_csv, class_view, learner_key, roster,
-                                           roster_learners)
+from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, learner_key, roster, roster_learners
 from judge.service.lti.csp import origin, page_headers, return_url_allowed
 from judge.service.lti.page import page_head, simple_page
-from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
-                                    learner_side, page_session, refuse, session_of)
+from judge.service.lti.side import (
+    CONTEXT_CLAIM,
+    DEPLOYMENT_CLAIM,
+    PAGE_ERRORS,
+    LearnerSide,
+    base_url,
+    form_of,
+    learner_side,
+    page_session,
+    refuse,
+    session_of,
+)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 from judge.service.store import StoredSubmission

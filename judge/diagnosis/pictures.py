@@ -153,10 +153,11 @@ def render_pictures(verdict: Verdict, prepared: PreparedProblem, observed: dict[
     pair_case = chosen[0]
     pictures: list[Picture] = []
     for i in sorted(chosen):
-        case = prepared.cases[i]
-        function = prepared.bundle.spec.function(case.spec.function)
-        terms = Terms(function, case.expected.shape)
-        pictures += case_pictures(plt, case.spec.id, case.expected, observed[i].got, terms, out, i == pair_case)
+        prepared_case = prepared.cases[i]
+        function = prepared.bundle.spec.function(prepared_case.spec.function)
+        terms = Terms(function, prepared_case.expected.shape)
+        pictures += case_pictures(plt, prepared_case.spec.id, prepared_case.expected, observed[i].got, terms, out,
+                                  i == pair_case)
     return pictures
 
 

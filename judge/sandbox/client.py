@@ -115,7 +115,7 @@ class ZygoteClient:
             message["gated"] = True
         source_fd = memfd.sealed_bytes("judge-source", source)
         captures = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr")]
-        fds = [self.result_buffer.fd, source_fd, *captures] + ([inputs_fd] if inputs_fd is not None else [])
+        fds = [buffer.fd, source_fd, *captures] + ([inputs_fd] if inputs_fd is not None else [])
         try:
             with self._lock:
                 self._wait_ready()

@@ -196,7 +196,7 @@ class ContainerClient:
         fd = os.open(path + ".part", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
             offset = 0
-            while key != "empty" and offset < size:
+            while inputs_fd is not None and key != "empty" and offset < size:
                 chunk = os.pread(inputs_fd, min(size - offset, 1 << 20), offset)
                 if not chunk:
                     break
@@ -327,6 +327,8 @@ class ContainerClient:
             report.memory_peak = counters.memory_peak if counters else None
             report.stdout = _capture(run_dir / "stdout")
             report.stderr = _capture(run_dir / "stderr")
+            if self.result_buffer is None:
+                raise BackendError("run() before result_buffer_for(size)")
             self._copy_results(run_dir / "results", self.result_buffer.fd, request.result_size)
             report.elapsed_ns = time.monotonic_ns() - started
             return report

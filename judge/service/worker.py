@@ -14,7 +14,7 @@ import numpy as np
 from judge._version import __version__
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions
 from judge.service.claims import ClaimBeat, Claims
-from judge.service.store import STORE_AWAY, Store
+from judge.service.store import STORE_AWAY, Store, StoredSubmission
 from judge.verdict import Status, Verdict
 
 log = logging.getLogger("judge.service")
@@ -42,7 +42,7 @@ STORE_PATIENCE_SECONDS = 300.0
 LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti)
 
 
-def draw_pictures(store: Store, judge, row: dict, verdict: Verdict, problem: str | Path | None = None) -> None:  # noqa: ANN001
+def draw_pictures(store: Store, judge, row: StoredSubmission, verdict: Verdict, problem: str | Path | None = None) -> None:  # noqa: ANN001
     """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
     for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
     if not row.platform.startswith(LEARNER_PLATFORMS):

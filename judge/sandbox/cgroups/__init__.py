@@ -123,10 +123,9 @@ def prune_stale_worker_cgroups(min_age: float = STALE_AFTER_SECONDS, under: _Mou
     zygote moved in, is never touched.  Returns how many groups were removed.
     """
     mounts = _cgroup_mounts()
-    support = detect() if under is None else None
     if under is not None:
         roots = {under.mount_point}
-    elif support.version is None or not support.writable:
+    elif (support := detect()).version is None or not support.writable:
         return 0
     elif support.version == 1:
         roots = {m.mount_point for m in _v1_controller_mounts(mounts).values()}

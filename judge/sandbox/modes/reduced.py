@@ -33,6 +33,7 @@ from judge.sandbox.modes.base import Mode, Rung
 
 if TYPE_CHECKING:
     from judge.sandbox.contract import Hello
+    from judge.sandbox.uids import UidPool
 
 
 class ReducedMode(Mode):
@@ -41,7 +42,7 @@ class ReducedMode(Mode):
 
     def __init__(self) -> None:
         # State of the one zygote an instance serves (the judge's side uses none of it).
-        self.uids = None  #: judge.sandbox.uids.UidPool
+        self.uids: UidPool = None  # type: ignore[assignment]  # set by start_zygote, before any other use
         self.hidden: set[tuple[str, int]] = set()  #: without Landlock: (path, uid) hidden by an ACL entry
         self.closed: dict[int, list[str]] = {}  #: without Landlock: uid -> folders closed to it by ACL
         self._scan: tuple[int, int] | None = None  #: without Landlock: (pid, pipe) of the writable-folder scan

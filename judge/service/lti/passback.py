@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from judge.service.delivery import Dispatcher
 from judge.service.lti.adapter import CachingConnector
 from judge.service.lti.standing import Standing, rule_of, standing
-from judge.service.lti.tables import LearnerSession, LtiStore
+from judge.service.lti.tables import LearnerSession, LtiStore, ScoreRow
 from judge.service.settings import Settings
 
 log = logging.getLogger("judge.service.lti")
@@ -60,7 +60,7 @@ class ScoreDispatcher(Dispatcher):
             if self.lti.claim_score(due.id, due.attempts, now + 60):
                 self.send(due.id, self._send, due, due.attempts + 1)
 
-    def _grade(self, row: dict, session: LearnerSession):  # noqa: ANN202 - a pylti1p3 Grade
+    def _grade(self, row: ScoreRow, session: LearnerSession):  # noqa: ANN202 - a pylti1p3 Grade
         from pylti1p3.grade import Grade
 
         rule = rule_of(session.score_rule, self.settings.score_rule)
@@ -82,7 +82,7 @@ class ScoreDispatcher(Dispatcher):
         return (grade.set_activity_progress("Completed").set_grading_progress("FullyGraded")
                 .set_score_given(round(now.score * SCORE_MAXIMUM, 6)).set_comment(comment(now.verdict, now)))
 
-    def _send(self, row: dict, attempt: int) -> None:
+    def _send(self, row: ScoreRow, attempt: int) -> None:
         from pylti1p3.assignments_grades import AssignmentsGradesService
         from pylti1p3.exception import LtiException
 

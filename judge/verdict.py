@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
 from judge.feedback import Counterexample, FailurePattern, Picture, Recovery, TimeFeedback
 from judge.isolation_record import Isolation  # in a module of its own: backends make it before a verdict
 
-VERDICT_SCHEMA_VERSION = 1
+VERDICT_SCHEMA_VERSION: Final = 1
 
 
 class Status(str, Enum):

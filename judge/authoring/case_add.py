@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -149,7 +150,7 @@ def add_case(problem: str, function: str, args: dict, case_id: str | None = None
     before = load_problem(root)
     cases_path = root / before.spec.cases
     taken = {c.id for c in before.cases.cases}
-    case = {"id": case_id or generate_id(function, args, taken), "function": function}
+    case: dict[str, Any] = {"id": case_id or generate_id(function, args, taken), "function": function}
     if visibility != "hidden":
         case["visibility"] = visibility
     if description:

@@ -35,6 +35,7 @@ from judge.problem.expected import raises_expected
 if TYPE_CHECKING:
     from judge.authoring.report import GradedExample
     from judge.engine import Judge
+    from judge.problem.mistakes import Bank, MistakeSpec
 
 SECTION = "counterexamples"
 
@@ -81,8 +82,10 @@ def _catching(prepared: PreparedProblem, killer: Killer) -> tuple[list[int], str
     return indices, smallest[1] if smallest else None, smallest[0] if smallest else None
 
 
-def _mistake_search(prepared: PreparedProblem, killer: Killer, seeds: list[int]) -> tuple[Search | None, object]:
+def _mistake_search(prepared: PreparedProblem, killer: Killer,
+                    seeds: list[int]) -> tuple[Search | None, tuple[Bank, MistakeSpec]]:
     bank = prepared.bundle.bank
+    assert bank is not None  # a mistake killer is the bank's
     mistake = next(m for m in bank.spec.mistakes if m.id == killer.name)
     functions = [f for f in searchable(prepared) if f in mistake.implements]
     return search_from(prepared, prepared.reference(), functions, seeds, exclude_public=True), (bank, mistake)
@@ -145,12 +148,12 @@ def counterexample_report(judge: Judge, prepared: PreparedProblem, examples: lis
         if killer.kind == "mistake":
             rows.append(mistake_smallest(prepared, killer))
     for example in examples:
-        killer = by_name.get(example.name)
-        if example.folder == "wrong_answer" and killer is not None:
-            _, case_id, size = _catching(prepared, killer)
+        caught_by = by_name.get(example.name)
+        if example.folder == "wrong_answer" and caught_by is not None:
+            _, case_id, size = _catching(prepared, caught_by)
             if case_id is not None and (size or 0) <= MAX_ELEMENTS:
                 continue  # a small case already catches it: learners see a counterexample anyway
-            rows.append(example_smallest(judge, prepared, example, killer, sources[example.name]))
+            rows.append(example_smallest(judge, prepared, example, caught_by, sources[example.name]))
         elif example.folder == "accepted" and example.verdict.accepted:
             rows.append(example_smallest(judge, prepared, example, None, sources[example.name]))
     for row in rows:

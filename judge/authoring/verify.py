@@ -60,8 +60,9 @@ def reference_checks(bundle: Bundle) -> list[Row]:
     rows = []
     for check in bundle.spec.reference_checks:
         table = getattr(reference, check.function)(**check.args)
-        if check.item is not None:  # one item of a returned tuple
-            table = table[bundle.spec.function(check.function).part_names.index(check.item)]
+        names = bundle.spec.function(check.function).part_names
+        if check.item is not None and names is not None:  # one item of a returned tuple (the loader checked it)
+            table = table[names.index(check.item)]
         value = float(np.asarray(table)[tuple(check.index)])
         ok = abs(value - check.value) <= check.atol
         args = ", ".join(f"{k}={v}" for k, v in check.args.items())
@@ -75,6 +76,7 @@ def bank_check(bundle: Bundle) -> list[Row]:
     if not bundle.spec.mistakes:
         return []
     bank = bundle.bank  # loaded and checked with the bundle: a broken bank is a BundleError at load time
+    assert bank is not None  # the bundle names a mistakes file: its bank is loaded
     return [Row("mistake bank loads", "loads", "loads", True,
                 f"{len(bank.spec.mistakes)} mistakes, {len(bank.spec.properties)} properties")]
 

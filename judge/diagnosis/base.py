@@ -82,11 +82,11 @@ class Context:
                 and (g.shape == self.expected(i).shape or self.prepared.cases[i].spec.raises is not None)]
 
 
-def close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
+def close(a: np.ndarray | None, b: np.ndarray, tol: Tolerance) -> bool:
     """Same shape and values within ``tol``, where NaN matches NaN and an infinity the same infinity: a mistake
     whose output overflows (softmax without its max subtracted) reproduces a learner's NaN exactly, and is named
-    for it."""
-    if a.shape != b.shape:
+    for it.  ``a`` None (a case without the learner's output, :meth:`Context.got`) is close to nothing."""
+    if a is None or a.shape != b.shape:
         return False
     if within_tolerance(a, b, tol):
         return True

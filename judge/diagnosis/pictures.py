@@ -80,6 +80,7 @@ def _pair_plot(plt, expected: np.ndarray, got: np.ndarray, terms: Terms, case: s
         return False
     chosen = sorted({0, pairs // 2, pairs - 1})[:PAIRS_SHOWN]
     rows = np.arange(expected.shape[-2])
+    assert spec.pairs is not None  # a paired axis names its pairs
     fig, axes = plt.subplots(len(chosen), 1, figsize=(6.5, 1.9 * len(chosen) + 0.6), dpi=DPI, squeeze=False)
     try:
         for ax, i in zip(axes[:, 0], chosen):
@@ -154,9 +155,11 @@ def render_pictures(verdict: Verdict, prepared: PreparedProblem, observed: dict[
     pictures: list[Picture] = []
     for i in sorted(chosen):
         prepared_case = prepared.cases[i]
+        got = observed[i].got
+        assert got is not None  # a candidate has an output (above)
         function = prepared.bundle.spec.function(prepared_case.spec.function)
         terms = Terms(function, prepared_case.expected.shape)
-        pictures += case_pictures(plt, prepared_case.spec.id, prepared_case.expected, observed[i].got, terms, out,
+        pictures += case_pictures(plt, prepared_case.spec.id, prepared_case.expected, got, terms, out,
                                   i == pair_case)
     return pictures
 

@@ -32,6 +32,7 @@ class _Fitter:
     def __init__(self, ctx: Context, family: FamilySpec) -> None:
         self.ctx = ctx
         self.family = family
+        assert ctx.bank is not None  # a family is the bank's
         self.bank = ctx.bank
         self.ids = [c.id for c in family.components]
         self.options = [[o.id for o in c.options] for c in family.components]
@@ -68,7 +69,7 @@ class _Fitter:
             return out  # large outputs of mere candidates are rebuilt: caching them would push out the small ones
         return self.bank.remember(key, out)
 
-    def matches(self, choice: tuple, i: int, target: np.ndarray, learner: bool = True) -> bool:
+    def matches(self, choice: tuple, i: int, target: np.ndarray | None, learner: bool = True) -> bool:
         """Does the combination reproduce ``target`` on case i (the learner's output, or the expected one)?"""
         out = self.output(choice, i)
         if out is None or (learner and self.ctx.dtype_excludes(i, out[1])):
@@ -92,7 +93,7 @@ def _guess(fitter: _Fitter, ctx: Context, cases: list[int]) -> tuple[tuple | Non
     if not name:
         return None, []
     fn = getattr(fitter.bank.module, name)
-    guess, facts = None, []
+    guess, facts = None, list[str]()
     for i in list(dict.fromkeys(cases))[:MAX_GUESSES]:
         try:
             found = fn(ctx.cases[i].function, ctx.prepared.inputs.cases[i].values, ctx.got(i)) or {}
@@ -144,7 +145,7 @@ def _search_family(fitter: _Fitter, ctx: Context, search: list[int], rest: list[
     frontier = [c for c in (guess, fitter.default) if c is not None]
     best_prefix: dict[tuple, int] = {}
     while frontier and found is None:
-        nxt = []
+        nxt: list[tuple] = []
         for choice in frontier:
             if choice in seen:
                 continue
@@ -201,7 +202,7 @@ def _explained(fitter: _Fitter, ctx: Context, bank, found: tuple, assessable: li
     candidates = []
     if all(p.mistake for p in wrong):
         order = {m.id: k for k, m in enumerate(bank.spec.mistakes)}
-        ids = sorted({p.mistake for p in wrong}, key=lambda m: order.get(m, len(order)))
+        ids = sorted({p.mistake for p in wrong if p.mistake}, key=lambda m: order.get(m, len(order)))
         message = " ".join(bank.message(m, REGISTRY[m].message if m in REGISTRY else m) for m in ids) \
             if len(ids) > 1 else None  # a generic mistake the bank does not reword keeps the judge's own sentence
         candidates.append(Candidate("+".join(ids), "mistake", list(assessable), len(assessable),
@@ -214,7 +215,7 @@ def _closest(fitter: _Fitter, ctx: Context, search: list[int], best_prefix: dict
     """Phase 5: nothing reproduces every case: the closest combination (judged on the searched cases), and how
     close; or only the facts read off public outputs."""
     ranked = sorted((c for c in best_prefix if c != fitter.default), key=lambda c: -best_prefix[c])[:8]
-    best, best_cases = None, []
+    best, best_cases = None, list[int]()
     for choice in ranked:
         explained = [i for i in search if fitter.matches(choice, i, ctx.got(i))]
         if len(explained) > len(best_cases):

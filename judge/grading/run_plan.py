@@ -202,7 +202,7 @@ class EarlyRun:
 
     def _run(self) -> RunReport:
         try:
-            if self.request.input_size:
+            if self.request.input_size and self.plan.inputs is not None:  # with a size, a plan has inputs
                 self.inputs_fd = memfd.sealed_copy("judge-inputs", self.plan.inputs, self.request.input_size)
         finally:
             self._inputs_ready.set()

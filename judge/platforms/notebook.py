@@ -88,7 +88,7 @@ def save_output(folder: Path, stem: str, values: np.ndarray, parts: tuple | None
     items = unpack(np.asarray(values), parts)
     if dtypes is not None:
         items = [item.astype(d) for item, d in zip(items, dtypes)]
-    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})
+    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})  # type: ignore[arg-type]
     return f"{stem}.npz"
 
 
@@ -138,6 +138,7 @@ def _record_one(bundle: Bundle, folder: Path, name: str, attr: str, values: dict
     from judge.sandbox.outputs import NotAnOutput
 
     try:
+        assert bundle.bank is not None  # recorded only for a bundle with a bank
         with np.errstate(all="ignore"):
             value = getattr(bundle.bank.module, attr)(**values)
         packed = packed_output(function, value)

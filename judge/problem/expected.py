@@ -44,9 +44,9 @@ def load_reference(bundle: Bundle) -> ModuleType:
         from judge.problem.recorded import load_recorded
 
         path = bundle.root / bundle.spec.handout.recorded
-        module = load_recorded(path, "reference")
-        require_callables(module, [f.name for f in bundle.spec.functions], path, "the recorded reference")
-        return module  # type: ignore[return-value] - it answers like the module, on the public cases
+        recorded = load_recorded(path, "reference")
+        require_callables(recorded, [f.name for f in bundle.spec.functions], path, "the recorded reference")
+        return recorded  # type: ignore[return-value]  # it answers like the module, on the public cases
     path = bundle.reference_path
     module = import_bundle_file(path, f"_judge_reference_{bundle.id.replace('-', '_')}", "the reference")
     require_callables(module, [f.name for f in bundle.spec.functions], path, "the reference")
@@ -126,9 +126,9 @@ def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -
         out = _compute(bundle, reference, inputs, index)
         if path is not None:
             try:
-                if out.parts is not None:
-                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))
-                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))
+                if out.parts is not None and parts_path is not None:
+                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))  # type: ignore[misc]
+                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))  # type: ignore[misc]
                 out = Expected(_load(path), out.parts)
             except OSError:
                 pass

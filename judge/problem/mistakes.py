@@ -168,7 +168,7 @@ def check_bank(path: Path, spec: MistakesFile, functions: set[str], lines: LineM
 def _named_in_yaml(spec: MistakesFile) -> list[tuple[tuple, str, str]]:
     """Every name of the mistakes module that mistakes.yaml uses: the key it is written at, the name, where that
     is in words."""
-    names = [(("mistakes", k, "implements", fn), attr, f"mistake {m.id}, implements {fn}")
+    names: list[tuple[tuple, str, str]] = [(("mistakes", k, "implements", fn), attr, f"mistake {m.id}, implements {fn}")
              for k, m in enumerate(spec.mistakes) for fn, attr in m.implements.items()]
     names += [(("properties", k, "check"), p.check, f"property {p.id}, check") for k, p in enumerate(spec.properties)]
     if spec.family is not None:
@@ -191,7 +191,7 @@ def load_bank(root: Path, name: str, functions: set[str], recorded: str | None =
             raise BundleError(str(path), None, "a hand-out's bank holds mistakes only (properties and the family "
                                                "need the mistakes module's code)")
         module_path = root / recorded
-        module = load_recorded(module_path, "mistakes")
+        module: ModuleType | RecordedModule = load_recorded(module_path, "mistakes")
     else:
         module_path = root / spec.module
         module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}",

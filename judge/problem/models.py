@@ -81,7 +81,7 @@ class IntDomain(_Strict):
 
     int: tuple[int, int]
     #: Values a counterexample tries first (after the default); the smallest in range are tried anyway.
-    simple: list[int] = []
+    simple: list[int] = []  # type: ignore[valid-type]  # the builtin: an annotation-only field binds no name
 
     @model_validator(mode="after")
     def _ordered(self) -> IntDomain:
@@ -97,7 +97,7 @@ class FloatDomain(_Strict):
     """A float argument: every value in ``float: [lo, hi]`` is valid."""
 
     float: tuple[float, float]
-    simple: list[float] = []
+    simple: list[float] = []  # type: ignore[valid-type]  # the builtin: an annotation-only field binds no name
 
     @model_validator(mode="after")
     def _ordered(self) -> FloatDomain:
@@ -124,8 +124,9 @@ class ArrayShape(_Strict):
     axes: dict[str, tuple[int, int]] = Field(min_length=1)
     leading: tuple[int, int] = (0, 0)
     leading_size: tuple[int, int] = (1, 3)
-    dtypes: list[InputDtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)
-    layouts: list[Literal["c", "fortran", "strided"]] = Field(default_factory=lambda: ["c"], min_length=1)
+    # mypy infers list[str] for these lambdas' literals; pydantic checks the defaults against the Literal anyway
+    dtypes: list[InputDtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)  # type: ignore[arg-type]
+    layouts: list[Literal["c", "fortran", "strided"]] = Field(default_factory=lambda: ["c"], min_length=1)  # type: ignore[arg-type]
     readonly: list[bool] = Field(default_factory=lambda: [False], min_length=1)
     values: tuple[float, float] = (-1.0, 1.0)
     integer: bool = False
@@ -173,7 +174,8 @@ def _domain_kind(value: object) -> str | None:
     """Which kind of argument domain ``value`` is, by its one key (a clear error otherwise, not three)."""
     if isinstance(value, dict):
         return next((k for k in ("int", "float", "array") if k in value), None)
-    return {IntDomain: "int", FloatDomain: "float", ArrayDomain: "array"}.get(type(value))
+    kinds: dict[type, str] = {IntDomain: "int", FloatDomain: "float", ArrayDomain: "array"}
+    return kinds.get(type(value))
 
 
 ArgDomain = Annotated[
@@ -319,7 +321,7 @@ class Generate(_Strict):
         if self.distribution == "integers" and (self.low is None or self.high is None
                                                 or not float(self.low).is_integer() or not float(self.high).is_integer()):
             raise ValueError("integers needs whole numbers low and high (values are drawn from [low, high))")
-        if (self.low is None) != (self.high is None) or (self.low is not None and self.low >= self.high):
+        if (self.low is None) != (self.high is None) or (self.low is not None and self.high is not None and self.low >= self.high):
             raise ValueError("low and high come together, low < high")
         if self.distribution not in ("integers", "uniform") and self.low is not None:
             raise ValueError("low and high belong to distribution: integers or uniform")

@@ -30,7 +30,7 @@ def import_bundle_file(path: Path, module_name: str, what: str) -> ModuleType:
     return module
 
 
-def require_callables(module: ModuleType, names: Iterable[str], path: Path, what: str) -> None:
+def require_callables(module: object, names: Iterable[str], path: Path, what: str) -> None:
     for name in names:
         if not callable(getattr(module, name, None)):
             raise BundleError(str(path), None, f"{what} does not define {name}()")

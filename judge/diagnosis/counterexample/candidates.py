@@ -345,7 +345,7 @@ def _never() -> bool:
     return False
 
 
-def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: list[dict[str, Any]] = (),
+def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: Iterable[dict[str, Any]] = (),
                stop: Callable[[], bool] = _never) -> list[Candidate]:
     """At most ``budget`` candidates for ``function`` (which has a domain), smallest first.  ``seeds``: where
     the search starts (cases the searcher may see, smallest first, and the domain's own seed); ``exclude``:

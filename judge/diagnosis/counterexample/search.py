@@ -215,6 +215,7 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
         if budget is not None and budget.making_over():
             break  # the candidates made so far, smallest of each function first, are tried
         function = spec.function(candidate.function)
+        assert function.domain is not None  # candidates are made for functions with a domain only
         rule = function.domain.rule_for(candidate.args)
         out, raised = _reference_output(reference, function, candidate)
         if out is None and raised is None:
@@ -301,7 +302,7 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         differs = "values"
     shown_got = None
     if got is not None and got.size <= SHOWN_ELEMENTS:
-        shown_got = _shown(got, observed.parts if case.parts is not None else None, case)
+        shown_got = _shown(got, observed.parts if observed is not None and case.parts is not None else None, case)
     got_text = ""
     if result.status is Status.RUNTIME_ERROR or (raises is not None and got is None) or differs == "not an array":
         got_text = learner_text((observed.message if observed is not None else "") or result.message)

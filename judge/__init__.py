@@ -26,7 +26,8 @@ _LAZY = {
     "BundleError": "judge.errors", "check": "judge.notebook_check",
 }
 
-__all__ = ["__version__", *_LAZY]
+#: Spelt out (the same names as ``_LAZY``'s) so linters and type checkers see the TYPE_CHECKING imports used.
+__all__ = ["__version__", "grade", "Judge", "load_problem", "Verdict", "Status", "JudgeError", "BundleError", "check"]
 
 
 def __getattr__(name: str) -> Any:

@@ -138,9 +138,11 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
         if problem is None:
             from judge.problem.infer import infer_problem
 
-            problem = infer_problem(source, "standard input" if file == "-" else file,
-                                    name=None if file == "-" else Path(file).name)
-        verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
+            target: str | Path = infer_problem(source, "standard input" if file == "-" else file,
+                                               name=None if file == "-" else Path(file).name)
+        else:
+            target = problem
+        verdict, bundle, _ = grade_once(source, target, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures,
                                      name=None if file == "-" else Path(file).name)
     except JudgeError as exc:
@@ -424,9 +426,12 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
     client = RejudgeClient(url or os.environ.get("JUDGE_URL") or "http://127.0.0.1:8000",
                            token or os.environ.get("JUDGE_API_TOKEN") or "")
     try:
-        if apply_id or cancel_id or show_id:
-            view = (client.apply(apply_id) if apply_id else client.cancel(cancel_id) if cancel_id
-                    else client.get(show_id))
+        if apply_id:
+            view = client.apply(apply_id)
+        elif cancel_id:
+            view = client.cancel(cancel_id)
+        elif show_id:
+            view = client.get(show_id)
         elif problem:
             view = client.create(problem, dry_run)
             if wait:

@@ -64,7 +64,7 @@ def headline(verdict: Verdict, hidden_in_handout: int | None = None) -> str:
 
 def _ipython() -> Any:
     try:
-        from IPython import get_ipython  # type: ignore[import-not-found]
+        from IPython import get_ipython
     except ImportError:
         return None
     return get_ipython()
@@ -190,7 +190,7 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
 
 def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any) -> None:
     if shell is not None and type(shell).__name__ != "TerminalInteractiveShell":
-        from IPython.display import HTML, display  # type: ignore[import-not-found]
+        from IPython.display import HTML, display
 
         from judge.formats.html import render_html
 

@@ -196,7 +196,7 @@ def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap
 def _parts_problem(case: PreparedCase, header: SlotHeader) -> str:
     """What is wrong with a returned tuple's items' shapes ("" when each has its expected shape)."""
     parts = _parts(header)
-    if parts is None or len(parts) != len(case.parts):
+    if parts is None or case.parts is None or len(parts) != len(case.parts):
         return "the result's header is inconsistent with its size"
     wrong = [f"{case.item(k)} has shape {_shape(got)}, expected {_shape(want)}"
              for k, (got, want) in enumerate(zip(parts, case.parts)) if got != want]
@@ -291,6 +291,7 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         _observe(observed, index, header, got)
         return result
     result.message = _dtype_problem(case, header, result.got_dtype)
+    assert got is not None  # no problem: an array came back
     within = _compare(case, got, result, terms or Terms(None, case.expected.shape), measure)
     if not within or result.message or changed:
         _observe(observed, index, header, got)

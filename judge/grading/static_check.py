@@ -41,6 +41,7 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
     allowed = set(allowed_imports)
     for node in ast.walk(tree):
         names: list[str] = []
+        line = getattr(node, "lineno", 0)  # an import's line (names are found for imports only)
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -51,8 +52,8 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
             if name.split(".")[0] not in allowed:
                 shown = ", ".join(sorted(allowed))
                 name = name if len(name) <= 80 else name[:77] + "..."  # a learner's name, quoted: bounded
-                return StaticProblem(f"import of module '{name}' on line {node.lineno} is not allowed "
-                                     f"(allowed: {shown})", node.lineno)
+                return StaticProblem(f"import of module '{name}' on line {line} is not allowed "
+                                     f"(allowed: {shown})", line)
     defined = top_level_names(tree)
     missing = [f for f in functions if f not in defined]
     if missing:

@@ -25,8 +25,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge._version import __version__
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
+    from judge.verdict import Verdict
 
 MAX_SUBMISSION = 1 << 20   # a learner's .py file; the bundle's own source limit is checked by the judge
 MAX_NOTEBOOK = 64 << 20    # a notebook with its outputs (never read); what is graded is checked by the judge
@@ -182,7 +187,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
-                 render: Callable[[object, object], str], pictures_dir: Path | None = None) -> int:
+                 render: Callable[[Verdict, Bundle | None], str], pictures_dir: Path | None = None) -> int:
     """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0."""
     try:
         verdict, bundle, line = grade_submission(problem, submission(), pictures_dir)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from typing import BinaryIO
 from pathlib import Path
+from typing import BinaryIO
 
 CACHE_SCHEMA = "2"
 

@@ -119,6 +119,7 @@ class CeleryBackend:
     def _redis(self):  # noqa: ANN202
         import redis
 
+        assert self.settings.broker_url is not None  # the Celery backend runs with a broker only
         return redis.Redis.from_url(self.settings.broker_url, socket_timeout=5, socket_connect_timeout=5)
 
     def ids_in_broker(self) -> set[str]:
@@ -204,6 +205,7 @@ class CeleryBackend:
     def health(self) -> dict:
         import redis
 
+        assert self.settings.broker_url is not None  # the Celery backend runs with a broker only
         client = redis.Redis.from_url(self.settings.broker_url, socket_timeout=2, socket_connect_timeout=2)
         try:
             depth = int(client.llen(self.settings.queue_name))

@@ -451,11 +451,11 @@ class Store:
         t = self.t
         latency = t.c.finished_at - t.c.created_at
         with self._read() as conn:
-            states = dict(conn.execute(select(t.c.state, func.count()).group_by(t.c.state)).all())
-            statuses = dict(conn.execute(select(t.c.status, func.count()).where(t.c.state == DONE)
-                                         .group_by(t.c.status)).all())
-            callbacks = dict(conn.execute(select(t.c.callback_state, func.count())
-                                          .group_by(t.c.callback_state)).all())
+            states: dict[str, int] = dict(conn.execute(select(t.c.state, func.count()).group_by(t.c.state)).all())
+            statuses: dict[str, int] = dict(conn.execute(select(t.c.status, func.count()).where(t.c.state == DONE)
+                                                         .group_by(t.c.status)).all())
+            callbacks: dict[str, int] = dict(conn.execute(select(t.c.callback_state, func.count())
+                                                          .group_by(t.c.callback_state)).all())
             cols = [func.count(), func.coalesce(func.sum(latency), 0.0)]
             cols += [func.coalesce(func.sum(case((latency <= b, 1), else_=0)), 0) for b in LATENCY_BUCKETS]
             row = conn.execute(select(*cols).where(t.c.state == DONE)).one()

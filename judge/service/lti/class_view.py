@@ -46,7 +46,7 @@ def roster(course: dict, tool_config: Any) -> list[dict]:
     registration = tool_config.find_registration_by_params(course["issuer"], course["client_id"])
     service = NamesRolesProvisioningService(CachingConnector(registration),
                                             {"context_memberships_url": course["nrps"]})
-    return list(service.get_members())
+    return list(service.get_members())  # type: ignore[arg-type]  # pylti1p3's TMember: a TypedDict of the member
 
 
 def _ts(value: float | None) -> str | None:

@@ -63,6 +63,7 @@ class ScoreDispatcher(Dispatcher):
     def _grade(self, row: ScoreRow, session: LearnerSession):  # noqa: ANN202 - a pylti1p3 Grade
         from pylti1p3.grade import Grade
 
+        assert session.user_id is not None  # _send posts only for a launch with a user id
         rule = rule_of(session.score_rule, self.settings.score_rule)
         now = standing(self.lti.store, session.learner, session.problem, rule)
         stamp = datetime.fromtimestamp((row.timestamp or time.time()) if row.kind == "pending" else time.time(),
@@ -93,8 +94,9 @@ class ScoreDispatcher(Dispatcher):
                 self.lti.score_result(row.id, False, "the launch had no AGS endpoint or user id", None)
                 return
             session = found[0]
+            assert session.ags is not None  # checked just above
             registration = self.tool_config.find_registration_by_params(session.issuer, session.client_id)
-            service = AssignmentsGradesService(CachingConnector(registration), session.ags)
+            service = AssignmentsGradesService(CachingConnector(registration), session.ags)  # type: ignore[arg-type]  # a TypedDict
             service.put_grade(self._grade(row, session))
             self.lti.score_result(row.id, True, None, None)
             log.info("submission %s: %s score posted (attempt %d)", row.submission_id, row.kind, attempt)

@@ -256,7 +256,7 @@ class LtiStore:
     # -- learners of /learn (no LMS) ---------------------------------------------------------
     def learn_join(self, course: str, name: str, code_hash: str) -> LearnLearner:
         """A new learner of ``course``: a random id, known by the hash of their personal code from now on."""
-        row = {"id": secrets.token_hex(16), "course": course, "name": name, "code_hash": code_hash,
+        row: dict[str, Any] = {"id": secrets.token_hex(16), "course": course, "name": name, "code_hash": code_hash,
                "created_at": time.time()}
         with self.store._write() as conn:
             conn.execute(insert(learn_learners).values(**row))

@@ -137,6 +137,7 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
     if not return_url_allowed(back):  # checked at launch too: never post the signed answer to script
         return refuse(400, "Launch refused", "the deep_link_return_url is not an https URL", request)
     title = problems.detail(problem)["title"]
+    assert side.tool_config is not None  # the LTI routes are mounted only with a tool configuration
     registration = side.tool_config.find_registration_by_params(stored["issuer"], stored["client_id"])
     resource = (DeepLinkResource().set_url(f"{base_url(request, side.ctx)}/lti/launch").set_title(title)
                 .set_custom_params({"problem": problem})

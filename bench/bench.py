@@ -719,7 +719,7 @@ def main() -> None:
             print(f"CPU ratio 3/4: {statistics.median(cpu['3']) / statistics.median(cpu['4']):.2f} (all processes of "
                   "each path; what the ratio tends to when other work keeps both cores busy)")
         if fresh:
-            print("pairs (load 1 min: ratio 3/4): " + ", ".join(f"{l}: {r:.2f}" for l, r in zip(loads, ratios)))
+            print("pairs (load 1 min: ratio 3/4): " + ", ".join(f"{load}: {r:.2f}" for load, r in zip(loads, ratios)))
             print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} "
                   f"(median of pair ratios {statistics.median(ratios):.2f}; target <= 1.1); "
                   f"load average now {Path('/proc/loadavg').read_text().strip()}")

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,7 +30,8 @@ from judge.sandbox.contract import BackendError, BackendFactory, RunReport, RunR
 if TYPE_CHECKING:
     from judge.diagnosis.counterexample.search import Budget
     from judge.grading.run_plan import EarlyRun
-    from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
+    from judge.sandbox.contract import Capture
+    from judge.verdict import CapturedOutput, CaseResult, Counterexample, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
 log = logging.getLogger("judge")
@@ -46,7 +47,7 @@ def _load_grading_side() -> None:
     import judge.verdict  # noqa: F401
 
 
-def _captured(capture) -> CapturedOutput:
+def _captured(capture: Capture) -> CapturedOutput:
     from judge.verdict import CapturedOutput
 
     text, size = capture.text, capture.bytes
@@ -90,7 +91,8 @@ def _search_runner(backend: SandboxBackend):  # noqa: ANN202 - counterexample.se
     return run
 
 
-def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend, budget: Budget):
+def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend,
+            budget: Budget) -> Counterexample | None:
     """The counterexample for ``verdict`` (or None), found with one more run of ``source`` on ``backend``, which
     this submission still holds (its buffer is being zeroed: the search's run starts on zeros).  Never raises:
     a search that fails leaves the verdict as it is."""
@@ -222,7 +224,7 @@ class Judge:
             self._release(z)
 
     # -- grading ------------------------------------------------------------
-    def _verdict(self, bundle: Bundle, status: Status, **fields) -> Verdict:
+    def _verdict(self, bundle: Bundle, status: Status, **fields: Any) -> Verdict:
         from judge.verdict import Verdict
 
         return Verdict(status=status, problem=bundle.id, problem_digest=bundle.digest,

@@ -142,7 +142,7 @@ def kill_all(roots: set[int], ns: str | None = None) -> None:
         if not victims:
             # the killed ones reparented away from the tree are gone too (or zombies: dead, to be reaped)
             gone = frozenset(killed)
-            wait_for(lambda: not descendants(set(gone)), 10, 0.05, "the killed processes to be gone")
+            wait_for(lambda: not descendants(set(gone)), 10, 0.05, "the killed processes to be gone")  # noqa: B023
             return
         for pid in victims:
             try:

@@ -101,9 +101,9 @@ def test_the_transport_connects_to_the_address_it_checked():
 
     try:
         url = f"http://judge-rebind.test:{port}/hook"
-        with httpx.Client(transport=PublicOnlyTransport(AddressPolicy.of([]), resolver)) as refusing:
-            with pytest.raises(AddressRefused):
-                refusing.post(url, content=b"{}", headers={"X-Judge-Submission": "refused"})
+        with httpx.Client(transport=PublicOnlyTransport(AddressPolicy.of([]), resolver)) as refusing, \
+                pytest.raises(AddressRefused):
+            refusing.post(url, content=b"{}", headers={"X-Judge-Submission": "refused"})
         assert lookups == ["judge-rebind.test"] and listener.received == []
         allowed = PublicOnlyTransport(AddressPolicy.of(["127.0.0.0/8"]), resolver)
         with httpx.Client(transport=allowed) as client:

@@ -47,7 +47,7 @@ def parse_args(text: str) -> dict:
     return value
 
 
-def _slug(value) -> str:
+def _slug(value: object) -> str:
     if isinstance(value, dict):
         gen = value.get("generate")
         if isinstance(gen, dict) and "shape" in gen:
@@ -66,7 +66,7 @@ def generate_id(function: str, args: dict, taken: set[str]) -> str:
     return candidate
 
 
-def _flow(value) -> str:
+def _flow(value: object) -> str:
     """One value in YAML flow style, on one line."""
     if isinstance(value, (dict, list)):
         return yaml.safe_dump(value, default_flow_style=True, width=10_000, sort_keys=False).strip()

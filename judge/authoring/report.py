@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judge.authoring.adequacy import adequacy_findings, matrix_json, matrix_text
 from judge.authoring.counterexamples import Smallest, counterexample_report, rows_text
@@ -91,7 +91,7 @@ def add_counterexamples(report: AuthorReport, judge: Judge, prepared: PreparedPr
     report.findings += findings
 
 
-def finite_json(value):
+def finite_json(value: Any) -> Any:
     """The report as strict JSON: infinite ratios (a non-numeric failure) become the string "inf"."""
     if isinstance(value, float) and not math.isfinite(value):
         return "inf" if value > 0 else "-inf" if value < 0 else "nan"

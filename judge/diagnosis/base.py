@@ -132,7 +132,8 @@ class Recogniser:
 REGISTRY: dict[str, Recogniser] = {}
 
 
-def recogniser(id: str, message: str, kind: Kind = "generic", scope: Literal["case", "submission"] = "case"):
+def recogniser(id: str, message: str, kind: Kind = "generic",
+               scope: Literal["case", "submission"] = "case") -> Callable[[Callable], Callable]:
     """Register ``fn``: ``fn(ctx, i) -> bool | None`` (does it explain failing case i; None: cannot tell, the
     case is then not counted as checked) for scope "case",
     ``fn(ctx) -> bool`` (does it explain every failing case) for scope "submission"."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ PAIRS_SHOWN = 3        # column pairs in the pair plot
 DPI = 80
 
 
-def _pyplot():
+def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -53,7 +54,7 @@ def _axis_title(terms: Terms, axis: int) -> str:
     return f"{spec.name} {spec.symbol}".strip()
 
 
-def _heatmap(plt, data: np.ndarray, title: str, xlabel: str, ylabel: str, path: Path, vmin: float, vmax: float,
+def _heatmap(plt: Any, data: np.ndarray, title: str, xlabel: str, ylabel: str, path: Path, vmin: float, vmax: float,
              cmap: str) -> None:
     height = max(2.5, min(6.0, 1.5 + data.shape[0] / 16))
     width = max(3.5, min(8.0, 2.5 + data.shape[1] / 8))
@@ -70,7 +71,7 @@ def _heatmap(plt, data: np.ndarray, title: str, xlabel: str, ylabel: str, path: 
         plt.close(fig)
 
 
-def _pair_plot(plt, expected: np.ndarray, got: np.ndarray, terms: Terms, case: str, path: Path) -> bool:
+def _pair_plot(plt: Any, expected: np.ndarray, got: np.ndarray, terms: Terms, case: str, path: Path) -> bool:
     axis = terms.paired_axis()
     if axis is None or expected.ndim < 2 or axis != expected.ndim - 1 or expected.shape[-2] < 2:
         return False
@@ -101,7 +102,7 @@ def _pair_plot(plt, expected: np.ndarray, got: np.ndarray, terms: Terms, case: s
     return True
 
 
-def case_pictures(plt, case_id: str, expected: np.ndarray, got: np.ndarray, terms: Terms, out: Path,
+def case_pictures(plt: Any, case_id: str, expected: np.ndarray, got: np.ndarray, terms: Terms, out: Path,
                   pair_plot: bool) -> list[Picture]:
     """Heatmaps (and optionally the pair plot) of one case, written into ``out``."""
     e, lead = _plane(expected)

@@ -11,6 +11,8 @@ one) is what the learner computed; combinations of banked mistakes become one co
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +21,9 @@ from judge.diagnosis.base import REGISTRY, Candidate, Context, close
 from judge.feedback import RecoveredComponent, Recovery
 from judge.problem.mistakes import FamilySpec
 from judge.problem.models import Tolerance
+
+if TYPE_CHECKING:
+    from judge.problem.mistakes import Bank
 
 MAX_CANDIDATES = 500       # combinations tried per verdict at most (deterministic, whatever the machine's load)
 TIME_BUDGET = 3.0          # seconds: a safety net only (MAX_CANDIDATES bounds the work; a tight budget made results depend on the load)
@@ -76,7 +81,7 @@ class _Fitter:
             return False
         return close(target, out[0], self.tol(choice))
 
-    def neighbours(self, choice: tuple):
+    def neighbours(self, choice: tuple) -> Iterator[tuple]:
         changed = sum(a != b for a, b in zip(choice, self.default))
         for k, opts in enumerate(self.options):
             for o in opts:
@@ -126,7 +131,7 @@ def _sentence(parts: list[RecoveredComponent]) -> str:
     return wrong[0] if len(wrong) == 1 else "; ".join(wrong[:-1]) + "; and " + wrong[-1]
 
 
-def _assessable(ctx: Context, bank) -> list[int]:
+def _assessable(ctx: Context, bank: Bank) -> list[int]:
     """Phase 1: the cases that can say something, smallest first: within the bank's size limit, and not
     already reproduced by the right answer at the bank's tolerance."""
     limit = bank.spec.max_elements
@@ -190,7 +195,7 @@ def _simplest(fitter: _Fitter, ctx: Context, found: tuple, assessable: list[int]
     return found
 
 
-def _explained(fitter: _Fitter, ctx: Context, bank, found: tuple, assessable: list[int],
+def _explained(fitter: _Fitter, ctx: Context, bank: Bank, found: tuple, assessable: list[int],
                facts: list[str]) -> tuple[Recovery, list[Candidate]]:
     """Phase 4b: the formula that reproduces every failing case, said component by component, and the bank's
     mistakes it is made of as one candidate explanation (when every wrong component names one)."""
@@ -239,9 +244,9 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
     search of the family (:func:`_search_family`), the simplest formula that reproduces every failing case
     (:func:`_simplest`, :func:`_explained`), else the closest one (:func:`_closest`)."""
     bank = ctx.bank
-    family = bank.spec.family if bank is not None else None
-    if family is None:
+    if bank is None or bank.spec.family is None:
         return None, []
+    family = bank.spec.family
     assessable = _assessable(ctx, bank)
     if not assessable:
         return None, []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from judge.sandbox.modes import mode_named
@@ -19,7 +21,7 @@ def _status(status: Status, color: bool) -> str:
     return click.style(text, fg=_COLOURS[status], bold=True) if color else text
 
 
-def _paint(text: str, color: bool, **style) -> str:
+def _paint(text: str, color: bool, **style: Any) -> str:
     return click.style(text, **style) if color else text
 
 

@@ -39,6 +39,7 @@ from judge.sandbox.contract import RunReport, RunRequest
 
 if TYPE_CHECKING:
     from judge.grading.prepare import PreparedProblem
+    from judge.problem.loader import Bundle
     from judge.sandbox.contract import SandboxBackend
 
 PLAN_SCHEMA = 1
@@ -91,7 +92,7 @@ class RunPlan:
         return RunRequest.from_wire({**self.request, "source": source, "hide": private_paths(self.root)})
 
 
-def prepare_and_plan(bundle) -> PreparedProblem:
+def prepare_and_plan(bundle: Bundle) -> PreparedProblem:
     """:func:`judge.grading.prepare.prepare`, and the run written down for the next cold start."""
     from judge.grading.prepare import prepare
 

@@ -14,7 +14,7 @@ import platform
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
@@ -27,6 +27,9 @@ from judge.sandbox import wire
 from judge.sandbox.background import InBackground
 from judge.sandbox.contract import RunReport
 from judge.verdict import CaseResult, Status
+
+if TYPE_CHECKING:
+    from judge.verdict import NumericFacts
 
 KEEP_ELEMENTS = 1 << 18  # outputs up to this size are copied for diagnosis when they fail
 
@@ -214,7 +217,7 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
     return ""
 
 
-def _comparison_message(f, reveal: bool, items: bool = False) -> list[str]:
+def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False) -> list[str]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
     parts = []
     if f.total == 1 and f.worst_index == []:  # one number: no counts, no index

@@ -26,10 +26,14 @@ import json
 import tempfile
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.platforms.assets import build_wheels, copy_bundle, expected_file, submission_name
 from judge.platforms.runner import SUBMITTED, Submission, find_submission, run_packaged
 from judge.progress import Progress
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
 
 GRADER_HOME = "/opt/numpy-judge"
 ENTRYPOINT = [f"{GRADER_HOME}/venv/bin/judge", "pl-grade"]
@@ -83,7 +87,7 @@ def _uuid(info: Path) -> str:
         return str(uuid.uuid4())
 
 
-def info_json(bundle, image: str, uuid_text: str) -> dict:
+def info_json(bundle: Bundle, image: str, uuid_text: str) -> dict:
     limits = bundle.spec.limits
     timeout = int(min(MAX_TIMEOUT, max(30, limits.wall_seconds * 2 + 15)))
     return {
@@ -108,7 +112,7 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def package(bundles, out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
+def package(bundles: Bundle | list[Bundle], out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
             wheel_cache: Path | None = None, progress: Progress | None = None) -> Path:
     """Write a question folder per bundle (one bundle or a list: a course's) and the one grader image's build
     folder, holding every bundle, under ``out``."""

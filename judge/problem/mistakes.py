@@ -32,7 +32,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -112,7 +112,7 @@ class Bank:
     cache: dict = field(default_factory=dict, repr=False)
     cached_bytes: int = 0
 
-    def remember(self, key: tuple, value):
+    def remember(self, key: tuple, value: Any) -> Any:
         """Keep a computed output (bounded: the cache is emptied when it grows past CACHE_BYTES)."""
         size = getattr(value[0] if isinstance(value, tuple) else value, "nbytes", 0)
         if self.cached_bytes + size > CACHE_BYTES:

@@ -6,7 +6,7 @@ allowed imports, so a second problem needs no change to ``judge/``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
@@ -346,8 +346,8 @@ class ArrayArg(_Strict):
         return self
 
 
-Scalar = Union[int, float, bool, str, None]
-ArgValue = Union[ArrayArg, Scalar]
+Scalar = int | float | bool | str | None
+ArgValue = ArrayArg | Scalar
 
 
 class CaseSpec(_Strict):

@@ -46,6 +46,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.isolation_record import Isolation
 from judge.sandbox.cgroups.counters import EngineGroup
@@ -57,6 +58,9 @@ from judge.sandbox.progress import PAGE_BYTES, PHASE_SETUP, ProgressFile
 from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox.supervisor import USAGE_FIELDS
 from judge.sandbox.watch import POLL_SECONDS, Watchdog
+
+if TYPE_CHECKING:
+    from docker.models.containers import Container
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
@@ -209,7 +213,7 @@ class ContainerClient:
         self._inputs[key] = path
         return path
 
-    def _create(self, request: RunRequest, run_dir: Path, inputs: str, group: EngineGroup | None):
+    def _create(self, request: RunRequest, run_dir: Path, inputs: str, group: EngineGroup | None) -> Container:
         from docker.types import LogConfig, Mount
 
         limits = request.limits
@@ -230,7 +234,7 @@ class ContainerClient:
             log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
             **kwargs)
 
-    def _supervise(self, container, request: RunRequest, progress: ProgressFile, report: RunReport) -> int | None:
+    def _supervise(self, container: Container, request: RunRequest, progress: ProgressFile, report: RunReport) -> int | None:
         """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
         done = threading.Event()
         outcome: dict = {}
@@ -345,7 +349,7 @@ class ContainerClient:
             shutil.rmtree(run_dir, ignore_errors=True)
 
     @staticmethod
-    def _init_report(container) -> dict:
+    def _init_report(container: Container) -> dict:
         """The sandbox init's report line from the engine's log (only the init holds that stream)."""
         import docker
 

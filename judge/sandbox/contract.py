@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the zygote imports this module: it must not load pydantic and the verdict models
     from judge.isolation_record import Isolation
+    from judge.sandbox.result_buffer import ResultBuffer
 
 # -- constants every backend shares (defined here once) ----------------------
 #: The uid (and gid) learner code runs as in the full, rootless and container modes.
@@ -302,7 +303,7 @@ class SandboxBackend(Protocol):
     def isolation(self) -> Isolation:
         """How this backend isolates runs (goes into every verdict).  May wait for start-up."""
 
-    def result_buffer_for(self, size: int):  # -> judge.sandbox.result_buffer.ResultBuffer
+    def result_buffer_for(self, size: int) -> ResultBuffer:
         """The buffer runs write their result slots into, at least ``size`` bytes."""
 
     def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:

@@ -9,9 +9,13 @@ must not bring in numpy's threads.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
-def in_child(action) -> tuple[bool, str]:
+def in_child(action: Callable[[], object]) -> tuple[bool, str]:
     """Run ``action`` in a forked child; (True, "") if it returned, else (False, why)."""
     r, w = os.pipe()
     pid = os.fork()

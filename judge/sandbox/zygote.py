@@ -294,6 +294,6 @@ def main(joining: InBackground | None = None) -> None:
         zygote = Zygote(sock, mode, name, joining)
     except Exception as exc:  # noqa: BLE001
         send_message(sock, {"error": f"{type(exc).__name__}: {exc}"})
-        raise SystemExit(1)
+        raise SystemExit(1) from exc
     zygote.serve()
     os._exit(zygote.finish())  # nothing left to flush: skip tearing down numpy and the frozen heap (~0.1 s)

@@ -254,7 +254,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                             type(exc).__name__)
             else:
                 log.exception("submission %s: could not be processed; retrying in 5 s", sub_id)
-            raise self.retry(exc=exc, countdown=5)
+            raise self.retry(exc=exc, countdown=5) from exc
 
     @app.task(name=REJUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def rejudge_task(self, rejudge_id: str) -> str:  # noqa: ANN001
@@ -267,7 +267,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                           apply_when_done=False)  # the API's sweeper applies it: a worker's role may not
         except Exception as exc:  # noqa: BLE001 - the store away: try again later, lose nothing
             log.exception("rejudge %s: interrupted; retrying", rejudge_id)
-            raise self.retry(exc=exc, countdown=5)
+            raise self.retry(exc=exc, countdown=5) from exc
         if outcome == "yielded":
             self.apply_async(args=[rejudge_id], countdown=1, queue=settings.queue_name)
         return outcome

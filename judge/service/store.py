@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Column,
@@ -39,6 +39,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
 #: What the database driver raises while the store is away (a restart, a partition): callers wait and try again
@@ -115,7 +118,7 @@ class StoredSubmission:
     callback_version: int | None = None
 
     @classmethod
-    def of(cls, row) -> StoredSubmission:
+    def of(cls, row: Mapping) -> StoredSubmission:
         """From a row mapping (SQLAlchemy's, or the dict a new row was inserted from)."""
         return cls(**{f: row[f] for f in _FIELDS})
 
@@ -171,7 +174,7 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
                                pool_size=8, max_overflow=32)
 
         @event.listens_for(engine, "connect")
-        def _connect(dbapi_conn, _record):  # noqa: ANN001
+        def _connect(dbapi_conn, _record) -> None:  # noqa: ANN001
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
@@ -180,7 +183,7 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
             cur.close()
 
         @event.listens_for(engine, "begin")
-        def _begin(conn):  # noqa: ANN001
+        def _begin(conn) -> None:  # noqa: ANN001
             conn.exec_driver_sql(begin)
 
         return engine

@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from judge.service.bundle_versions import BundleUnavailable, BundleVersions
 from judge.service.claims import ClaimBeat, Claims
 from judge.service.store import STORE_AWAY, Store, StoredSubmission
 from judge.verdict import Status, Verdict
+
+if TYPE_CHECKING:
+    from judge.engine import Judge
 
 log = logging.getLogger("judge.service")
 
@@ -76,7 +80,7 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
             pause = min(pause * 2, 5.0)
 
 
-def process_submission(store: Store, judge, sub_id: str, worker: str,
+def process_submission(store: Store, judge: Judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
                        versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS,
                        beat: ClaimBeat | None = None) -> str:

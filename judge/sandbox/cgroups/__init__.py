@@ -164,7 +164,7 @@ def _remove_if_idle(group: str) -> bool:
     return True
 
 
-def join_worker_cgroup(name: str):
+def join_worker_cgroup(name: str) -> tuple[WorkerCgroup, str]:
     """Create the worker group ``name``, move this process into it, restart its peak: the group (a
     :class:`judge.sandbox.cgroups.interface.WorkerCgroup`) and where this process was before (the text of
     /proc/self/cgroup), for :meth:`~judge.sandbox.cgroups.interface.WorkerCgroup.return_home`."""

@@ -88,9 +88,9 @@ def _v1_controller_mounts(mounts: Iterable[_Mount]) -> dict[str, _Mount]:
         if m.fstype != "cgroup":
             continue
         for opt in m.super_options:
-            if opt in ("memory", "pids", "cpu", "cpuacct"):
-                if opt not in result or (result[opt].root != "/" and m.root == "/"):
-                    result[opt] = m
+            if opt in ("memory", "pids", "cpu", "cpuacct") \
+                    and (opt not in result or (result[opt].root != "/" and m.root == "/")):
+                result[opt] = m
     return result
 
 

@@ -23,7 +23,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Column,
@@ -43,6 +43,9 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from judge.service.store import DONE, Store, StoredSubmission, metadata, submissions
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 kv = Table(
     "judge_lti_kv", metadata,
@@ -137,7 +140,7 @@ class ScoreRow:
     error: str | None
 
     @classmethod
-    def of(cls, row) -> ScoreRow:
+    def of(cls, row: Mapping) -> ScoreRow:
         return cls(**{f: row[f] for f in ("id", "submission_id", "session", "kind", "state", "timestamp",
                                           "attempts", "next_at", "error")})
 

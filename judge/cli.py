@@ -364,7 +364,9 @@ def _service_settings(db: str | None, broker: str | None, workers: int | None, u
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback unless told)")
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--db", default=None, help="SQLAlchemy URL of the store [env JUDGE_DB_URL; default SQLite in ~/.local/share]")
+@click.option(
+    "--db", default=None, help="SQLAlchemy URL of the store [env JUDGE_DB_URL; default SQLite in ~/.local/share]"
+)
 @click.option("--broker", default=None, help="redis://... to judge on `judge worker` processes [env JUDGE_BROKER_URL]")
 @click.option("--workers", type=int, default=None, help="embedded sandbox workers [env JUDGE_WORKERS; default 2]")
 @click.option("--log-level", default="info", show_default=True,

@@ -123,10 +123,15 @@ def test_the_domains_seed_climbs_every_length_and_tries_every_feature():
     bundle = load_problem("rotary-embedding")
     apply = bundle.spec.function("apply_rope")
     made = candidates(apply, [explorer(apply, {"x.row": 2, "x.column": 4})], 96)
-    shapes = {tuple(np.shape(c.args["x"]["literal"])) for c in made if "literal" in c.args["x"] and not c.args["positions"]}
+    shapes = {
+        tuple(np.shape(c.args["x"]["literal"])) for c in made if "literal" in c.args["x"] and not c.args["positions"]
+    }
     assert {(8, 4), (9, 4), (16, 4), (17, 4), (2, 8), (2, 9)} <= shapes, sorted(shapes)
-    assert any(c.args["positions"] and c.args["positions"]["literal"][0] == 8191 for c in made if "literal" in (c.args["positions"] or {})), \
-        "positions far from 0, 1, 2, ... (an ignored positions argument shows)"
+    assert any(
+        c.args["positions"] and c.args["positions"]["literal"][0] == 8191
+        for c in made
+        if "literal" in (c.args["positions"] or {})
+    ), "positions far from 0, 1, 2, ... (an ignored positions argument shows)"
     assert any(c.args["x"].get("dtype") == "float32" for c in made) and any(c.args["base"] == 100.0 for c in made)
     assert any("generate" in c.args["x"] for c in made), "large inputs too"
 

@@ -169,7 +169,9 @@ def stack(tmp_path_factory):
     require_docker(SERVICE_IMAGE, REDIS_IMAGE, POSTGRES_IMAGE,
                    what="COMPOSE DEPLOYMENT TEST (.ci/docker.sh deploy builds its images)").close()
     if shutil.which("docker-compose") is None:
-        unavailable("docker-compose is not installed, COMPOSE DEPLOYMENT TEST NOT RUN (.ci/docker.sh deploy installs it)")
+        unavailable(
+            "docker-compose is not installed, COMPOSE DEPLOYMENT TEST NOT RUN (.ci/docker.sh deploy installs it)"
+        )
     stack = Stack(_lti_folder(tmp_path_factory.mktemp("compose-lti")))
     stack.figures = {"project": stack.project, "time_scale": TIME_SCALE, "visibility_timeout": VISIBILITY_TIMEOUT,
                      "restore_interval": RESTORE_INTERVAL}

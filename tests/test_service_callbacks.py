@@ -47,7 +47,10 @@ def test_callbacks_reach_no_loopback_or_private_address_by_default(tmp_path):
                          "0.0.0.0"):
                 answer = client.post("/v1/submissions", json={"problem": "sinusoidal-pe", "source": SOURCES["accepted"],
                                                               "callback_url": f"http://{host}:{port}/hook"})
-                assert answer.status_code == 403 and answer.json()["code"] == "callback_not_allowed", (host, answer.text)
+                assert answer.status_code == 403 and answer.json()["code"] == "callback_not_allowed", (
+                    host,
+                    answer.text,
+                )
             # a name is checked on the address it resolves to, when connecting: refused, and an open port and a
             # closed one end the same way, so callback_state tells nothing about what answers inside
             ids = [client.post("/v1/submissions", json={"problem": "sinusoidal-pe", "source": SOURCES["compile_error"],

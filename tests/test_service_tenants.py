@@ -85,8 +85,11 @@ def _items_of(server: Server, caller: str) -> int:
     store = Store(server.db)
     try:
         with store._read() as conn:
-            return conn.execute(select(func.count()).select_from(items.join(rejudges, rejudges.c.id == items.c.rejudge_id))
-                                .where(rejudges.c.requested_by == caller)).scalar_one()
+            return conn.execute(
+                select(func.count())
+                .select_from(items.join(rejudges, rejudges.c.id == items.c.rejudge_id))
+                .where(rejudges.c.requested_by == caller)
+            ).scalar_one()
     finally:
         store.close()
 

@@ -177,7 +177,9 @@ def rows_text(rows: list[Smallest]) -> list[str]:
     for row in rows:
         label = f"{row.kind:8} {row.name}"
         if row.kind == "accepted":
-            lines.append(f"{label}: {'DIFFERS on ' + row.call if row.call else 'agrees with the reference on every input tried'}")
+            lines.append(
+                f"{label}: {'DIFFERS on ' + row.call if row.call else 'agrees with the reference on every input tried'}"
+            )
             continue
         case = f"smallest catching case {row.smallest_case} ({row.smallest_case_size} values)" \
             if row.smallest_case else "no case catches it"

@@ -134,7 +134,8 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
             sources[graded[-1].name] = data.decode("utf-8", errors="replace")
             if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
-            detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
+            first_line = verdict.message.splitlines()[0][:70] if verdict.message else ""
+            detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {first_line}"
             want, got, ok = expected, verdict.status.value, verdict.status.value == expected
             feedback = check_feedback(data, verdict)  # in any folder: a runtime error may have its name too
             if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)

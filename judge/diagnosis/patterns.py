@@ -196,7 +196,8 @@ def failure_patterns(prepared: PreparedProblem, cases: list[CaseResult]) -> list
             desc = f"{verb} exactly on the {n} case{'s' if n != 1 else ''} where {text}" if n > 1 \
                 else f"{verb} only on the one case where {text}"
         else:
-            desc = f"every case that {verb.replace('gives', 'got').replace('crashes', 'crashed').replace('runs', 'ran')} is one where {text}"
+            past = verb.replace("gives", "got").replace("crashes", "crashed").replace("runs", "ran")
+            desc = f"every case that {past} is one where {text}"
         out.append(FailurePattern(description=desc, cases=[cases[i].id for i in idx], exact=exact))
         if len(out) == 1 and exact and idx is failing:
             break

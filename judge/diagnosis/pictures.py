@@ -87,7 +87,13 @@ def _pair_plot(plt: Any, expected: np.ndarray, got: np.ndarray, terms: Terms, ca
         for ax, i in zip(axes[:, 0], chosen):
             for member, colour in ((0, "tab:blue"), (1, "tab:orange")):
                 j = 2 * i + member
-                ax.plot(rows, expected[:, j], color=colour, lw=1.5, label=f"expected {spec.pairs[member]} ({spec.symbol}={j})")
+                ax.plot(
+                    rows,
+                    expected[:, j],
+                    color=colour,
+                    lw=1.5,
+                    label=f"expected {spec.pairs[member]} ({spec.symbol}={j})",
+                )
                 ax.plot(rows, got[:, j], color=colour, lw=1.2, ls="--", marker=".", ms=3,
                         label=f"yours ({spec.symbol}={j})")
             ax.set_title(f"{spec.pair_symbol}={i}", fontsize=9)

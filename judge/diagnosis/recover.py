@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from judge.problem.mistakes import Bank
 
 MAX_CANDIDATES = 500       # combinations tried per verdict at most (deterministic, whatever the machine's load)
-TIME_BUDGET = 3.0          # seconds: a safety net only (MAX_CANDIDATES bounds the work; a tight budget made results depend on the load)
+TIME_BUDGET = (
+    3.0  # seconds: a safety net only (MAX_CANDIDATES bounds the work; a tight budget made results depend on the load)
+)
 MAX_FIT_CASES = 12         # failing cases used to search; all assessable ones are checked at the end
 SEARCH_ELEMENTS = 1 << 14  # the search uses cases up to this size when there are any
 MAX_GUESSES = 3            # cases the bundle's direct reading is tried on

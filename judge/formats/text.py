@@ -54,7 +54,11 @@ def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
 def _checks(verdict: Verdict, color: bool) -> list[str]:
     if not verdict.checks:
         return []
-    lines = ["", _paint("Properties of your output", color, bold=True) + " (facts checked without the answer, on the failing cases)"]
+    lines = [
+        "",
+        _paint("Properties of your output", color, bold=True)
+        + " (facts checked without the answer, on the failing cases)",
+    ]
     for c in verdict.checks:
         mark = _paint("ok  ", color, fg="green") if c.holds else _paint("FAIL", color, fg="red", bold=True)
         where = "" if c.holds else f"  (fails in {len(c.failed_cases)} of {c.checked} cases)"

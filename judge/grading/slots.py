@@ -178,7 +178,10 @@ def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap
     """The one consistency check of an array header: a view of the slot's bytes as the header says (None where
     numpy cannot view them), or what is wrong with the header ("" when nothing is)."""
     if header.outcome == "too_large":
-        return None, f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected {_shape(case.expected.shape)}"
+        return (
+            None,
+            f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected {_shape(case.expected.shape)}",
+        )
     if header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None or header.nbytes is None:
         return None, f"returned an array of unsupported dtype {header.dtype}"
     dtype = np.dtype(header.dtype)

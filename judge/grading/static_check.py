@@ -27,7 +27,9 @@ def decode_source(data: bytes | str, max_bytes: int) -> tuple[str | None, Static
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, StaticProblem(f"the file is not valid UTF-8 (byte {exc.start}, line {line}); save it as UTF-8", line)
+        return None, StaticProblem(
+            f"the file is not valid UTF-8 (byte {exc.start}, line {line}); save it as UTF-8", line
+        )
 
 
 def check_source(source: str, functions: list[str], allowed_imports: list[str]) -> StaticProblem | None:

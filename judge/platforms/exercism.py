@@ -76,7 +76,7 @@ if [ ! -s "${output%/}/results.json" ]; then
     > "${output%/}/results.json"
 fi
 exit 0
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 RUN_TESTS_SH = """\
 #!/usr/bin/env sh
@@ -98,7 +98,7 @@ for dir in tests/*/; do
   rm -rf "$out"
 done
 exit "$failed"
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 RUN_TESTS_IN_DOCKER_SH = """\
 #!/usr/bin/env sh
@@ -122,7 +122,7 @@ for dir in tests/*/; do
   rm -rf "$out"
 done
 exit "$failed"
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 
 def _fill(template: str, **values: str) -> str:
@@ -145,8 +145,14 @@ def smoke_examples(examples: Path) -> list[Path]:
     return [p for p in sorted(examples.glob("*/*.py")) if not p.name.startswith("attack_")]
 
 
-def smoke_tests(bundle: Bundle, dest: Path, say: Callable[[str], object], examples: Path | None = None, prefix: str = "",
-                progress: Progress | None = None) -> list[str]:
+def smoke_tests(
+    bundle: Bundle,
+    dest: Path,
+    say: Callable[[str], object],
+    examples: Path | None = None,
+    prefix: str = "",
+    progress: Progress | None = None,
+) -> list[str]:
     """``dest/<prefix><status>-<name>/`` per example in ``examples/<status>/*.py`` (every one the teacher chose),
     or by default the bundle's ``submissions/<id>/`` without its attacks (:func:`smoke_examples`), with the results
     this machine's judge gives (``prefix``: ``<slug>--`` in a runner of several exercises, which
@@ -182,9 +188,18 @@ def smoke_tests(bundle: Bundle, dest: Path, say: Callable[[str], object], exampl
     return names
 
 
-def package(bundles: Bundle | list[Bundle], out: Path, image: str, with_smoke_tests: bool = True, min_isolation: str = "reduced",
-            pythons: tuple[str, ...] = ("3.11",), wheel_cache: Path | None = None, examples: Path | None = None,
-            say: Callable[[str], object] = print, progress: Progress | None = None) -> list[str]:
+def package(
+    bundles: Bundle | list[Bundle],
+    out: Path,
+    image: str,
+    with_smoke_tests: bool = True,
+    min_isolation: str = "reduced",
+    pythons: tuple[str, ...] = ("3.11",),
+    wheel_cache: Path | None = None,
+    examples: Path | None = None,
+    say: Callable[[str], object] = print,
+    progress: Progress | None = None,
+) -> list[str]:
     """Write the runner folder for one bundle or several (a track's runner grades every exercise it holds, by
     slug); return the names of the smoke tests written."""
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]

@@ -95,7 +95,7 @@ cp -r "$SRC/problem/$PROBLEM" "$HOME_DIR/problems/$PROBLEM"
 chmod -R go-rwx "$HOME_DIR/problems" "$HOME_DIR/cache" "$SRC"
 JUDGE_CACHE_DIR="$HOME_DIR/cache" "$HOME_DIR/venv/bin/python" -m judge.platforms warm "$HOME_DIR/problems/$PROBLEM"
 echo "setup.sh: numpy-judge ready for $PROBLEM" >&2
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # numpy-judge autograder run.  Gradescope runs this per submission, as root, in /autograder.
@@ -117,7 +117,7 @@ if [ ! -s "$RESULTS" ]; then
   printf '%s\n' '{"score": 0.0, "output": "The autograder could not grade this submission (its set-up is broken). Please tell your instructor.", "output_format": "text", "extra_data": {"status": "internal_error"}, "tests": []}' > "$RESULTS"
 fi
 exit 0
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 
 def _script(template: str, **values: str) -> str:

@@ -35,7 +35,9 @@ RECORDED = "recorded"
 def package(bundle: Bundle, out: Path) -> tuple[Path, Path]:
     """Write the hand-out of ``bundle`` into ``out``; returns (the starter notebook, the hand-out bundle)."""
     if bundle.spec.handout is not None:
-        raise BundleError(str(bundle.root / "problem.yaml"), None, "this is already a hand-out; package the full bundle")
+        raise BundleError(
+            str(bundle.root / "problem.yaml"), None, "this is already a hand-out; package the full bundle"
+        )
     public = [i for i, c in enumerate(bundle.cases.cases) if c.visibility == "public"]
     if not public:
         raise BundleError(str(bundle.root / bundle.spec.cases), None, "no public case to hand out (check() runs them)")

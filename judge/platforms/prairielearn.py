@@ -112,8 +112,15 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def package(bundles: Bundle | list[Bundle], out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
-            wheel_cache: Path | None = None, progress: Progress | None = None) -> Path:
+def package(
+    bundles: Bundle | list[Bundle],
+    out: Path,
+    image: str,
+    min_isolation: str = "reduced",
+    pythons: tuple[str, ...] = ("3.11",),
+    wheel_cache: Path | None = None,
+    progress: Progress | None = None,
+) -> Path:
     """Write a question folder per bundle (one bundle or a list: a course's) and the one grader image's build
     folder, holding every bundle, under ``out``."""
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
@@ -128,7 +135,9 @@ def package(bundles: Bundle | list[Bundle], out: Path, image: str, min_isolation
             QUESTION_HTML.replace("__STATEMENT__", _html_text(bundle.statement.strip())).replace("__FILE__", name))
         copy_bundle(bundle.root, question / "tests" / "problem")
         copy_bundle(bundle.root, image_dir / "problems" / bundle.id)
-    build_wheels(image_dir / "wheels", pythons, wheel_cache, extras=("pictures",), progress=progress)   # images in results.json
+    build_wheels(
+        image_dir / "wheels", pythons, wheel_cache, extras=("pictures",), progress=progress
+    )  # images in results.json
     (image_dir / "Dockerfile").write_text(
         DOCKERFILE.replace("__IMAGE__", image).replace("__HOME__", GRADER_HOME)
         .replace("__MIN_ISOLATION__", min_isolation).replace("__ENTRYPOINT__", json.dumps(ENTRYPOINT)))

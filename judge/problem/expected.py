@@ -66,8 +66,11 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
         except Exception as exc:  # noqa: BLE001
             if raises_expected(exc, case.raises):
                 return Expected(np.zeros((0,), dtype=np.float64))
-            raise BundleError(str(bundle.reference_path), None, f"case {case.id} must raise {case.raises}, but the "
-                                                                f"reference raised {type(exc).__name__}: {exc}") from None
+            raise BundleError(
+                str(bundle.reference_path),
+                None,
+                f"case {case.id} must raise {case.raises}, but the reference raised {type(exc).__name__}: {exc}",
+            ) from None
         raise BundleError(str(bundle.reference_path), None,
                           f"case {case.id} must raise {case.raises}, but the reference returned {type(out).__name__}")
     try:
@@ -79,8 +82,11 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
     try:
         packed = packed_output(function, out)
     except NotAnOutput as what:
-        raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned {what}; "
-                                                            f"{function.name} returns {function.wire_returns}") from None
+        raise BundleError(
+            str(bundle.reference_path),
+            None,
+            f"case {case.id}: the reference returned {what}; {function.name} returns {function.wire_returns}",
+        ) from None
     if not np.isfinite(packed.values).all():
         raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned NaN or inf")
     return Expected(np.array(packed.values, dtype=np.float64, order="C"), packed.part_shapes)  # 0-d stays 0-d

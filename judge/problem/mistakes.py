@@ -200,7 +200,9 @@ def load_bank(root: Path, name: str, functions: set[str], recorded: str | None =
         if not callable(getattr(module, name, None)):
             defined = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None)))
             close = difflib.get_close_matches(name, defined, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else f" (it defines: {', '.join(defined[:12]) or 'nothing'})"
+            hint = (
+                f" (did you mean {close[0]!r}?)" if close else f" (it defines: {', '.join(defined[:12]) or 'nothing'})"
+            )
             raise BundleError(str(path), lines.get(key), f"{label}: {name}() is not defined in {module_path.name}"
                                                          f"{hint}")
     return Bank(spec=spec, module=module, path=path)

@@ -318,10 +318,16 @@ class Generate(_Strict):
     def _positive(self) -> Generate:
         if any(n < 1 for n in self.shape):
             raise ValueError("every dimension of shape must be >= 1")
-        if self.distribution == "integers" and (self.low is None or self.high is None
-                                                or not float(self.low).is_integer() or not float(self.high).is_integer()):
+        if self.distribution == "integers" and (
+            self.low is None
+            or self.high is None
+            or not float(self.low).is_integer()
+            or not float(self.high).is_integer()
+        ):
             raise ValueError("integers needs whole numbers low and high (values are drawn from [low, high))")
-        if (self.low is None) != (self.high is None) or (self.low is not None and self.high is not None and self.low >= self.high):
+        if (self.low is None) != (self.high is None) or (
+            self.low is not None and self.high is not None and self.low >= self.high
+        ):
             raise ValueError("low and high come together, low < high")
         if self.distribution not in ("integers", "uniform") and self.low is not None:
             raise ValueError("low and high belong to distribution: integers or uniform")

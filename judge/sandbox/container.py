@@ -101,7 +101,9 @@ class ContainerClient:
         try:
             import docker
         except ImportError as exc:
-            raise ContainerError("the container backend needs the 'docker' Python package (pip install docker)") from exc
+            raise ContainerError(
+                "the container backend needs the 'docker' Python package (pip install docker)"
+            ) from exc
         self.image = image or default_image()
         self.name = f"numpy-judge-{uuid.uuid4().hex[:12]}"
         self._lock = threading.Lock()
@@ -234,7 +236,9 @@ class ContainerClient:
             log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
             **kwargs)
 
-    def _supervise(self, container: Container, request: RunRequest, progress: ProgressFile, report: RunReport) -> int | None:
+    def _supervise(
+        self, container: Container, request: RunRequest, progress: ProgressFile, report: RunReport
+    ) -> int | None:
         """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
         done = threading.Event()
         outcome: dict = {}

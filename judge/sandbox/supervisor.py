@@ -125,9 +125,9 @@ def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, bec
 
     Never returns.  ``become()`` isolates this process (its mode's steps); ``report(dict)`` hands
     the learner's wait status -- a kernel record -- to the trusted side on ``report_fd``, which
-    only this init holds (the learner's process closes it).  The learner's code does not run as PID 1 itself, because the kernel drops
-    default-action signals sent to a namespace's init from inside it: ``abort()`` or a signal to
-    itself would not behave as on a normal machine.  This init has no signal handlers; once the
+    only this init holds (the learner's process closes it).  The learner's code does not run as PID 1 itself,
+    because the kernel drops default-action signals sent to a namespace's init from inside it: ``abort()`` or a
+    signal to itself would not behave as on a normal machine.  This init has no signal handlers; once the
     learner's process (in a process group of its own) is forked, it ignores every signal it can.  Shared by
     the process backend (report: a pipe to the supervisor) and the container backend (the
     engine's log).  ``become_learner()``, if given, runs in the learner's process right after the fork (mode

@@ -50,8 +50,12 @@ class ServiceMiddleware:
         status = {"code": 500}
         limit = self._limit(scope["path"])
         if scope["method"] not in METHODS:  # a made-up method: one answer, one metrics label, whatever the path
-            response = errors.error_response(405, "method_not_allowed", "this server answers "
-                                             f"{', '.join(sorted(METHODS))} only", {"Allow": ", ".join(sorted(METHODS))})
+            response = errors.error_response(
+                405,
+                "method_not_allowed",
+                f"this server answers {', '.join(sorted(METHODS))} only",
+                {"Allow": ", ".join(sorted(METHODS))},
+            )
             await response(scope, receive, send)
             self.metrics.observe(OTHER_METHOD, "unmatched", 405, started)
             return

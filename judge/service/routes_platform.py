@@ -34,7 +34,9 @@ from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueF
 
 log = logging.getLogger("judge.service")
 _bearer = HTTPBearer(auto_error=False, description="a platform's token from JUDGE_API_TOKENS")
-_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422, 429, 503)}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422, 429, 503)
+}
 _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
     **_ERRORS,
     200: {"model": Submission, "description": "the verdict is ready: `wait=true` waited for it, or an "

@@ -303,8 +303,13 @@ class Store:
         with self._write() as conn:
             for i, item in enumerate(items):
                 if item.idempotency_key is not None:
-                    found = conn.execute(select(t).where(t.c.platform == item.platform,
-                                                         t.c.idempotency_key == item.idempotency_key)).mappings().first()
+                    found = (
+                        conn.execute(
+                            select(t).where(t.c.platform == item.platform, t.c.idempotency_key == item.idempotency_key)
+                        )
+                        .mappings()
+                        .first()
+                    )
                     if found is not None:
                         if found["request_hash"] != item.fingerprint():
                             raise IdempotencyConflict(item.idempotency_key)

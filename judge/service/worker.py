@@ -46,7 +46,8 @@ STORE_PATIENCE_SECONDS = 300.0
 LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti)
 
 
-def draw_pictures(store: Store, judge, row: StoredSubmission, verdict: Verdict, problem: str | Path | None = None) -> None:  # noqa: ANN001
+def draw_pictures(store: Store, judge: Judge, row: StoredSubmission, verdict: Verdict,
+                  problem: str | Path | None = None) -> None:
     """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
     for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
     if not row.platform.startswith(LEARNER_PLATFORMS):

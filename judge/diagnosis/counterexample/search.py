@@ -166,7 +166,10 @@ def search_from(prepared: PreparedProblem, reference, functions: list[str], seed
                 failing.append((size_of(function, values), index, values))
             else:
                 from_domain = True  # which cases failed is all a hidden one tells the search
-        seeds = [_seed(function, prepared, index, values) for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]]
+        seeds = [
+            _seed(function, prepared, index, values)
+            for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]
+        ]
         if from_domain:
             seeds.append(explorer(function, _resting_lengths(function, prepared)))
         chosen += candidates(function, seeds, per_function, excluded, stop)
@@ -309,11 +312,20 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
     # the judge's own facts only: where the learner's text is the difference, it is in got_text, marked as theirs
     message = result.message[:2000] if differs in JUDGE_WORDED else ""
     return Counterexample(
-        function=candidate.function, args=candidate.args, call=python_call(candidate), differs=differs,
-        expected=None if raises is not None or case.expected.size > SHOWN_ELEMENTS else _shown(case.expected, case.parts, case),
+        function=candidate.function,
+        args=candidate.args,
+        call=python_call(candidate),
+        differs=differs,
+        expected=None
+        if raises is not None or case.expected.size > SHOWN_ELEMENTS
+        else _shown(case.expected, case.parts, case),
         expected_raises=raises,
-        got=shown_got, got_text=got_text, message=message, searched=searched,
-        case_add=case_add_command(search.prepared.bundle.id, candidate, raises))
+        got=shown_got,
+        got_text=got_text,
+        message=message,
+        searched=searched,
+        case_add=case_add_command(search.prepared.bundle.id, candidate, raises),
+    )
 
 
 CUT = " ... (cut)"
@@ -340,7 +352,9 @@ def case_add_command(problem: str, candidate: Candidate, raises: str | None) -> 
     """The ``judge case add`` line that adds the candidate to the bundle as a case (a dtype rule of the domain
     is applied by ``judge case add`` itself)."""
     args = json.dumps(candidate.args, separators=(", ", ": "))
-    return f"judge case add {problem} -f {candidate.function} --args '{args}'" + (f" --raises {raises}" if raises else "")
+    return f"judge case add {problem} -f {candidate.function} --args '{args}'" + (
+        f" --raises {raises}" if raises else ""
+    )
 
 
 def python_call(candidate: Candidate) -> str:
@@ -391,5 +405,16 @@ def find(verdict: Verdict, prepared: PreparedProblem, source: str, reference, ru
         search.close()
 
 
-__all__ = ["Budget", "CONTAINER_OVERHEAD", "find", "learner_text", "pick", "prepare_search", "python_call", "Search", "SearchTimeUp",
-           "search_from", "searchable"]
+__all__ = [
+    "Budget",
+    "CONTAINER_OVERHEAD",
+    "find",
+    "learner_text",
+    "pick",
+    "prepare_search",
+    "python_call",
+    "Search",
+    "SearchTimeUp",
+    "search_from",
+    "searchable",
+]

@@ -101,7 +101,9 @@ class _Base:
             except ProcessLookupError:
                 return False
             except OSError as exc:
-                raise CgroupError(f"cannot SIGKILL pid {pid} in {self.path_description} ({describe(exc)})", exc.errno) from exc
+                raise CgroupError(
+                    f"cannot SIGKILL pid {pid} in {self.path_description} ({describe(exc)})", exc.errno
+                ) from exc
         finally:
             if pidfd >= 0:
                 os.close(pidfd)

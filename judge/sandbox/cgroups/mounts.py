@@ -162,7 +162,8 @@ def detect() -> CgroupSupport:
         elif os.geteuid() != 0:
             reason = f"cgroup v2 is mounted at {m2.mount_point} but we are not root, so groups cannot be created"
         else:
-            reason = f"cgroup v2 is mounted at {m2.mount_point} but is read-only or not writable (e.g. an unprivileged container)"
+            reason = (f"cgroup v2 is mounted at {m2.mount_point} but is read-only or not writable "
+                      f"(e.g. an unprivileged container)")
         return CgroupSupport(2, ctrls, writable, reason)
 
     missing_v1 = [c for c in ("memory", "pids") if c not in v1]
@@ -173,4 +174,6 @@ def detect() -> CgroupSupport:
         listed = " ".join(ctrls2) or "none"
         parts.append(f"the cgroup2 mount at {m2.mount_point} offers controllers: {listed} (memory and pids are needed)")
     v1_ctrls = tuple(c for c in ("memory", "pids", "cpu", "cpuacct") if c in v1)
-    return CgroupSupport(None, v1_ctrls or tuple(c for c in ("memory", "pids", "cpu") if c in ctrls2), False, "; ".join(parts))
+    return CgroupSupport(
+        None, v1_ctrls or tuple(c for c in ("memory", "pids", "cpu") if c in ctrls2), False, "; ".join(parts)
+    )

@@ -346,7 +346,10 @@ def writable_folders(uid: int, system_uid_below: int = 1 << 24) -> tuple[list[st
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         try:
-                            if entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_dev == device:
+                            if (
+                                entry.is_dir(follow_symlinks=False)
+                                and entry.stat(follow_symlinks=False).st_dev == device
+                            ):
                                 todo.append(entry.path)
                         except OSError:
                             continue

@@ -222,9 +222,11 @@ async def learner_submissions(user_id: str, session: LearnerSession = Depends(se
 
 
 def teacher_page(session: LearnerSession, title: str) -> str:
-    return page_head(session, f"{title}: the class", "teacher.js") + f"""
+    return (
+        page_head(session, f"{title}: the class", "teacher.js")
+        + f"""
 <body>
-<header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ''}</header>
+<header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ""}</header>
 <main id="class" data-problem="{escape(session.problem)}">
 <p id="class-state" role="status" aria-live="polite">Loading the roster...</p>
 <section aria-labelledby="mistakes-h"><h2 id="mistakes-h">What the class gets wrong</h2>
@@ -247,7 +249,8 @@ aria-live="polite"></span></p>
 </main>
 </body>
 </html>
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
+    )
 
 
 @teacher_router.get("/lti/teacher/{handle}", include_in_schema=False)
@@ -280,7 +283,9 @@ async def _course_rejudge(side: LearnerSide, session: LearnerSession, rid: str) 
 
 @teacher_router.post("/lti/api/class/rejudges", status_code=202, responses=TEACHER_ERRORS, tags=["teacher page"],
                      summary="A dry run: this course's submissions graded again with the bundle as it is now")
-async def class_rejudge(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+async def class_rejudge(
+    session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)
+) -> Any:
     from judge.problem.loader import load_problem
     from judge.service.rejudge import RejudgeOpen, RejudgeStore, RejudgeTooLarge
 

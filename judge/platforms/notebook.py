@@ -90,7 +90,7 @@ def save_output(folder: Path, stem: str, values: np.ndarray, parts: tuple | None
     items = unpack(np.asarray(values), parts)
     if dtypes is not None:
         items = [item.astype(d) for item, d in zip(items, dtypes)]
-    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})  # type: ignore[arg-type]
+    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})  # type: ignore[arg-type]  # numpy's stub: **kwds as allow_pickle
     return f"{stem}.npz"
 
 

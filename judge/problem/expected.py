@@ -133,8 +133,8 @@ def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -
         if path is not None:
             try:
                 if out.parts is not None and parts_path is not None:
-                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))  # type: ignore[misc]
-                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))  # type: ignore[misc]
+                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))  # type: ignore[misc]  # mypy cannot type a lambda with a default
+                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))  # type: ignore[misc]  # mypy cannot type a lambda with a default
                 out = Expected(_load(path), out.parts)
             except OSError:
                 pass

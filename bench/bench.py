@@ -378,7 +378,7 @@ def fresh_isolated(judge: Judge, submission: Path, runs: int, cpu: list[float] |
     return median_ms(samples)
 
 
-_PYTEST_FILE = r'''
+_PYTEST_FILE = r"""
 import importlib.util, json, pathlib, numpy as np, pytest
 HERE = pathlib.Path(__file__).parent
 def load(name, path):
@@ -392,10 +392,11 @@ def test_case(i):
     c = CALLS[i]
     kwargs = {k: (np.array(INPUTS[f"{i}-{k}"]) if v == "array" else v) for k, v in c["args"].items()}
     expected = getattr(ref, c["function"])(**kwargs)
-    got = getattr(sub, c["function"])(**{k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()})
+    copies = {k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+    got = getattr(sub, c["function"])(**copies)
     tol = 1e-6 if any(isinstance(v, np.ndarray) and v.dtype == np.float32 for v in kwargs.values()) else 1e-9
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
-'''
+"""
 
 
 def pytest_per_submission(judge: Judge, submission: Path, runs: int) -> float:
@@ -563,8 +564,11 @@ def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
             judge.grade(path.read_text(), PROBLEM)
             worst.append((spent[-1], spent[0], path.name))
         worst.sort(reverse=True)
-        print(f"diagnosis over {len(worst)} wrong_answer examples: warm median {statistics.median(w[0] for w in worst):.1f} ms, "
-              f"slowest warm {worst[0][0]:.1f} ms ({worst[0][2]}), slowest first-time {max(w[1] for w in worst):.1f} ms")
+        print(
+            f"diagnosis over {len(worst)} wrong_answer examples: "
+            f"warm median {statistics.median(w[0] for w in worst):.1f} ms, "
+            f"slowest warm {worst[0][0]:.1f} ms ({worst[0][2]}), slowest first-time {max(w[1] for w in worst):.1f} ms"
+        )
     finally:
         diagnosis.explain = original
 
@@ -600,9 +604,12 @@ def counterexample_cost(runs: int) -> None:
     wrong = [w - wo for _, folder, w, wo in rows if folder != "accepted"]
     right = [w - wo for _, folder, w, wo in rows if folder == "accepted"]
     ratio = statistics.median(w / wo for _, folder, w, wo in rows if folder != "accepted")
-    print(f"\nsearch adds to a wrong verdict: median {statistics.median(wrong):.1f} ms over {len(wrong)} examples "
-          f"(target <= 150), ratio with/without {ratio:.2f}; to an accepted one: median "
-          f"{statistics.median(right):.1f} ms over {len(right)} (target ~0); load {Path('/proc/loadavg').read_text().strip()}")
+    print(
+        f"\nsearch adds to a wrong verdict: median {statistics.median(wrong):.1f} ms over {len(wrong)} examples "
+        f"(target <= 150), ratio with/without {ratio:.2f}; to an accepted one: median "
+        f"{statistics.median(right):.1f} ms over {len(right)} (target ~0); "
+        f"load {Path('/proc/loadavg').read_text().strip()}"
+    )
 
 
 def notebook_cost(runs: int) -> None:
@@ -653,13 +660,17 @@ def modes(source: str, submission: Path, runs: int) -> None:
             verdict = judge.grade(source, PROBLEM)
             pairs = paired(judge, submission, source, runs)
         w, f = statistics.median(pairs.warm), statistics.median(pairs.floor)
-        print(f"{mode:16} {w:11.1f} {f:9.1f} {statistics.median(pairs.overheads):12.1f} "
-              f"{statistics.median(x / y for x, y in zip(pairs.warm, pairs.floor)):8.2f}  {verdict.isolation.limits_by}")
+        print(
+            f"{mode:16} {w:11.1f} {f:9.1f} {statistics.median(pairs.overheads):12.1f} "
+            f"{statistics.median(x / y for x, y in zip(pairs.warm, pairs.floor)):8.2f}  {verdict.isolation.limits_by}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--submission", type=Path, default=REPO / "submissions" / PROBLEM / "accepted" / "vectorised.py")
+    parser.add_argument(
+        "--submission", type=Path, default=REPO / "submissions" / PROBLEM / "accepted" / "vectorised.py"
+    )
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--slow-runs", type=int, default=5, help="runs of the cold/fresh/pytest/container paths")
     parser.add_argument("--wrong", type=Path, default=REPO / "submissions" / PROBLEM / "wrong_answer"
@@ -719,7 +730,7 @@ def main() -> None:
             print(f"CPU ratio 3/4: {statistics.median(cpu['3']) / statistics.median(cpu['4']):.2f} (all processes of "
                   "each path; what the ratio tends to when other work keeps both cores busy)")
         if fresh:
-            print("pairs (load 1 min: ratio 3/4): " + ", ".join(f"{l}: {r:.2f}" for l, r in zip(loads, ratios)))
+            print("pairs (load 1 min: ratio 3/4): " + ", ".join(f"{load}: {r:.2f}" for load, r in zip(loads, ratios)))
             print(f"ratio 3/4 (cold judge grade / fresh isolated interpreter): {cold / fresh:.2f} "
                   f"(median of pair ratios {statistics.median(ratios):.2f}; target <= 1.1); "
                   f"load average now {Path('/proc/loadavg').read_text().strip()}")
@@ -767,7 +778,10 @@ def main() -> None:
         diagnosis_cost(judge, args.wrong, args.runs)
     t1 = throughput(source, 1, 30)
     t2 = throughput(source, 2, 30)
-    print(f"\nthroughput: 1 worker {t1:.2f} verdicts/s, 2 workers {t2:.2f} verdicts/s, ratio {t2 / t1:.2f} (target >= 1.7)")
+    print(
+        f"\nthroughput: 1 worker {t1:.2f} verdicts/s, 2 workers {t2:.2f} verdicts/s, "
+        f"ratio {t2 / t1:.2f} (target >= 1.7)"
+    )
     peak, growth, out = peak_rss_largest(args.submission)
     print(f"judge peak RSS on the 8192 x 1024 case: {peak:.0f} MiB ({growth:.0f} MiB above the loaded judge); "
           f"one output is {out:.0f} MiB: {peak / out:.1f}x (target <= 4x)")

@@ -122,7 +122,7 @@ class BurstReport:
         return out
 
 
-def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: int = 2026,
+def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: int = 2026,  # noqa: C901
               timeout: float = 3600) -> BurstReport:  # noqa: ANN001
     """Send the burst to ``cluster`` (a :class:`tests.hosts_support.Cluster`), wait for every verdict, check
     them, then grade ``direct`` of the same files through ``Judge`` with as many sandboxes as the cluster has

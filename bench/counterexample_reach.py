@@ -7,7 +7,8 @@ notebooks included) is graded by a warm ``Judge`` of each tree, in a fresh proce
 that tree; the examples themselves always come from this checkout, so both trees grade the same files.  Only
 verdicts the search runs for (wrong answer or runtime error) count.  It prints, per file, each tree's
 counterexample call (or "-"), then how many of the failing examples got one and their sizes (values, as the
-search counts them), and for two trees how many got smaller or larger.  Make a before tree with ``git worktree add /tmp/main-checkout main``.
+search counts them), and for two trees how many got smaller or larger.  Make a before tree with
+``git worktree add /tmp/main-checkout main``.
 """
 
 from __future__ import annotations

@@ -66,7 +66,9 @@ def main() -> None:
             client.timeout = 300
             items = [{"problem": "sinusoidal-pe", "source": (REPO / "submissions" / "sinusoidal-pe" / f).read_text()}
                      for f in SEED]
-            ids = [s["id"] for s in client.post("/v1/submissions/batch", json={"submissions": items}).json()["submissions"]]
+            ids = [
+                s["id"] for s in client.post("/v1/submissions/batch", json={"submissions": items}).json()["submissions"]
+            ]
             wait_done(client, ids, 300)
             copies = -(-(args.stored - len(ids)) // len(ids))
             _replicate(db, ids, copies)

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from judge._version import __version__
 
 if TYPE_CHECKING:
-    from judge.notebook_check import check
-    from judge.errors import BundleError, JudgeError
     from judge.engine import Judge, grade
+    from judge.errors import BundleError, JudgeError
+    from judge.notebook_check import check
     from judge.problem.loader import load_problem
     from judge.verdict import Status, Verdict
 
@@ -26,7 +26,8 @@ _LAZY = {
     "BundleError": "judge.errors", "check": "judge.notebook_check",
 }
 
-__all__ = ["__version__", *_LAZY]
+#: Spelt out (the same names as ``_LAZY``'s) so linters and type checkers see the TYPE_CHECKING imports used.
+__all__ = ["__version__", "grade", "Judge", "load_problem", "Verdict", "Status", "JudgeError", "BundleError", "check"]
 
 
 def __getattr__(name: str) -> Any:

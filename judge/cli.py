@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from judge._version import __version__
 
+if TYPE_CHECKING:
+    from judge.service.settings import Settings
+
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE = 0, 1, 2
 MAX_INPUT_FILE = 64 << 20
 
 
-def _fail(message: str) -> "click.exceptions.Exit":
+def _fail(message: str) -> click.exceptions.Exit:
     click.echo(f"judge: error: {message}", err=True)
     return click.exceptions.Exit(EXIT_USAGE)
 
@@ -39,7 +44,7 @@ def _read_submission(path: str) -> bytes:
     return data
 
 
-def _isolation_option(f):
+def _isolation_option(f: Callable) -> Callable:
     """``--isolation MODE`` (grade, verify, serve, worker): the agreed names, env JUDGE_ISOLATION."""
     from judge.sandbox.ladder import CHOICES
 
@@ -138,13 +143,15 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
         if problem is None:
             from judge.problem.infer import infer_problem
 
-            problem = infer_problem(source, "standard input" if file == "-" else file,
-                                    name=None if file == "-" else Path(file).name)
-        verdict, bundle, _ = grade_once(source, problem, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
+            target: str | Path = infer_problem(source, "standard input" if file == "-" else file,
+                                               name=None if file == "-" else Path(file).name)
+        else:
+            target = problem
+        verdict, bundle, _ = grade_once(source, target, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures,
                                      name=None if file == "-" else Path(file).name)
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     from judge.formats import render
 
     click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color,
@@ -169,15 +176,15 @@ def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backe
            isolation: str | None, fmt: str, multiplier: float, calibrate: bool) -> None:
     """Check a bundle: it loads, the reference passes, every example gets its folder's status; then report
     adequacy (kill matrix), tolerance margins, calibrated time limits and the statement's examples."""
-    from judge.errors import JudgeError
     from judge.authoring.verify import verify_problem
+    from judge.errors import JudgeError
 
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
                                 image=image, isolation=isolation, multiplier=multiplier, calibrate=calibrate,
                                 echo=(lambda line: click.echo(line)) if fmt == "text" else (lambda line: None))
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     if fmt == "json":
         import json
 
@@ -203,7 +210,7 @@ def new(problem_id: str, function: str, title: str | None, problems_dir: str | N
     try:
         written = new_bundle(problem_id, problems, problems.parent / "submissions", function, title)
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     for path in written:
         click.echo(f"wrote {path}{'/' if path.is_dir() else ''}")
     click.echo(f"\nnext: fill in every TODO(author), then `judge verify {problems / problem_id}`")
@@ -238,9 +245,9 @@ def case_add(problem: str, function: str, args_text: str, case_id: str | None, p
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"] if "[" not in str(p) and "(" not in str(p))
-        raise _fail(f"the case is not valid: {where}: {first['msg']}")
+        raise _fail(f"the case is not valid: {where}: {first['msg']}") from exc
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     click.echo(f"added case {added.case_id} to {added.path}")
     click.echo(f"kill matrix: it catches {len(added.catches)} bank mistakes"
                + (f" ({', '.join(added.catches)})" if added.catches else ""))
@@ -262,7 +269,7 @@ def problems() -> None:
     try:
         course = find_course()
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     ids = in_course_order(available(), course)
     if not ids:
         raise _fail("no problems found (looked in: " + "; ".join(str(f) for f in search_dirs()) + ")")
@@ -294,7 +301,7 @@ def show(problem: str) -> None:
     try:
         click.echo(render_problem(problem), nl=False)
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
 
 
 @main.command()
@@ -314,7 +321,7 @@ def doctor() -> None:
         mode, note = choose()
     except SandboxUnavailable as exc:
         click.echo(f"\nisolation: unavailable: {exc}")
-        raise click.exceptions.Exit(EXIT_VERDICT)
+        raise click.exceptions.Exit(EXIT_VERDICT) from exc
     from judge.sandbox.ladder import landlock_here
     from judge.sandbox.modes import mode_named
 
@@ -340,13 +347,13 @@ def _demand_isolation(isolation: str | None) -> None:
         os.environ[ENV_MODE] = isolation
 
 
-def _service_settings(db: str | None, broker: str | None, workers: int | None, unsafe_no_sandbox: bool):
+def _service_settings(db: str | None, broker: str | None, workers: int | None, unsafe_no_sandbox: bool) -> Settings:
     from judge.service.settings import Settings, SettingsError
 
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     settings.db_url = db or settings.db_url
     settings.broker_url = broker or settings.broker_url
     settings.workers = workers or settings.workers
@@ -357,7 +364,9 @@ def _service_settings(db: str | None, broker: str | None, workers: int | None, u
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback unless told)")
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--db", default=None, help="SQLAlchemy URL of the store [env JUDGE_DB_URL; default SQLite in ~/.local/share]")
+@click.option(
+    "--db", default=None, help="SQLAlchemy URL of the store [env JUDGE_DB_URL; default SQLite in ~/.local/share]"
+)
 @click.option("--broker", default=None, help="redis://... to judge on `judge worker` processes [env JUDGE_BROKER_URL]")
 @click.option("--workers", type=int, default=None, help="embedded sandbox workers [env JUDGE_WORKERS; default 2]")
 @click.option("--log-level", default="info", show_default=True,
@@ -375,7 +384,7 @@ def serve(host: str, port: int, db: str | None, broker: str | None, workers: int
     try:
         run_server(settings, host, port, log_level)
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
 
 
 @main.command()
@@ -400,7 +409,7 @@ def worker(broker: str | None, db: str | None, concurrency: int | None, hostname
     try:
         run_worker(settings, settings.workers, hostname, log_level.upper())
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
 
 
 @main.command()
@@ -424,9 +433,12 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
     client = RejudgeClient(url or os.environ.get("JUDGE_URL") or "http://127.0.0.1:8000",
                            token or os.environ.get("JUDGE_API_TOKEN") or "")
     try:
-        if apply_id or cancel_id or show_id:
-            view = (client.apply(apply_id) if apply_id else client.cancel(cancel_id) if cancel_id
-                    else client.get(show_id))
+        if apply_id:
+            view = client.apply(apply_id)
+        elif cancel_id:
+            view = client.cancel(cancel_id)
+        elif show_id:
+            view = client.get(show_id)
         elif problem:
             view = client.create(problem, dry_run)
             if wait:
@@ -434,7 +446,7 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
         else:
             raise _fail("name a PROBLEM, or --apply/--cancel/--show ID")
     except RejudgeClientError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     click.echo(describe(view))
 
 
@@ -474,7 +486,6 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
     and one grader image, one Exercism runner for them all, a notebook hand-out each (README: "Notebooks")."""
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
-
     from judge.progress import Progress
 
     versions = tuple(v.strip() for v in pythons.split(",") if v.strip())
@@ -527,7 +538,7 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
                                      say=progress.note, progress=progress)
             click.echo(f"wrote {out} (build it as {name}); {len(tests)} smoke tests in {out}/tests")
     except JudgeError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from exc
     if platform != "otter":
         progress.done()
 

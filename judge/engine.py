@@ -12,25 +12,26 @@ import platform
 import queue
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judge._version import __version__
-from judge.sandbox.background import InBackground
 from judge.errors import JudgeError
 from judge.grading.prepare import PreparedProblem, bundle_mtimes
 from judge.grading.run_plan import prepare_and_plan
-from judge.problem.loader import Bundle, load_problem, resolve
-from judge.sandbox.contract import (BackendError, BackendFactory, RunReport, RunRequest,
-                                     SandboxBackend)
 from judge.grading.static_check import check_source, decode_source
+from judge.problem.loader import Bundle, load_problem, resolve
+from judge.sandbox.background import InBackground
+from judge.sandbox.contract import BackendError, BackendFactory, RunReport, RunRequest, SandboxBackend
 
 if TYPE_CHECKING:
     from judge.diagnosis.counterexample.search import Budget
     from judge.grading.run_plan import EarlyRun
-    from judge.verdict import CapturedOutput, CaseResult, Isolation, Status, Verdict
+    from judge.sandbox.contract import Capture
+    from judge.verdict import CapturedOutput, CaseResult, Counterexample, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
 log = logging.getLogger("judge")
@@ -46,7 +47,7 @@ def _load_grading_side() -> None:
     import judge.verdict  # noqa: F401
 
 
-def _captured(capture) -> CapturedOutput:
+def _captured(capture: Capture) -> CapturedOutput:
     from judge.verdict import CapturedOutput
 
     text, size = capture.text, capture.bytes
@@ -90,7 +91,8 @@ def _search_runner(backend: SandboxBackend):  # noqa: ANN202 - counterexample.se
     return run
 
 
-def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend, budget: Budget):
+def _search(verdict: Verdict, prepared: PreparedProblem, source: str, backend: SandboxBackend,
+            budget: Budget) -> Counterexample | None:
     """The counterexample for ``verdict`` (or None), found with one more run of ``source`` on ``backend``, which
     this submission still holds (its buffer is being zeroed: the search's run starts on zeros).  Never raises:
     a search that fails leaves the verdict as it is."""
@@ -222,7 +224,7 @@ class Judge:
             self._release(z)
 
     # -- grading ------------------------------------------------------------
-    def _verdict(self, bundle: Bundle, status: Status, **fields) -> Verdict:
+    def _verdict(self, bundle: Bundle, status: Status, **fields: Any) -> Verdict:
         from judge.verdict import Verdict
 
         return Verdict(status=status, problem=bundle.id, problem_digest=bundle.digest,
@@ -391,7 +393,6 @@ class Judge:
         over every function whose domain allows it, seeded by the cases ``seed_cases`` (indices; every case when
         None) and equal to none of them, found in one sandboxed run.  A Counterexample or None."""
         from judge.diagnosis.counterexample import search as counterexample
-
         from judge.notebooks import ReaderFailed
 
         prepared = self.problem(problem)
@@ -423,7 +424,7 @@ class Judge:
                 prepared.close()
             self._prepared.clear()
 
-    def __enter__(self) -> "Judge":
+    def __enter__(self) -> Judge:
         return self
 
     def __exit__(self, *exc: object) -> None:

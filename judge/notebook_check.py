@@ -15,10 +15,10 @@ the report says so: it is the learner's own code on the learner's own machine.
 The problem is found beside the notebook (the hand-out folder ``judge package notebook`` wrote), or by path, or
 among the installed problems (:mod:`judge.problem.locate`; with ``JUDGE_PROBLEMS_DIR`` set, only there and among
 the installed ones).  It is the learner's tool: what it reports in their kernel is feedback, not a grade (the
-otter and nbgrader adapters grade outside the kernel: :mod:`judge.platforms.notebook_grading`).  A hand-out holds public cases only, and the report
-says how many hidden cases run on submission: "public cases: 3 of 4 passed; 18 hidden cases run when you
-submit".  With a full bundle (an author checking their own course), hidden cases are graded and counted, never
-shown.
+otter and nbgrader adapters grade outside the kernel: :mod:`judge.platforms.notebook_grading`).  A hand-out holds
+public cases only, and the report says how many hidden cases run on submission: "public cases: 3 of 4 passed; 18
+hidden cases run when you submit".  With a full bundle (an author checking their own course), hidden cases are
+graded and counted, never shown.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def headline(verdict: Verdict, hidden_in_handout: int | None = None) -> str:
 
 def _ipython() -> Any:
     try:
-        from IPython import get_ipython  # type: ignore[import-not-found]
+        from IPython import get_ipython
     except ImportError:
         return None
     return get_ipython()
@@ -190,7 +190,7 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
 
 def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any) -> None:
     if shell is not None and type(shell).__name__ != "TerminalInteractiveShell":
-        from IPython.display import HTML, display  # type: ignore[import-not-found]
+        from IPython.display import HTML, display
 
         from judge.formats.html import render_html
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
 from judge.feedback import Counterexample, FailurePattern, Picture, Recovery, TimeFeedback
 from judge.isolation_record import Isolation  # in a module of its own: backends make it before a verdict
 
-VERDICT_SCHEMA_VERSION = 1
+VERDICT_SCHEMA_VERSION: Final = 1
 
 
 class Status(str, Enum):
@@ -43,7 +43,7 @@ class NumericFacts(BaseModel):
     mismatch_kinds: dict[str, int] = Field(default_factory=dict,
                                            description="out-of-tolerance elements per kind of element "
                                                        "(e.g. sin/cos columns); counts only, also for hidden cases")
-    window: "ValueWindow | None" = Field(None, description="expected vs got around the worst element (public only)")
+    window: ValueWindow | None = Field(None, description="expected vs got around the worst element (public only)")
     tolerance_ratio: float | None = Field(None, description="largest |got - expected| / (atol + rtol*|expected|) "
                                                             "(<= 1 passes); measured when the caller asks "
                                                             "(judge verify's tolerance margins)")

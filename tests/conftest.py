@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from tiers import TIERS, VM, derive, needs
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,7 +12,9 @@ import hashlib
 import re
 from pathlib import Path
 
-CORRECT = (Path(__file__).resolve().parents[1] / "submissions" / "sinusoidal-pe" / "accepted" / "vectorised.py").read_text()
+CORRECT = (
+    Path(__file__).resolve().parents[1] / "submissions" / "sinusoidal-pe" / "accepted" / "vectorised.py"
+).read_text()
 PREFIX = b"PLANTED:"
 #: What the attacker looks for: the prefix and 32 hex digits whose sha256 it was given (never the secret itself,
 #: which would then be in its own source and memory).

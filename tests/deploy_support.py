@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import yaml
-
 from conftest import REPO
 
 COMPOSE = REPO / "deploy" / "compose.yaml"

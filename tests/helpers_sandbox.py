@@ -12,7 +12,6 @@ import textwrap
 import time
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[1]
 PROBLEM_DIR = REPO / "problems" / "sinusoidal-pe"
 SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
@@ -168,8 +167,8 @@ FORK_50 = """
 def require_mode(mode: str) -> None:
     """Skip (or fail under CI) when this machine cannot give isolation ``mode``."""
     import pytest
-
     from conftest import unavailable
+
     from judge.sandbox.ladder import check
 
     if mode == "rootless" and os.geteuid() == 0:

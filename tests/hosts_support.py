@@ -43,10 +43,10 @@ import time
 from pathlib import Path
 
 import httpx
+from tiers import needs
 
 from tests.conftest import REPO, unavailable
 from tests.service_support import Process, _pg_bin, missing, service_env, wait_for
-from tiers import needs
 
 TOKEN = "hosts-token-abcdef123456"
 #: The checkout's path below /tmp when it is there (a CI clone), else None: each host binds it into its own /tmp.
@@ -142,7 +142,7 @@ def kill_all(roots: set[int], ns: str | None = None) -> None:
         if not victims:
             # the killed ones reparented away from the tree are gone too (or zombies: dead, to be reaped)
             gone = frozenset(killed)
-            wait_for(lambda: not descendants(set(gone)), 10, 0.05, "the killed processes to be gone")
+            wait_for(lambda: not descendants(set(gone)), 10, 0.05, "the killed processes to be gone")  # noqa: B023
             return
         for pid in victims:
             try:

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 import httpx
+from tiers import needs
 
 from tests.conftest import REPO, SUBMISSIONS, require_sandbox, unavailable
-from tiers import needs
 
 SOURCES = {
     "accepted": (SUBMISSIONS / "accepted" / "vectorised.py").read_text(),

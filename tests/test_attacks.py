@@ -38,10 +38,18 @@ import time
 from pathlib import Path
 
 import pytest
-
-from helpers_sandbox import (CORRECT, NOBODY, REPO, SUBMISSIONS, cgroup_pids, leftover_learner_processes,
-                             nobody_processes, require_mode, worker_name)
 from conftest import require_docker, roomy_problem
+from helpers_sandbox import (
+    CORRECT,
+    NOBODY,
+    REPO,
+    SUBMISSIONS,
+    cgroup_pids,
+    leftover_learner_processes,
+    nobody_processes,
+    require_mode,
+    worker_name,
+)
 
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 LABEL = "numpy-judge.sandbox"
@@ -157,7 +165,7 @@ class _Listener:
         while not self._stop.is_set():
             try:
                 conn, _ = self.sock.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 continue
             except OSError:
                 return
@@ -389,7 +397,6 @@ def test_a_sandbox_cannot_signal_another_sandbox(backend: str, canary: str):
 
     Both learners run as uid 65534; kill(-1) is limited by the pid namespace, but killpg is not, so
     each sandbox needs a process group (session) of its own."""
-    from judge import Judge
     from judge.verdict import Status
 
     judge = make_judge(backend, workers=2)

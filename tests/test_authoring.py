@@ -7,13 +7,11 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from judge.authoring.adequacy import adequacy_findings
 from judge.authoring.killers import Killer
 from judge.authoring.margins import case_margins
-from judge.authoring.skeleton import new_bundle
 from judge.authoring.timelimits import write_calibration
 from judge.cli import main
 from judge.problem.models import CaseSpec, Tolerance

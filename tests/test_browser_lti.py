@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tiers import needs
 
 from tests.conftest import REPO, unavailable

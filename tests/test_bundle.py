@@ -40,15 +40,24 @@ def test_real_bundle_covers_the_required_cases():
     assert [c.visibility for c in cases[:3]] == ["public"] * 3
 
 
-@pytest.mark.parametrize("file,old,new,line,words", [
-    ("problem.yaml", "memory_mib: 512", "memory_mib: lots", 48, "memory_mib"),
-    ("problem.yaml", "id: sinusoidal-pe", "id: Sinusoidal PE!", 4, "id"),
-    ("cases.yaml", "args: {max_len: 1, d_model: 7}", "args: {max_len: 1, d_modle: 7}", 16, "no parameter d_modle"),
-    ("cases.yaml", "function: sinusoidal_pe, description: \"max_len 1\"", "function: sinusoidal_p, description: \"max_len 1\"", 16, "unknown function"),
-    ("cases.yaml", "seed: 3}", "seed: 3, shape_: 1}", 38, "shape_"),
-    ("cases.yaml", "- {id: table-1x7", "- {id: table-1x1", 16, "used twice"),
-    ("cases.yaml", "cases:\n", "cases:\n  - [unclosed\n", 5, "invalid YAML"),
-])
+@pytest.mark.parametrize(
+    "file,old,new,line,words",
+    [
+        ("problem.yaml", "memory_mib: 512", "memory_mib: lots", 48, "memory_mib"),
+        ("problem.yaml", "id: sinusoidal-pe", "id: Sinusoidal PE!", 4, "id"),
+        ("cases.yaml", "args: {max_len: 1, d_model: 7}", "args: {max_len: 1, d_modle: 7}", 16, "no parameter d_modle"),
+        (
+            "cases.yaml",
+            'function: sinusoidal_pe, description: "max_len 1"',
+            'function: sinusoidal_p, description: "max_len 1"',
+            16,
+            "unknown function",
+        ),
+        ("cases.yaml", "seed: 3}", "seed: 3, shape_: 1}", 38, "shape_"),
+        ("cases.yaml", "- {id: table-1x7", "- {id: table-1x1", 16, "used twice"),
+        ("cases.yaml", "cases:\n", "cases:\n  - [unclosed\n", 5, "invalid YAML"),
+    ],
+)
 def test_broken_bundle_names_file_line_and_problem(tmp_path, file, old, new, line, words):
     root = copy_bundle(tmp_path)
     path = root / file

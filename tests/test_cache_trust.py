@@ -131,7 +131,12 @@ def test_judge_grade_ignores_expected_outputs_planted_in_a_cache_another_user_ma
     _wrong_expected_outputs(bundle, planted)
     _foreign(cache)
     (tmp_path / "wrong.py").write_text(SWAPPED)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "JUDGE_CACHE_DIR": str(cache), "JUDGE_PROBLEMS_DIR": str(REPO / "problems")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "JUDGE_CACHE_DIR": str(cache),
+        "JUDGE_PROBLEMS_DIR": str(REPO / "problems"),
+    }
     done = subprocess.run([sys.executable, "-m", "judge", "grade", "wrong.py", "--format", "json"], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=300)
     verdict = json.loads(done.stdout)
@@ -238,7 +243,9 @@ def test_a_verdict_graded_with_another_version_than_the_jobs_is_never_stored(sto
                 cases.write_text(cases.read_text() + "\n# deployed while the job ran\n")
             return found
 
-    assert process_submission(store, judge, sub_id, "w1", versions=DeployedMidJob(store, tmp_path / "cache")) == "stored"
+    assert (
+        process_submission(store, judge, sub_id, "w1", versions=DeployedMidJob(store, tmp_path / "cache")) == "stored"
+    )
     verdict = json.loads(store.get(sub_id).verdict_json)
     assert (verdict["status"], verdict["problem_digest"]) == ("wrong_answer", digest)
 

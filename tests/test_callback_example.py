@@ -12,7 +12,6 @@ import subprocess
 import time
 
 import httpx
-
 from tiers import needs
 
 from tests.conftest import REPO, require_sandbox, unavailable

@@ -6,12 +6,9 @@ through the sandbox: a file that prints its arguments shows each case what it pr
 
 from __future__ import annotations
 
-import pytest
-
-from judge.grading.capture import split_output
 from judge.engine import Judge
+from judge.grading.capture import split_output
 from judge.sandbox.contract import CAPTURE_BYTES, Capture
-
 
 
 def cap(text: str) -> Capture:

@@ -108,7 +108,9 @@ def _all_correct(prepared, results, judging=None) -> None:
             judging.judge_written()
 
 
-@pytest.mark.parametrize("first, then, status", [("wrong", "correct", "accepted"), ("correct", "wrong", "wrong_answer")])
+@pytest.mark.parametrize(
+    "first, then, status", [("wrong", "correct", "accepted"), ("correct", "wrong", "wrong_answer")]
+)
 def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results, first, then, status):
     """Only code that reaches the harness's mapping can rewrite a slot; its result is then what the slot holds
     at the end, as if nothing had been judged early."""

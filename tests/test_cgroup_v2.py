@@ -17,11 +17,11 @@ import sys
 import time
 
 import pytest
-
 from conftest import unavailable
 from helpers_sandbox import cgroup_pids, learner, require_sandbox, worker_name
-from judge.sandbox import cgroups
+
 from judge.problem.timescale import time_scale
+from judge.sandbox import cgroups
 
 MiB = 1 << 20
 SCALE = time_scale()  # JUDGE_TIME_SCALE, set in the VM
@@ -120,12 +120,15 @@ def test_oom_kill_pids_and_cpu_are_counted_in_the_leaf(worker):
     p = _spawn(worker, _hog(200) + "print('survived')")
     out, _ = p.communicate(timeout=10 * SCALE)
     assert p.returncode == -signal.SIGKILL and "survived" not in out
-    forks = _spawn(worker, "import os, time\nrefused = 0\nkids = []\n"
-                           "for _ in range(10):\n"
-                           "    try:\n        pid = os.fork()\n    except OSError:\n        refused += 1\n        continue\n"
-                           f"    if pid == 0:\n        time.sleep({30 * SCALE})\n        os._exit(0)\n    kids.append(pid)\n"
-                           "print(refused, len(kids), flush=True)\n"
-                           "t = time.process_time()\nwhile time.process_time() - t < 0.2: pass\n")
+    forks = _spawn(
+        worker,
+        "import os, time\nrefused = 0\nkids = []\n"
+        "for _ in range(10):\n"
+        "    try:\n        pid = os.fork()\n    except OSError:\n        refused += 1\n        continue\n"
+        f"    if pid == 0:\n        time.sleep({30 * SCALE})\n        os._exit(0)\n    kids.append(pid)\n"
+        "print(refused, len(kids), flush=True)\n"
+        "t = time.process_time()\nwhile time.process_time() - t < 0.2: pass\n",
+    )
     refused, made = map(int, forks.stdout.readline().split())
     forks.wait(timeout=10 * SCALE)
     after = worker.snapshot()
@@ -187,7 +190,6 @@ def short_wall_bundle(tmp_path_factory):
     import shutil
 
     import yaml
-
     from conftest import PROBLEM_DIR
 
     root = tmp_path_factory.mktemp("bundles") / "sinusoidal-pe"

@@ -14,15 +14,15 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
+from conftest import unavailable
 from tiers import needs
 
+from judge.problem.timescale import time_scale
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups import CgroupSnapshot, WorkerCgroup
-from conftest import unavailable
-from judge.problem.timescale import time_scale
 
 MiB = 1 << 20
 SCALE = time_scale()  # JUDGE_TIME_SCALE: the emulated VM of the cgroup v2 tier is ~20x slower

@@ -31,8 +31,10 @@ def modules_after(code: str) -> set[str]:
 def test_cli_and_the_prestart_path_import_nothing_heavy():
     # What runs before the zygote is launched and the early run is sent: the CLI module, the ladder, the factory,
     # the client, the one-shot path and the run plan (judge.grading.run_plan).
-    loaded = modules_after("import judge.cli, judge.entry, judge.sandbox.ladder, judge.sandbox.factory, "
-                           "judge.sandbox.client, judge.oneshot, judge.grading.run_plan, judge.problem.locate, judge.grading.static_check")
+    loaded = modules_after(
+        "import judge.cli, judge.entry, judge.sandbox.ladder, judge.sandbox.factory, "
+        "judge.sandbox.client, judge.oneshot, judge.grading.run_plan, judge.problem.locate, judge.grading.static_check"
+    )
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
@@ -48,14 +50,21 @@ def test_grader_leaves_the_grading_side_to_the_run():
     # The verdict models, comparisons and capture are imported while the learner's code runs (grader._run_beside);
     # diagnosis and pictures only when a verdict needs them.
     loaded = modules_after("import judge.engine")
-    assert not loaded & {"judge.verdict", "judge.grading.slots", "judge.grading.capture", "judge.diagnosis", "judge.diagnosis.pictures",
-                         "matplotlib"}, sorted(loaded & {"judge.verdict", "judge.grading.slots", "judge.grading.capture"})
+    assert not loaded & {
+        "judge.verdict",
+        "judge.grading.slots",
+        "judge.grading.capture",
+        "judge.diagnosis",
+        "judge.diagnosis.pictures",
+        "matplotlib",
+    }, sorted(loaded & {"judge.verdict", "judge.grading.slots", "judge.grading.capture"})
     assert "judge.isolation_record" not in loaded and "judge.feedback" not in loaded
 
 
 def test_the_isolation_record_is_the_verdicts():
     from judge.isolation_record import Isolation
-    from judge.verdict import Isolation as VerdictIsolation, Verdict
+    from judge.verdict import Isolation as VerdictIsolation
+    from judge.verdict import Verdict
 
     assert VerdictIsolation is Isolation and Verdict.model_fields["isolation"].annotation == Isolation | None
 
@@ -94,7 +103,11 @@ def test_an_unused_prestarted_zygote_is_stopped():
                          ids=["bad-problem", "no-such-file", "usage-error"])
 def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
     require_sandbox()
-    argv = args if args[:1] == ["no-such-file.py"] or not args else [str(SUBMISSIONS / "accepted" / "vectorised.py"), *args]
+    argv = (
+        args
+        if args[:1] == ["no-such-file.py"] or not args
+        else [str(SUBMISSIONS / "accepted" / "vectorised.py"), *args]
+    )
     p = subprocess.Popen([sys.executable, "-m", module, "grade", *argv], cwd=REPO, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
     out, err = p.communicate(timeout=120)
@@ -110,8 +123,8 @@ def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
 def test_the_judge_command_grades_with_the_zygote_it_launched_first():
     # `python -m judge grade FILE` (judge.entry) launches full's zygote before importing the command line.
     require_sandbox()
-    from judge.sandbox.launch import full_likely
     from judge.sandbox.ladder import choose
+    from judge.sandbox.launch import full_likely
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode: nothing is launched ahead")
@@ -189,8 +202,8 @@ def _children() -> list[int]:
 def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
     require_sandbox()
     from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.launch import full_likely
     from judge.sandbox.ladder import choose
+    from judge.sandbox.launch import full_likely
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode")

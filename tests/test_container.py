@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from conftest import SUBMISSIONS, require_docker, roomy_problem
 
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")

@@ -18,7 +18,7 @@ from judge.diagnosis.counterexample.seeds import explorer, generic_ladder, read_
 from judge.errors import BundleError
 from judge.problem.inputs import build_input_file, materialize
 from judge.problem.loader import load_problem
-from judge.problem.models import ArrayDomain, CaseSpec, FloatDomain, IntDomain, Tolerance
+from judge.problem.models import CaseSpec, FloatDomain, IntDomain
 from tests.conftest import REPO
 
 PROBLEMS = ("sinusoidal-pe", "rotary-embedding")
@@ -123,10 +123,15 @@ def test_the_domains_seed_climbs_every_length_and_tries_every_feature():
     bundle = load_problem("rotary-embedding")
     apply = bundle.spec.function("apply_rope")
     made = candidates(apply, [explorer(apply, {"x.row": 2, "x.column": 4})], 96)
-    shapes = {tuple(np.shape(c.args["x"]["literal"])) for c in made if "literal" in c.args["x"] and not c.args["positions"]}
+    shapes = {
+        tuple(np.shape(c.args["x"]["literal"])) for c in made if "literal" in c.args["x"] and not c.args["positions"]
+    }
     assert {(8, 4), (9, 4), (16, 4), (17, 4), (2, 8), (2, 9)} <= shapes, sorted(shapes)
-    assert any(c.args["positions"] and c.args["positions"]["literal"][0] == 8191 for c in made if "literal" in (c.args["positions"] or {})), \
-        "positions far from 0, 1, 2, ... (an ignored positions argument shows)"
+    assert any(
+        c.args["positions"] and c.args["positions"]["literal"][0] == 8191
+        for c in made
+        if "literal" in (c.args["positions"] or {})
+    ), "positions far from 0, 1, 2, ... (an ignored positions argument shows)"
     assert any(c.args["x"].get("dtype") == "float32" for c in made) and any(c.args["base"] == 100.0 for c in made)
     assert any("generate" in c.args["x"] for c in made), "large inputs too"
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from threshold_support import PROBLEMS, REPO, THRESHOLDS, failing_cases, moved_bundle, threshold_source
 
 SANDBOXED = (2, 9, 20, 100)  #: the thresholds graded in the sandbox too (each is four verdicts)

@@ -88,7 +88,9 @@ def test_every_wrong_example_gets_a_counterexample_that_really_fails(judges, tmp
     found = verdict.counterexample
     assert found is not None, f"no counterexample for {path.name}"
     again = second.grade(source, REPO / "problems" / problem).counterexample
-    assert again is not None and again.model_dump_json() == found.model_dump_json(), "the same submission, the same input"
+    assert again is not None and again.model_dump_json() == found.model_dump_json(), (
+        "the same submission, the same input"
+    )
 
     prepared = first.problem(REPO / "problems" / problem)
     spec = prepared.bundle.spec.function(found.function)

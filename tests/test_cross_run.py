@@ -23,7 +23,6 @@ import os
 import secrets
 
 import pytest
-
 from cross_run_support import attacker, control, findings, process_memory_holds, victim
 from helpers_sandbox import require_mode
 

@@ -28,7 +28,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SUBMISSIONS, require_docker, unavailable
 
 COMPOSE_FILE = REPO / "deploy" / "compose.yaml"
@@ -170,7 +169,9 @@ def stack(tmp_path_factory):
     require_docker(SERVICE_IMAGE, REDIS_IMAGE, POSTGRES_IMAGE,
                    what="COMPOSE DEPLOYMENT TEST (.ci/docker.sh deploy builds its images)").close()
     if shutil.which("docker-compose") is None:
-        unavailable("docker-compose is not installed, COMPOSE DEPLOYMENT TEST NOT RUN (.ci/docker.sh deploy installs it)")
+        unavailable(
+            "docker-compose is not installed, COMPOSE DEPLOYMENT TEST NOT RUN (.ci/docker.sh deploy installs it)"
+        )
     stack = Stack(_lti_folder(tmp_path_factory.mktemp("compose-lti")))
     stack.figures = {"project": stack.project, "time_scale": TIME_SCALE, "visibility_timeout": VISIBILITY_TIMEOUT,
                      "restore_interval": RESTORE_INTERVAL}

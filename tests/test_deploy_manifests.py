@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
-
 from conftest import REPO
 from deploy_support import acl_rules, compose_acl, redis_glob, rendered
 
@@ -34,8 +33,21 @@ KEDA_SCHEMA = REPO / "tests" / "data" / "keda-scaledobject-v2.20.2.json"
 KEDA_AUTH_SCHEMA = REPO / "tests" / "data" / "keda-triggerauthentication-v2.20.2.json"
 REDIS_ACL_EXAMPLE = KUBE / "redis-users.acl.example"
 #: The Pod Security Standards' baseline level: capabilities a container may add.
-BASELINE_CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
-                         "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+BASELINE_CAPABILITIES = {
+    "AUDIT_WRITE",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "MKNOD",
+    "NET_BIND_SERVICE",
+    "SETFCAP",
+    "SETGID",
+    "SETPCAP",
+    "SETUID",
+    "SYS_CHROOT",
+}
 #: The redis scaler's trigger metadata in KEDA v2.20.2 (pkg/scalers/redis_scaler.go, `keda:"name=..."` tags read from
 #: triggerMetadata): anything else is ignored by KEDA, so a misspelt key would go unnoticed.
 REDIS_TRIGGER_KEYS = {"address", "addresses", "username", "password", "sentinelUsername", "sentinelPassword",
@@ -237,7 +249,8 @@ def test_worker_resources_follow_from_the_bundles_limits():
     expected = base + concurrency * (memory_mib + result_mib + extra)
     resources = container["resources"]
     assert resources["requests"]["memory"] == resources["limits"]["memory"] == f"{expected}Mi", (
-        f"worker.yaml: memory should be {base} + {concurrency} x ({memory_mib} + {result_mib} + {extra}) = {expected}Mi")
+        f"worker.yaml: memory should be {base} + {concurrency} x ({memory_mib} + {result_mib} + {extra}) = {expected}Mi"
+    )
     assert resources["requests"]["cpu"] == str(concurrency) and resources["limits"]["cpu"] == str(concurrency + 1)
     assert f"= {expected} MiB" in (KUBE / "worker.yaml").read_text(), "worker.yaml's comment shows other figures"
     # The grace period covers the longest job: the largest total wall limit plus the counterexample search.

@@ -14,13 +14,13 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import unavailable
 from tiers import needs
+
+from judge.problem.timescale import time_scale
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups.counters import EngineGroup
 from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts
-from judge.problem.timescale import time_scale
 
 MiB = 1 << 20
 

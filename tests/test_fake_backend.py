@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from fake_support import RECORDED, RUNS, SOURCES, make_small_bundle
-
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +78,7 @@ def test_unknown_source_is_an_internal_error_not_a_crash(judge, bundle):
 def test_readme_guarantee_table_is_the_code_table():
     """One source: the README's table is rendered from judge.sandbox.guarantees."""
     from fake_support import REPO
+
     from judge.sandbox.guarantees import render_markdown
 
     text = (REPO / "README.md").read_text()
@@ -106,10 +105,13 @@ def test_replay_refuses_a_run_it_did_not_record():
 
     backend = ReplayBackend.from_dir(RUNS)
     backend.result_buffer_for(1 << 16)
-    request = RunRequest(source=SOURCES["sin_cos_swapped"].read_text(), calls=(Call(0, "sinusoidal_pe", (), 0, 4096, 1.0),),
-                         input_size=0, result_size=1 << 16,
-                         limits=RunLimits(cpu_seconds=1, wall_seconds=1, memory_bytes=1 << 28, max_processes=4,
-                                          output_bytes=1024))
+    request = RunRequest(
+        source=SOURCES["sin_cos_swapped"].read_text(),
+        calls=(Call(0, "sinusoidal_pe", (), 0, 4096, 1.0),),
+        input_size=0,
+        result_size=1 << 16,
+        limits=RunLimits(cpu_seconds=1, wall_seconds=1, memory_bytes=1 << 28, max_processes=4, output_bytes=1024),
+    )
     with pytest.raises(BackendError):
         backend.run(request, None)
     backend.close()

@@ -129,7 +129,9 @@ def test_bank_is_part_of_the_bundle_and_mistakes_does_not_import_the_loader():
             "assert 'judge.problem.loader' not in sys.modules, 'import circle'; "
             "from judge.problem.loader import load_problem; b = load_problem('sinusoidal-pe'); "
             "assert b.bank is not None and b.bank.spec.family is not None and b.bank.module is not None")
-    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    )
 
 
 def test_one_status_rule_documented_and_the_other_gone():

@@ -168,6 +168,6 @@ def _decode(prepared, results, data, reply):
         start = case.slot_offset + wire.SLOT_HEADER_SIZE
         results[start:start + len(payload)] = payload
     judged = judge_cases(prepared, reply, results, rlimit_memory=data.draw(st.booleans()))
-    cases, killed_for, observed = judged.cases, judged.killed_for, judged.observed
+    cases, killed_for = judged.cases, judged.killed_for
     assert len(cases) == len(prepared.cases)
     assert killed_for is None or isinstance(killed_for, str)

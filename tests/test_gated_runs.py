@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from cross_run_support import attacker, findings, victim
 from helpers_sandbox import require_mode
 

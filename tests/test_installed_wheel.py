@@ -199,7 +199,10 @@ def test_the_readmes_first_command_then_judge_grade_myfile(tmp_path):
     started = time.monotonic()
     done = subprocess.run(["bash", "-c", first], cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
     took = time.monotonic() - started
-    assert done.returncode == 0 and "\nsinusoidal-pe: accepted" in done.stdout, (done.stdout[-2000:], done.stderr[-2000:])
+    assert done.returncode == 0 and "\nsinusoidal-pe: accepted" in done.stdout, (
+        done.stdout[-2000:],
+        done.stderr[-2000:],
+    )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "readme-first-command.json").write_text(json.dumps({"seconds": round(took, 1)}) + "\n")
     mine = tmp_path / "mine"

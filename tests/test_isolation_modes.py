@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import require_sandbox, roomy_problem, unavailable
 from helpers_sandbox import CORRECT, FORK_50, REPO, SUBMISSIONS, learner, require_mode
 from test_limits import cpu1_bundle  # noqa: F401 - the same 1 s CPU-limit bundle fixture

@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from conftest import SUBMISSIONS, require_sandbox
 
 ADVERSARIAL = ["wrong_answer/attack_quadratic_output.py", "wrong_answer/attack_forged_zero_size_header.py",
@@ -72,4 +71,6 @@ def test_the_judge_side_of_a_verdict_stays_bounded_on_adversarial_output(judge, 
     plain = min(_judge_side_seconds(judge, PLAIN)[0] for _ in range(2))
     hostile, verdict = _judge_side_seconds(judge, (SUBMISSIONS / name).read_bytes())
     assert verdict.status.value == name.split("/")[0], (verdict.status, verdict.message[:300])
-    assert hostile <= 3 * plain + 0.3, f"{name}: judge side {hostile:.2f} s against {plain:.2f} s for a plain wrong answer"
+    assert hostile <= 3 * plain + 0.3, (
+        f"{name}: judge side {hostile:.2f} s against {plain:.2f} s for a plain wrong answer"
+    )

@@ -171,4 +171,6 @@ def test_a_tier_set_by_hand_that_disagrees_with_what_the_test_uses_fails_collect
     finally:
         probe.unlink()
     assert r.returncode == 4, (r.returncode, r.stdout[-1500:], r.stderr[-1500:])
-    assert "test_claims_unit_yet_needs_the_sandbox: marked unit, but what it uses makes it sandbox" in r.stderr + r.stdout
+    assert (
+        "test_claims_unit_yet_needs_the_sandbox: marked unit, but what it uses makes it sandbox" in r.stderr + r.stdout
+    )

@@ -11,10 +11,18 @@ import time
 
 import pytest
 import yaml
-
 from conftest import roomy_problem
-from helpers_sandbox import (CORRECT, FORK_50, PROBLEM_DIR, assert_still_grades, cgroup_pids, learner,
-                             leftover_learner_processes, require_sandbox, worker_name)
+from helpers_sandbox import (
+    CORRECT,
+    FORK_50,
+    PROBLEM_DIR,
+    assert_still_grades,
+    cgroup_pids,
+    learner,
+    leftover_learner_processes,
+    require_sandbox,
+    worker_name,
+)
 
 OUTPUT_LIMIT = 1024 << 10
 OUTPUT_KEEP = 16 << 10

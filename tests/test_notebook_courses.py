@@ -10,9 +10,9 @@ the test environment's): JUDGE_NBTOOLS, default /opt/judge-nbtools.  Their kerne
 from __future__ import annotations
 
 import csv
-import shutil
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 

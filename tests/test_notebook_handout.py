@@ -72,7 +72,9 @@ def test_the_handout_holds_nothing_that_computes_the_answer_or_shows_a_hidden_ca
     index = json.loads((out / problem.name / "recorded" / "index.json").read_text())
     import yaml
 
-    public = [c for c in yaml.safe_load((problem / "cases.yaml").read_text())["cases"] if c.get("visibility") == "public"]
+    public = [
+        c for c in yaml.safe_load((problem / "cases.yaml").read_text())["cases"] if c.get("visibility") == "public"
+    ]
     assert sum(len(v) for v in index["reference"].values()) == len(public)
     for p in files:
         if p.suffix == ".npy":
@@ -98,8 +100,12 @@ def test_a_handout_is_refused_as_a_full_bundle_and_edits_are_clear_errors(handou
 
 
 def _examples() -> list[Path]:
-    return sorted(p for folder in ("accepted", "wrong_answer", "runtime_error") for p in (SUBMISSIONS / folder).iterdir()
-                  if p.suffix in (".py", ".ipynb") and not p.name.startswith("attack_"))
+    return sorted(
+        p
+        for folder in ("accepted", "wrong_answer", "runtime_error")
+        for p in (SUBMISSIONS / folder).iterdir()
+        if p.suffix in (".py", ".ipynb") and not p.name.startswith("attack_")
+    )
 
 
 def test_every_example_gets_on_the_public_cases_what_the_full_bundle_gives(handout, judge):
@@ -151,7 +157,9 @@ def _kernel_run(handout: Path, answers: list[str], extra_cells: list[str] = ()) 
         cell.source = answer
     check = nb.cells.pop()
     nb.cells += [nbformat.v4.new_code_cell(c) for c in extra_cells] + [check]
-    nb.cells.append(nbformat.v4.new_code_cell("print(verdict.status.value, verdict.isolation.mode, len(verdict.cases))"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell("print(verdict.status.value, verdict.isolation.mode, len(verdict.cases))")
+    )
     previous = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(REPO) + (os.pathsep + previous if previous else "")
     try:
@@ -171,7 +179,9 @@ def _html(cells) -> str:
 
 
 def _printed(cells) -> str:
-    return "".join(o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs if o.output_type == "stream")
+    return "".join(
+        o.get("text", "") for c in cells if c.cell_type == "code" for o in c.outputs if o.output_type == "stream"
+    )
 
 
 def test_check_in_a_kernel_grades_the_filled_in_starter_notebook(handout):

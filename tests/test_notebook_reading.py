@@ -84,7 +84,9 @@ def test_naming_cells_grows_a_text_by_a_bounded_amount():
     named = SourceMap([(3, k, "a" * 64) for k in range(1, 30)])
     text = "on line 2 " * 4000
     assert len(named.rewrite(text)) <= len(text) + REWRITE_GROWTH
-    assert named.rewrite("on line 2")[:9] == "in cell 3" and "(id " + "a" * 64 + "), line 2" in named.rewrite("on line 2")
+    assert named.rewrite("on line 2")[:9] == "in cell 3" and "(id " + "a" * 64 + "), line 2" in named.rewrite(
+        "on line 2"
+    )
     assert named.rewrite("line 99999999999999999999, in f") == "line 99999999999999999999, in f"
 
 

@@ -12,7 +12,7 @@ from judge.notebooks import GradedSource, NotebookProblem, graded_source, looks_
 from judge.notebooks.ipython import to_python
 from judge.verdict import Status
 from tests.conftest import REPO, require_sandbox
-from tests.notebook_support import NOISE, notebook, paragraphs, twin
+from tests.notebook_support import notebook, paragraphs, twin
 
 PE = ["sinusoidal_pe", "add_positional_encoding"]
 GOOD = (REPO / "submissions" / "sinusoidal-pe" / "accepted" / "vectorised.py").read_text()

@@ -17,7 +17,6 @@ import pytest
 from judge.sandbox import wire
 from judge.sandbox.outputs import NotAnOutput, pack, unpack
 
-
 # -- packing ---------------------------------------------------------------------------------------------------
 
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import PROBLEM_DIR, REPO
 
 SCHEMAS = REPO / "tests" / "platform_schemas"

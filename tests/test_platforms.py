@@ -26,9 +26,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import REPO, SUBMISSIONS, require_docker
-
 
 SCHEMAS = REPO / "tests" / "platform_schemas"
 STATE = Path(os.environ.get("JUDGE_DOCKER_STATE", "/run/numpy-judge-docker")) / "platforms"

@@ -146,7 +146,9 @@ def test_a_learner_types_judge_grade_myfile_for_the_rotary_exercise(tmp_path):
     result = _judge(tmp_path, "grade", "myfile.py")
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert result.stdout.startswith("rotary-embedding: accepted"), result.stdout
-    wrong = _judge(tmp_path, "grade", "-", stdin=ROTARY_MINE.replace("first * s + second * c", "first * c + second * s"))
+    wrong = _judge(
+        tmp_path, "grade", "-", stdin=ROTARY_MINE.replace("first * s + second * c", "first * c + second * s")
+    )
     assert wrong.returncode == 1 and wrong.stdout.startswith("rotary-embedding: wrong answer"), wrong.stdout
 
 

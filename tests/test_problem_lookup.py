@@ -140,6 +140,8 @@ def test_the_packaged_runners_name_their_bundle_by_an_absolute_path():
 
     assert gradescope.HOME.startswith("/") and '--problem "$HOME_DIR/problems/__PROBLEM__"' in gradescope.RUN_AUTOGRADER
     assert exercism.RUNNER.startswith("/") and "--problems __RUNNER__/problems" in exercism.RUN_SH
-    assert prairielearn.ENTRYPOINT[0].startswith("/") and "--problem" not in prairielearn.ENTRYPOINT  # /grade/tests/problem
+    assert (
+        prairielearn.ENTRYPOINT[0].startswith("/") and "--problem" not in prairielearn.ENTRYPOINT
+    )  # /grade/tests/problem
     assert locate.is_path(Path("/grade") / "tests" / "problem") and locate.is_path("/opt/test-runner/problems/x")
     assert not locate.is_path("sinusoidal-pe")

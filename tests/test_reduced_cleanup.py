@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 
-
 @pytest.fixture
 def scratch():
     path = tempfile.mkdtemp(prefix="judge-cleanup-", dir="/tmp")

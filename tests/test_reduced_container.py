@@ -16,7 +16,6 @@ import secrets
 import subprocess
 
 import pytest
-
 from conftest import SUBMISSIONS, require_docker
 
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
@@ -120,7 +119,9 @@ def _docker_run(script: str, *flags: str, timeout: int = 600, args: list[str] | 
     ``RESULT``, as JSON.  ``mounts``: this checkout's tests/ and submissions/ at /tests and /submissions (readable
     by everyone: leave them out where an attack would find their example solutions)."""
     tests = os.path.dirname(os.path.abspath(__file__))
-    volumes = ["-v", f"{tests}:/tests:ro", "-v", f"{os.path.dirname(tests)}/submissions:/submissions:ro"] if mounts else []
+    volumes = (
+        ["-v", f"{tests}:/tests:ro", "-v", f"{os.path.dirname(tests)}/submissions:/submissions:ro"] if mounts else []
+    )
     r = subprocess.run(["docker", "run", "--rm", *volumes, "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
                         *flags, "--entrypoint", "python3", JUDGE_IMAGE, "-c", script, *(args or [])],
                        capture_output=True, text=True, timeout=timeout)
@@ -215,7 +216,7 @@ def test_leftovers_reach_neither_the_same_zygote_nor_one_started_later(landlock,
     every later run of the uid); files in /run/lock and /dev/mqueue and symlinks planted at the uid lock paths
     survived, and a zygote started later in the container could claim no uid."""
     require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
-    script = r'''
+    script = r"""
 import json, os, subprocess
 from judge import Judge
 out = []
@@ -226,11 +227,12 @@ for batch in (["%(attack)s", "%(correct)s"], ["%(correct)s"]):  # the second bat
             out.append(v.status.value)
 left = subprocess.run("find / -xdev \\( -name '*numpy-judge-attack*' -o -name 'numpy-judge-uid-*' \\) 2>/dev/null; "
                       "find /dev/shm /dev/mqueue /run -name '*numpy-judge-attack*' 2>/dev/null; "
-                      "ls /tmp /var/tmp | grep numpy-judge-run || true", shell=True, capture_output=True, text=True).stdout
+                      "ls /tmp /var/tmp | grep numpy-judge-run || true",
+                      shell=True, capture_output=True, text=True).stdout
 out.append(left.split())
 out.append([l for f in ("shm", "msg", "sem") for l in open("/proc/sysvipc/" + f).read().splitlines()[1:]])
 print("RESULT " + json.dumps(out))
-''' % {"attack": _in_image("wrong_answer/attack_leave_leftovers.py"), "correct": CORRECT_IN_IMAGE}
+""" % {"attack": _in_image("wrong_answer/attack_leave_leftovers.py"), "correct": CORRECT_IN_IMAGE}
     flags = () if landlock else ("--security-opt", f"seccomp={no_landlock_profile}")
     out = _docker_run(script, *flags)
     assert out == ["wrong_answer", "accepted", "accepted", [], []], out
@@ -263,8 +265,11 @@ def test_a_child_sigkill_cannot_end_leaves_the_uid_quarantined_not_the_next_run_
         from conftest import unavailable
 
         unavailable("cannot tell the block device under /var/lib/docker to throttle it")
-    out = _grade_in_container([_in_image("wrong_answer/attack_unkillable_child.py"), CORRECT_IN_IMAGE, CORRECT_IN_IMAGE],
-                              "--device-write-bps", f"{disk}:64kb")
+    out = _grade_in_container(
+        [_in_image("wrong_answer/attack_unkillable_child.py"), CORRECT_IN_IMAGE, CORRECT_IN_IMAGE],
+        "--device-write-bps",
+        f"{disk}:64kb",
+    )
     assert [r["status"] for r in out] == ["wrong_answer", "accepted", "accepted"], out
     assert out[1]["uid"] != out[0]["uid"] == out[0]["uid"] and out[1]["uid"] == out[2]["uid"], out
     assert "outlived SIGKILL" in out[1]["note"], out[1]

@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conftest import unavailable
+
 from judge.sandbox.acl import denied_by, deny_uid
 from judge.sandbox.uids import FIRST
 

@@ -31,12 +31,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
 from conftest import unavailable
 from fake_support import make_small_bundle
+
+from judge.problem.timescale import time_scale
 from judge.sandbox import cgroups
 from judge.sandbox.cgroups.files import read_pids
-from judge.problem.timescale import time_scale
 
 pytestmark = pytest.mark.vm
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

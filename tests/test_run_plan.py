@@ -8,11 +8,11 @@ input bytes, the bundle's files, the time scale) is never used for a verdict.
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 import os
 import shutil
 import struct
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 

@@ -13,9 +13,9 @@ import json
 import struct
 
 import pytest
+from helpers_sandbox import assert_still_grades, require_sandbox
 from pydantic import ValidationError
 
-from helpers_sandbox import assert_still_grades, require_sandbox
 from judge.grading.slots import SlotHeader
 from judge.sandbox import wire
 

@@ -19,7 +19,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, require_docker
 from helpers_sandbox import require_mode
 

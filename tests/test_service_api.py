@@ -10,8 +10,16 @@ import pytest
 
 from judge.service.callbacks import verify
 from tests.conftest import REPO
-from tests.service_support import (SOURCES, CallbackListener, Server, body_json, require_sandbox, service_env,
-                                   wait_done, wait_for)
+from tests.service_support import (
+    SOURCES,
+    CallbackListener,
+    Server,
+    body_json,
+    require_sandbox,
+    service_env,
+    wait_done,
+    wait_for,
+)
 
 TOKENS = {"alpha": "alpha-token-0123456789", "beta": "beta-token-9876543210"}
 BETA_SECRET = "beta-callback-secret"

@@ -10,8 +10,17 @@ import httpx
 import pytest
 
 from tests.conftest import REPO
-from tests.service_support import (SOURCES, CallbackListener, Server, body_json, free_port, require_sandbox,
-                                   service_env, wait_done, wait_for)
+from tests.service_support import (
+    SOURCES,
+    CallbackListener,
+    Server,
+    body_json,
+    free_port,
+    require_sandbox,
+    service_env,
+    wait_done,
+    wait_for,
+)
 
 TOKEN = "callbacks-token-0123456789"
 
@@ -38,7 +47,10 @@ def test_callbacks_reach_no_loopback_or_private_address_by_default(tmp_path):
                          "0.0.0.0"):
                 answer = client.post("/v1/submissions", json={"problem": "sinusoidal-pe", "source": SOURCES["accepted"],
                                                               "callback_url": f"http://{host}:{port}/hook"})
-                assert answer.status_code == 403 and answer.json()["code"] == "callback_not_allowed", (host, answer.text)
+                assert answer.status_code == 403 and answer.json()["code"] == "callback_not_allowed", (
+                    host,
+                    answer.text,
+                )
             # a name is checked on the address it resolves to, when connecting: refused, and an open port and a
             # closed one end the same way, so callback_state tells nothing about what answers inside
             ids = [client.post("/v1/submissions", json={"problem": "sinusoidal-pe", "source": SOURCES["compile_error"],
@@ -92,9 +104,9 @@ def test_the_transport_connects_to_the_address_it_checked():
 
     try:
         url = f"http://judge-rebind.test:{port}/hook"
-        with httpx.Client(transport=PublicOnlyTransport(AddressPolicy.of([]), resolver)) as refusing:
-            with pytest.raises(AddressRefused):
-                refusing.post(url, content=b"{}", headers={"X-Judge-Submission": "refused"})
+        with httpx.Client(transport=PublicOnlyTransport(AddressPolicy.of([]), resolver)) as refusing, \
+                pytest.raises(AddressRefused):
+            refusing.post(url, content=b"{}", headers={"X-Judge-Submission": "refused"})
         assert lookups == ["judge-rebind.test"] and listener.received == []
         allowed = PublicOnlyTransport(AddressPolicy.of(["127.0.0.0/8"]), resolver)
         with httpx.Client(transport=allowed) as client:

@@ -9,8 +9,18 @@ import pytest
 
 from judge.service.callbacks import verify
 from judge.service.store import Store
-from tests.service_support import (SOURCES, CallbackListener, Postgres, Redis, Server, Worker, require_sandbox,
-                                   service_env, wait_done, wait_for)
+from tests.service_support import (
+    SOURCES,
+    CallbackListener,
+    Postgres,
+    Redis,
+    Server,
+    Worker,
+    require_sandbox,
+    service_env,
+    wait_done,
+    wait_for,
+)
 
 TOKEN = "celery-token-abcdef123"
 

@@ -11,8 +11,7 @@ import pytest
 
 from judge.service.callbacks import verify
 from judge.service.store import Store
-from tests.service_support import (SOURCES, CallbackListener, Server, require_sandbox, service_env, wait_done,
-                                   wait_for)
+from tests.service_support import SOURCES, CallbackListener, Server, require_sandbox, service_env, wait_done, wait_for
 
 
 def _non_loopback_address() -> str | None:

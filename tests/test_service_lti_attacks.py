@@ -142,9 +142,11 @@ def test_a_forged_id_token_cannot_spend_a_real_launchs_nonce(platform, server):
     claims = _b64(fields["id_token"].split(".")[1])
     forged_claims = {**claims, "sub": "attacker", "exp": int(time.time()) + 300}
     attacker = httpx.Client(base_url=server.url, timeout=30)
-    for token in (jwt.encode(forged_claims, new_key(), algorithm="RS256", headers={"kid": KID}),
-                  jwt.encode(forged_claims, None, algorithm="none"),
-                  jwt.encode(forged_claims, "an-hmac-key-guessed-by-the-attacker-0123", algorithm="HS256", headers={"kid": KID})):
+    for token in (
+        jwt.encode(forged_claims, new_key(), algorithm="RS256", headers={"kid": KID}),
+        jwt.encode(forged_claims, None, algorithm="none"),
+        jwt.encode(forged_claims, "an-hmac-key-guessed-by-the-attacker-0123", algorithm="HS256", headers={"kid": KID}),
+    ):
         attacker.cookies.set("lti1p3-state-attacker", "state-attacker")
         refused = attacker.post(action, data={"id_token": token, "state": "state-attacker"})
         assert refused.status_code in (400, 403), refused.text

@@ -42,7 +42,7 @@ from tests.service_support import Server, require_sandbox
 from tests.test_service_lti import start_launch
 
 V2 = "http://purl.imsglobal.org/vocab/lis/v2/"
-M, I, S = V2 + "membership#", V2 + "institution/person#", V2 + "system/person#"
+M, I, S = V2 + "membership#", V2 + "institution/person#", V2 + "system/person#"  # noqa: E741
 TEST_USER = "http://purl.imsglobal.org/vocab/lti/system/person#TestUser"
 TA_SUB = V2 + "membership/Instructor#TeachingAssistant"
 

@@ -98,7 +98,7 @@ def test_a_rejudge_never_lowers_a_standing_by_replaying_an_old_submission(platfo
     new_wrong = next(c for c in view["changed"] if c["submission"] == last["id"])["new_score"]
     assert 0 < new_wrong < last["verdict"]["score"]
     for user, expected in (("s-ada", 1.0), ("s-bob", new_wrong)):
-        wait_for(lambda: len(_posts(platform, user)) > posted[user], 30, what=f"{user}'s new standing")
+        wait_for(lambda: len(_posts(platform, user)) > posted[user], 30, what=f"{user}'s new standing")  # noqa: B023
         after = _posts(platform, user)[posted[user]:]
         shown = gradebook(platform, user)
         assert shown["gradingProgress"] == "FullyGraded" and shown["scoreGiven"] == pytest.approx(expected), \

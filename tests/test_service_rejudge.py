@@ -20,8 +20,18 @@ import yaml
 
 from judge.service.store import Store
 from tests.conftest import REPO
-from tests.service_support import (CallbackListener, Postgres, Redis, Server, Worker, body_json, require_sandbox,
-                                   service_env, wait_done, wait_for)
+from tests.service_support import (
+    CallbackListener,
+    Postgres,
+    Redis,
+    Server,
+    Worker,
+    body_json,
+    require_sandbox,
+    service_env,
+    wait_done,
+    wait_for,
+)
 
 TOKEN = "rejudge-token-0123456789"
 FILES = ["accepted/vectorised.py", "wrong_answer/float32_table.py", "wrong_answer/sin_cos_swapped.py",

@@ -9,8 +9,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
 from tests.conftest import unavailable
 from tests.lti_platform import LoopbackPlatform, start_tool
 from tests.service_support import require_sandbox

@@ -7,11 +7,11 @@ import threading
 import time
 
 import pytest
+from tiers import needs
 
 from judge.service.settings import Settings, SettingsError, parse_pairs
 from judge.service.store import IdempotencyConflict, NewSubmission, QueueFull, Store
 from tests.service_support import Postgres
-from tiers import needs
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,7 @@ from sqlalchemy import func, select
 from judge.service.store import Store
 from tests.conftest import REPO
 from tests.lti_platform import LoopbackPlatform, start_tool
-from tests.service_support import (SOURCES, CallbackListener, Server, body_json, require_sandbox, wait_done,
-                                   wait_for)
+from tests.service_support import SOURCES, CallbackListener, Server, body_json, require_sandbox, wait_done, wait_for
 from tests.test_service_lti import launch, submit_and_wait
 from tests.test_service_lti_teacher import INSTRUCTOR, _member, _teacher
 
@@ -86,8 +85,11 @@ def _items_of(server: Server, caller: str) -> int:
     store = Store(server.db)
     try:
         with store._read() as conn:
-            return conn.execute(select(func.count()).select_from(items.join(rejudges, rejudges.c.id == items.c.rejudge_id))
-                                .where(rejudges.c.requested_by == caller)).scalar_one()
+            return conn.execute(
+                select(func.count())
+                .select_from(items.join(rejudges, rejudges.c.id == items.c.rejudge_id))
+                .where(rejudges.c.requested_by == caller)
+            ).scalar_one()
     finally:
         store.close()
 

@@ -8,7 +8,8 @@ from judge.grading.static_check import check_source, decode_source
 
 FUNCS = ["sinusoidal_pe", "add_positional_encoding"]
 ALLOWED = ["numpy", "math", "functools"]
-OK = "import numpy as np\ndef sinusoidal_pe(a, b, base=1.0):\n    pass\ndef add_positional_encoding(x, base=1.0):\n    pass\n"
+OK = ("import numpy as np\ndef sinusoidal_pe(a, b, base=1.0):\n    pass\n"
+      "def add_positional_encoding(x, base=1.0):\n    pass\n")
 
 
 def test_a_good_file_passes():

@@ -13,13 +13,16 @@ from judge.verdict import CaseResult, Diagnosis, Status, Verdict
 from tests.test_problem_inference import ROTARY_MINE
 
 #: RoPE rotated in place: right values, but x is overwritten.
-ROTARY_IN_PLACE = ROTARY_MINE.replace("""    out = np.empty(np.broadcast_shapes(x.shape), dtype=np.result_type(x.dtype, np.float64))
+ROTARY_IN_PLACE = ROTARY_MINE.replace(
+    """    out = np.empty(np.broadcast_shapes(x.shape), dtype=np.result_type(x.dtype, np.float64))
     out[..., 0::2] = first * c - second * s
     out[..., 1::2] = first * s + second * c
-    return out""", """    first, second = first.copy(), second.copy()
+    return out""",
+    """    first, second = first.copy(), second.copy()
     x[..., 0::2] = first * c - second * s
     x[..., 1::2] = first * s + second * c
-    return x""")
+    return x""",
+)
 
 #: One Adam step that updates the moment estimates in place, as an optimiser's state would be: right values, but
 #: the caller's m and v are overwritten.  (RoPE rotated in place is no example: at position 0 it writes x's own

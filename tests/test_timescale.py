@@ -8,7 +8,6 @@ from judge.errors import JudgeError
 from judge.problem.loader import load_problem
 
 
-
 def test_time_limits_are_scaled_and_nothing_else(monkeypatch):
     monkeypatch.delenv("JUDGE_TIME_SCALE", raising=False)
     plain = load_problem("sinusoidal-pe")

@@ -10,11 +10,20 @@ then, as the worker's logins, everything a worker must not do is refused by Post
 from __future__ import annotations
 
 import pytest
-
 from deploy_support import compose_redis_acl_file
+
 from judge.service.worker_role import WORKER_DENIED, WORKER_PRIVILEGES, WorkerRoleError, worker_login
-from tests.service_support import (SOURCES, Postgres, Redis, Server, Worker, require_sandbox, service_env, wait_done,
-                                   wait_for)
+from tests.service_support import (
+    SOURCES,
+    Postgres,
+    Redis,
+    Server,
+    Worker,
+    require_sandbox,
+    service_env,
+    wait_done,
+    wait_for,
+)
 
 TOKEN = "role-token-5e6f7a8b9c"
 WORKER_ROLE, WORKER_PASSWORD = "judge_worker", "wk0role0pw0a1b2"

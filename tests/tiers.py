@@ -5,9 +5,9 @@ A helper or fixture that needs a kind of machine says so once, with :func:`needs
 ``judge serve``), the network namespace hosts of tests/hosts_support.py (the service spread over separate hosts
 on one machine; deselected by default, run by .ci/hosts-tier.sh), the browser fixture (Debian's chromium).  At
 collection, :func:`derive` follows a test's fixtures and the functions its body calls (its own module's and the
-test helpers', transitively, by the names its code uses) and gives it the heaviest tier it reaches; a test that reaches none is ``unit``.  A tier
-marker set by hand that disagrees is a collection error, so ``pytest -m unit`` runs every unit test and
-nothing else, and CI selects slow tiers with ``-m``.
+test helpers', transitively, by the names its code uses) and gives it the heaviest tier it reaches; a test that
+reaches none is ``unit``.  A tier marker set by hand that disagrees is a collection error, so ``pytest -m unit`` runs
+every unit test and nothing else, and CI selects slow tiers with ``-m``.
 
 ``vm`` is not a tier: it marks the tests that run inside the cgroup v2 VM (deselected elsewhere).
 """
@@ -17,7 +17,8 @@ from __future__ import annotations
 import inspect
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: Lightest first; a test's tier is the heaviest one among what it uses.
 TIERS = ("unit", "sandbox", "container", "service", "hosts", "browser")

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -46,7 +47,7 @@ def parse_args(text: str) -> dict:
     return value
 
 
-def _slug(value) -> str:
+def _slug(value: object) -> str:
     if isinstance(value, dict):
         gen = value.get("generate")
         if isinstance(gen, dict) and "shape" in gen:
@@ -65,7 +66,7 @@ def generate_id(function: str, args: dict, taken: set[str]) -> str:
     return candidate
 
 
-def _flow(value) -> str:
+def _flow(value: object) -> str:
     """One value in YAML flow style, on one line."""
     if isinstance(value, (dict, list)):
         return yaml.safe_dump(value, default_flow_style=True, width=10_000, sort_keys=False).strip()
@@ -149,7 +150,7 @@ def add_case(problem: str, function: str, args: dict, case_id: str | None = None
     before = load_problem(root)
     cases_path = root / before.spec.cases
     taken = {c.id for c in before.cases.cases}
-    case = {"id": case_id or generate_id(function, args, taken), "function": function}
+    case: dict[str, Any] = {"id": case_id or generate_id(function, args, taken), "function": function}
     if visibility != "hidden":
         case["visibility"] = visibility
     if description:

@@ -21,14 +21,21 @@ from typing import TYPE_CHECKING
 from judge.authoring.findings import Finding
 from judge.authoring.killers import Killer, judge_output
 from judge.diagnosis.counterexample.candidates import MAX_ELEMENTS, size_of
-from judge.diagnosis.counterexample.search import Search, case_add_command, python_call, search_from, \
-    searchable, with_defaults
+from judge.diagnosis.counterexample.search import (
+    Search,
+    case_add_command,
+    python_call,
+    search_from,
+    searchable,
+    with_defaults,
+)
 from judge.grading.prepare import PreparedProblem
 from judge.problem.expected import raises_expected
 
 if TYPE_CHECKING:
     from judge.authoring.report import GradedExample
     from judge.engine import Judge
+    from judge.problem.mistakes import Bank, MistakeSpec
 
 SECTION = "counterexamples"
 
@@ -75,8 +82,10 @@ def _catching(prepared: PreparedProblem, killer: Killer) -> tuple[list[int], str
     return indices, smallest[1] if smallest else None, smallest[0] if smallest else None
 
 
-def _mistake_search(prepared: PreparedProblem, killer: Killer, seeds: list[int]) -> tuple[Search | None, object]:
+def _mistake_search(prepared: PreparedProblem, killer: Killer,
+                    seeds: list[int]) -> tuple[Search | None, tuple[Bank, MistakeSpec]]:
     bank = prepared.bundle.bank
+    assert bank is not None  # a mistake killer is the bank's
     mistake = next(m for m in bank.spec.mistakes if m.id == killer.name)
     functions = [f for f in searchable(prepared) if f in mistake.implements]
     return search_from(prepared, prepared.reference(), functions, seeds, exclude_public=True), (bank, mistake)
@@ -113,7 +122,7 @@ def mistake_smallest(prepared: PreparedProblem, killer: Killer) -> Smallest:
     return Smallest(killer.name, "mistake", call, add, case_id, case_size)
 
 
-def example_smallest(judge: "Judge", prepared: PreparedProblem, example: "GradedExample", killer: Killer | None,
+def example_smallest(judge: Judge, prepared: PreparedProblem, example: GradedExample, killer: Killer | None,
                      source: str) -> Smallest:
     indices, case_id, case_size = _catching(prepared, killer) if killer else ([], None, None)
     found = judge.search(source, prepared.bundle.root, indices or None)
@@ -127,7 +136,7 @@ def _needs_a_case(row: Smallest) -> bool:
     return row.smallest_case is None or (row.smallest_case_size or 0) > MAX_ELEMENTS
 
 
-def counterexample_report(judge: "Judge", prepared: PreparedProblem, examples: list["GradedExample"],
+def counterexample_report(judge: Judge, prepared: PreparedProblem, examples: list[GradedExample],
                           killers: list[Killer], sources: dict[str, str]) -> tuple[list[Smallest], list[Finding]]:
     """The rows of the section and its findings (``sources``: each example's text, by its name)."""
     findings = domain_findings(prepared)
@@ -139,12 +148,12 @@ def counterexample_report(judge: "Judge", prepared: PreparedProblem, examples: l
         if killer.kind == "mistake":
             rows.append(mistake_smallest(prepared, killer))
     for example in examples:
-        killer = by_name.get(example.name)
-        if example.folder == "wrong_answer" and killer is not None:
-            _, case_id, size = _catching(prepared, killer)
+        caught_by = by_name.get(example.name)
+        if example.folder == "wrong_answer" and caught_by is not None:
+            _, case_id, size = _catching(prepared, caught_by)
             if case_id is not None and (size or 0) <= MAX_ELEMENTS:
                 continue  # a small case already catches it: learners see a counterexample anyway
-            rows.append(example_smallest(judge, prepared, example, killer, sources[example.name]))
+            rows.append(example_smallest(judge, prepared, example, caught_by, sources[example.name]))
         elif example.folder == "accepted" and example.verdict.accepted:
             rows.append(example_smallest(judge, prepared, example, None, sources[example.name]))
     for row in rows:
@@ -168,7 +177,9 @@ def rows_text(rows: list[Smallest]) -> list[str]:
     for row in rows:
         label = f"{row.kind:8} {row.name}"
         if row.kind == "accepted":
-            lines.append(f"{label}: {'DIFFERS on ' + row.call if row.call else 'agrees with the reference on every input tried'}")
+            lines.append(
+                f"{label}: {'DIFFERS on ' + row.call if row.call else 'agrees with the reference on every input tried'}"
+            )
             continue
         case = f"smallest catching case {row.smallest_case} ({row.smallest_case_size} values)" \
             if row.smallest_case else "no case catches it"

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from judge.authoring.findings import Finding
 from judge.authoring.killers import Killer
 from judge.problem.models import CaseSpec
+
+if TYPE_CHECKING:
+    from judge.problem.models import Tolerance
 
 SECTION = "tolerance"
 MARGIN = 100.0
@@ -52,8 +56,13 @@ def rounding_floor(output_dtypes: list[str], tol) -> float:  # noqa: ANN001 - a 
     return NOISE_ULPS * max(lower) / tol.rtol
 
 
-def case_margins(cases: list[CaseSpec], default_tol, accepted: dict[str, dict[str, float]],
-                 killers: list[Killer], floors: dict[str, float] | None = None) -> tuple[list[CaseMargin], list[Finding]]:
+def case_margins(
+    cases: list[CaseSpec],
+    default_tol: Tolerance,
+    accepted: dict[str, dict[str, float]],
+    killers: list[Killer],
+    floors: dict[str, float] | None = None,
+) -> tuple[list[CaseMargin], list[Finding]]:
     """``accepted``: example name -> case id -> ratio; ``killers``: wrong examples and bank mistakes; ``floors``:
     case id -> the ratio its rounding alone may reach (:func:`rounding_floor`)."""
     rows, out = [], []

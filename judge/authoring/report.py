@@ -3,12 +3,12 @@ margins, time-limit calibration and statement consistency, as text or as one JSO
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from judge.authoring.counterexamples import Smallest, counterexample_report, rows_text
 from judge.authoring.adequacy import adequacy_findings, matrix_json, matrix_text
+from judge.authoring.counterexamples import Smallest, counterexample_report, rows_text
 from judge.authoring.findings import Finding
 from judge.authoring.killers import Killer, example_killer, mistake_killers
 from judge.authoring.margins import CaseMargin, case_margins, margins_text, rounding_floor
@@ -83,7 +83,7 @@ def author_report(prepared: PreparedProblem, examples: list[GradedExample], mult
     return AuthorReport(killers, margins, calibration, shown, findings, cases)
 
 
-def add_counterexamples(report: AuthorReport, judge: "Judge", prepared: PreparedProblem,
+def add_counterexamples(report: AuthorReport, judge: Judge, prepared: PreparedProblem,
                         examples: list[GradedExample], sources: dict[str, str]) -> None:
     """The counterexample section (:mod:`judge.authoring.counterexamples`): its rows and findings."""
     rows, findings = counterexample_report(judge, prepared, examples, report.killers, sources)
@@ -91,7 +91,7 @@ def add_counterexamples(report: AuthorReport, judge: "Judge", prepared: Prepared
     report.findings += findings
 
 
-def finite_json(value):
+def finite_json(value: Any) -> Any:
     """The report as strict JSON: infinite ratios (a non-numeric failure) become the string "inf"."""
     if isinstance(value, float) and not math.isfinite(value):
         return "inf" if value > 0 else "-inf" if value < 0 else "nan"

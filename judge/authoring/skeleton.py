@@ -58,7 +58,7 @@ scoring: {{mode: fraction}}         # fraction: share of passed cases; weights: 
 
 # Hand-checked values that guard the reference itself: function, args, index into the output, value.
 reference_checks: []              # e.g. - {{function: {function}, args: {{x: [1.0], scale: 2.0}}, index: [0], value: 2.0}}
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 CASES_YAML = """\
 # Cases run in this order; the public ones first (learners see them; the statement shows them, in order).

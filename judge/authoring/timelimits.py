@@ -95,7 +95,7 @@ def write_calibration(problem_yaml: Path, suggested: dict[str, float]) -> list[s
     for key, value in suggested.items():
         pattern = re.compile(_LIMIT_LINE.format(key=re.escape(key)), re.MULTILINE)
         shown = f"{value:g}"
-        text, n = pattern.subn(lambda m, shown=shown: m.group(1) + shown, text, count=1)
+        text, n = pattern.subn(lambda m, shown=shown: m.group(1) + shown, text, count=1)  # type: ignore[misc]  # mypy cannot type a lambda with a default
         if n:
             changed.append(f"{key}: {shown}")
     problem_yaml.write_text(text, encoding="utf-8")

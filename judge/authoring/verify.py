@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -60,8 +60,9 @@ def reference_checks(bundle: Bundle) -> list[Row]:
     rows = []
     for check in bundle.spec.reference_checks:
         table = getattr(reference, check.function)(**check.args)
-        if check.item is not None:  # one item of a returned tuple
-            table = table[bundle.spec.function(check.function).part_names.index(check.item)]
+        names = bundle.spec.function(check.function).part_names
+        if check.item is not None and names is not None:  # one item of a returned tuple (the loader checked it)
+            table = table[names.index(check.item)]
         value = float(np.asarray(table)[tuple(check.index)])
         ok = abs(value - check.value) <= check.atol
         args = ", ".join(f"{k}={v}" for k, v in check.args.items())
@@ -75,6 +76,7 @@ def bank_check(bundle: Bundle) -> list[Row]:
     if not bundle.spec.mistakes:
         return []
     bank = bundle.bank  # loaded and checked with the bundle: a broken bank is a BundleError at load time
+    assert bank is not None  # the bundle names a mistakes file: its bank is loaded
     return [Row("mistake bank loads", "loads", "loads", True,
                 f"{len(bank.spec.mistakes)} mistakes, {len(bank.spec.properties)} properties")]
 
@@ -132,7 +134,8 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
             sources[graded[-1].name] = data.decode("utf-8", errors="replace")
             if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
                 slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
-            detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {verdict.message.splitlines()[0][:70] if verdict.message else ''}"
+            first_line = verdict.message.splitlines()[0][:70] if verdict.message else ""
+            detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {first_line}"
             want, got, ok = expected, verdict.status.value, verdict.status.value == expected
             feedback = check_feedback(data, verdict)  # in any folder: a runtime error may have its name too
             if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)

@@ -16,6 +16,7 @@ Hidden cases are named by id only: evidence quotes public cases alone.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from judge.diagnosis import generic  # noqa: F401 - registers the generic recognisers
 from judge.diagnosis.bank import bank_candidates, property_checks
@@ -24,9 +25,12 @@ from judge.diagnosis.patterns import failure_patterns
 from judge.diagnosis.recover import recover
 from judge.diagnosis.timing import time_feedback
 from judge.errors import JudgeError
-from judge.grading.slots import Observed
 from judge.grading.prepare import PreparedProblem
+from judge.grading.slots import Observed
 from judge.verdict import CaseResult, Diagnosis, PropertyCheck, Verdict
+
+if TYPE_CHECKING:
+    from judge.verdict import Recovery
 
 log = logging.getLogger(__name__)
 MIN_CONFIDENCE = 0.2
@@ -93,7 +97,7 @@ def diagnose(prepared: PreparedProblem, cases: list[CaseResult], observed: dict[
     return diagnoses, checks
 
 
-def _diagnose(ctx: Context):
+def _diagnose(ctx: Context) -> tuple[list[Diagnosis], list[PropertyCheck], Recovery | None]:
     if not ctx.failing:
         return [], [], None
     candidates = generic_candidates(ctx) + bank_candidates(ctx)

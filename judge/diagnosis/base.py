@@ -8,14 +8,15 @@ message; the bank may reword any of them (mistakes.yaml entries without
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
 from judge.grading.compare import within_tolerance
-from judge.grading.slots import Observed
 from judge.grading.prepare import PreparedProblem
+from judge.grading.slots import Observed
 from judge.problem.mistakes import Bank
 from judge.problem.models import Tolerance
 from judge.verdict import CaseResult, Status
@@ -81,11 +82,11 @@ class Context:
                 and (g.shape == self.expected(i).shape or self.prepared.cases[i].spec.raises is not None)]
 
 
-def close(a: np.ndarray, b: np.ndarray, tol: Tolerance) -> bool:
+def close(a: np.ndarray | None, b: np.ndarray, tol: Tolerance) -> bool:
     """Same shape and values within ``tol``, where NaN matches NaN and an infinity the same infinity: a mistake
     whose output overflows (softmax without its max subtracted) reproduces a learner's NaN exactly, and is named
-    for it."""
-    if a.shape != b.shape:
+    for it.  ``a`` None (a case without the learner's output, :meth:`Context.got`) is close to nothing."""
+    if a is None or a.shape != b.shape:
         return False
     if within_tolerance(a, b, tol):
         return True
@@ -131,7 +132,8 @@ class Recogniser:
 REGISTRY: dict[str, Recogniser] = {}
 
 
-def recogniser(id: str, message: str, kind: Kind = "generic", scope: Literal["case", "submission"] = "case"):
+def recogniser(id: str, message: str, kind: Kind = "generic",
+               scope: Literal["case", "submission"] = "case") -> Callable[[Callable], Callable]:
     """Register ``fn``: ``fn(ctx, i) -> bool | None`` (does it explain failing case i; None: cannot tell, the
     case is then not counted as checked) for scope "case",
     ``fn(ctx) -> bool`` (does it explain every failing case) for scope "submission"."""

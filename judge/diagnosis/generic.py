@@ -14,8 +14,10 @@ FLOAT32_ERROR = 1e-3        # errors up to this size per unit of output, with no
 
 # Linear on any text: the line alternative allows spaces and tabs around the word, never newlines (``^\s*`` let
 # every line start scan to the end of a run of newlines: 16 KiB of them, printed by a learner, cost ~12 s a verdict).
-_FORGED = re.compile(r'(^[ \t]*(accepted|ac|all tests passed)[ \t]*$)|("?\b(status|verdict|result)\b"?[ \t]*[:=][ \t]*"?accepted)',
-                     re.IGNORECASE | re.MULTILINE)
+_FORGED = re.compile(
+    r'(^[ \t]*(accepted|ac|all tests passed)[ \t]*$)|("?\b(status|verdict|result)\b"?[ \t]*[:=][ \t]*"?accepted)',
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @recogniser("not_ndarray", "Return a numpy.ndarray, not a list, a scalar or another type.")

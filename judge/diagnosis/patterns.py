@@ -38,6 +38,8 @@ def _defaults(signature: str) -> dict[str, object]:
         fn = ast.parse(f"def {signature}: pass").body[0]
     except SyntaxError:
         return {}
+    if not isinstance(fn, ast.FunctionDef):  # always a def here; says so to the type checker
+        return {}
     args = fn.args.args
     out = {}
     for a, d in zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults):
@@ -177,7 +179,7 @@ def failure_patterns(prepared: PreparedProblem, cases: list[CaseResult]) -> list
     if len(statuses) > 1:
         for s in sorted(statuses, key=lambda s: s.value):
             groups.append((_VERBS.get(s, s.value.replace("_", " ")), [i for i in failing if cases[i].status is s]))
-    out = []
+    out: list[FailurePattern] = []
     for verb, idx in groups:
         target = sum(1 << i for i in idx)
         if target == known:
@@ -194,7 +196,8 @@ def failure_patterns(prepared: PreparedProblem, cases: list[CaseResult]) -> list
             desc = f"{verb} exactly on the {n} case{'s' if n != 1 else ''} where {text}" if n > 1 \
                 else f"{verb} only on the one case where {text}"
         else:
-            desc = f"every case that {verb.replace('gives', 'got').replace('crashes', 'crashed').replace('runs', 'ran')} is one where {text}"
+            past = verb.replace("gives", "got").replace("crashes", "crashed").replace("runs", "ran")
+            desc = f"every case that {past} is one where {text}"
         out.append(FailurePattern(description=desc, cases=[cases[i].id for i in idx], exact=exact))
         if len(out) == 1 and exact and idx is failing:
             break

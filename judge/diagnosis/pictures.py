@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from judge.feedback import Picture
-from judge.grading.slots import Observed
 from judge.grading.prepare import PreparedProblem
+from judge.grading.slots import Observed
 from judge.grading.terms import Terms
 from judge.verdict import Status, Verdict
 
@@ -26,7 +27,7 @@ PAIRS_SHOWN = 3        # column pairs in the pair plot
 DPI = 80
 
 
-def _pyplot():
+def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -53,7 +54,7 @@ def _axis_title(terms: Terms, axis: int) -> str:
     return f"{spec.name} {spec.symbol}".strip()
 
 
-def _heatmap(plt, data: np.ndarray, title: str, xlabel: str, ylabel: str, path: Path, vmin: float, vmax: float,
+def _heatmap(plt: Any, data: np.ndarray, title: str, xlabel: str, ylabel: str, path: Path, vmin: float, vmax: float,
              cmap: str) -> None:
     height = max(2.5, min(6.0, 1.5 + data.shape[0] / 16))
     width = max(3.5, min(8.0, 2.5 + data.shape[1] / 8))
@@ -70,7 +71,7 @@ def _heatmap(plt, data: np.ndarray, title: str, xlabel: str, ylabel: str, path: 
         plt.close(fig)
 
 
-def _pair_plot(plt, expected: np.ndarray, got: np.ndarray, terms: Terms, case: str, path: Path) -> bool:
+def _pair_plot(plt: Any, expected: np.ndarray, got: np.ndarray, terms: Terms, case: str, path: Path) -> bool:
     axis = terms.paired_axis()
     if axis is None or expected.ndim < 2 or axis != expected.ndim - 1 or expected.shape[-2] < 2:
         return False
@@ -80,12 +81,19 @@ def _pair_plot(plt, expected: np.ndarray, got: np.ndarray, terms: Terms, case: s
         return False
     chosen = sorted({0, pairs // 2, pairs - 1})[:PAIRS_SHOWN]
     rows = np.arange(expected.shape[-2])
+    assert spec.pairs is not None  # a paired axis names its pairs
     fig, axes = plt.subplots(len(chosen), 1, figsize=(6.5, 1.9 * len(chosen) + 0.6), dpi=DPI, squeeze=False)
     try:
         for ax, i in zip(axes[:, 0], chosen):
             for member, colour in ((0, "tab:blue"), (1, "tab:orange")):
                 j = 2 * i + member
-                ax.plot(rows, expected[:, j], color=colour, lw=1.5, label=f"expected {spec.pairs[member]} ({spec.symbol}={j})")
+                ax.plot(
+                    rows,
+                    expected[:, j],
+                    color=colour,
+                    lw=1.5,
+                    label=f"expected {spec.pairs[member]} ({spec.symbol}={j})",
+                )
                 ax.plot(rows, got[:, j], color=colour, lw=1.2, ls="--", marker=".", ms=3,
                         label=f"yours ({spec.symbol}={j})")
             ax.set_title(f"{spec.pair_symbol}={i}", fontsize=9)
@@ -100,7 +108,7 @@ def _pair_plot(plt, expected: np.ndarray, got: np.ndarray, terms: Terms, case: s
     return True
 
 
-def case_pictures(plt, case_id: str, expected: np.ndarray, got: np.ndarray, terms: Terms, out: Path,
+def case_pictures(plt: Any, case_id: str, expected: np.ndarray, got: np.ndarray, terms: Terms, out: Path,
                   pair_plot: bool) -> list[Picture]:
     """Heatmaps (and optionally the pair plot) of one case, written into ``out``."""
     e, lead = _plane(expected)
@@ -153,10 +161,13 @@ def render_pictures(verdict: Verdict, prepared: PreparedProblem, observed: dict[
     pair_case = chosen[0]
     pictures: list[Picture] = []
     for i in sorted(chosen):
-        case = prepared.cases[i]
-        function = prepared.bundle.spec.function(case.spec.function)
-        terms = Terms(function, case.expected.shape)
-        pictures += case_pictures(plt, case.spec.id, case.expected, observed[i].got, terms, out, i == pair_case)
+        prepared_case = prepared.cases[i]
+        got = observed[i].got
+        assert got is not None  # a candidate has an output (above)
+        function = prepared.bundle.spec.function(prepared_case.spec.function)
+        terms = Terms(function, prepared_case.expected.shape)
+        pictures += case_pictures(plt, prepared_case.spec.id, prepared_case.expected, got, terms, out,
+                                  i == pair_case)
     return pictures
 
 

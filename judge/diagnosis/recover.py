@@ -11,6 +11,9 @@ one) is what the learner computed; combinations of banked mistakes become one co
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from judge.diagnosis.bank import passing_small
@@ -19,8 +22,13 @@ from judge.feedback import RecoveredComponent, Recovery
 from judge.problem.mistakes import FamilySpec
 from judge.problem.models import Tolerance
 
+if TYPE_CHECKING:
+    from judge.problem.mistakes import Bank
+
 MAX_CANDIDATES = 500       # combinations tried per verdict at most (deterministic, whatever the machine's load)
-TIME_BUDGET = 3.0          # seconds: a safety net only (MAX_CANDIDATES bounds the work; a tight budget made results depend on the load)
+TIME_BUDGET = (
+    3.0  # seconds: a safety net only (MAX_CANDIDATES bounds the work; a tight budget made results depend on the load)
+)
 MAX_FIT_CASES = 12         # failing cases used to search; all assessable ones are checked at the end
 SEARCH_ELEMENTS = 1 << 14  # the search uses cases up to this size when there are any
 MAX_GUESSES = 3            # cases the bundle's direct reading is tried on
@@ -31,6 +39,7 @@ class _Fitter:
     def __init__(self, ctx: Context, family: FamilySpec) -> None:
         self.ctx = ctx
         self.family = family
+        assert ctx.bank is not None  # a family is the bank's
         self.bank = ctx.bank
         self.ids = [c.id for c in family.components]
         self.options = [[o.id for o in c.options] for c in family.components]
@@ -67,14 +76,14 @@ class _Fitter:
             return out  # large outputs of mere candidates are rebuilt: caching them would push out the small ones
         return self.bank.remember(key, out)
 
-    def matches(self, choice: tuple, i: int, target: np.ndarray, learner: bool = True) -> bool:
+    def matches(self, choice: tuple, i: int, target: np.ndarray | None, learner: bool = True) -> bool:
         """Does the combination reproduce ``target`` on case i (the learner's output, or the expected one)?"""
         out = self.output(choice, i)
         if out is None or (learner and self.ctx.dtype_excludes(i, out[1])):
             return False
         return close(target, out[0], self.tol(choice))
 
-    def neighbours(self, choice: tuple):
+    def neighbours(self, choice: tuple) -> Iterator[tuple]:
         changed = sum(a != b for a, b in zip(choice, self.default))
         for k, opts in enumerate(self.options):
             for o in opts:
@@ -91,7 +100,7 @@ def _guess(fitter: _Fitter, ctx: Context, cases: list[int]) -> tuple[tuple | Non
     if not name:
         return None, []
     fn = getattr(fitter.bank.module, name)
-    guess, facts = None, []
+    guess, facts = None, list[str]()
     for i in list(dict.fromkeys(cases))[:MAX_GUESSES]:
         try:
             found = fn(ctx.cases[i].function, ctx.prepared.inputs.cases[i].values, ctx.got(i)) or {}
@@ -124,7 +133,7 @@ def _sentence(parts: list[RecoveredComponent]) -> str:
     return wrong[0] if len(wrong) == 1 else "; ".join(wrong[:-1]) + "; and " + wrong[-1]
 
 
-def _assessable(ctx: Context, bank) -> list[int]:
+def _assessable(ctx: Context, bank: Bank) -> list[int]:
     """Phase 1: the cases that can say something, smallest first: within the bank's size limit, and not
     already reproduced by the right answer at the bank's tolerance."""
     limit = bank.spec.max_elements
@@ -143,7 +152,7 @@ def _search_family(fitter: _Fitter, ctx: Context, search: list[int], rest: list[
     frontier = [c for c in (guess, fitter.default) if c is not None]
     best_prefix: dict[tuple, int] = {}
     while frontier and found is None:
-        nxt = []
+        nxt: list[tuple] = []
         for choice in frontier:
             if choice in seen:
                 continue
@@ -188,7 +197,7 @@ def _simplest(fitter: _Fitter, ctx: Context, found: tuple, assessable: list[int]
     return found
 
 
-def _explained(fitter: _Fitter, ctx: Context, bank, found: tuple, assessable: list[int],
+def _explained(fitter: _Fitter, ctx: Context, bank: Bank, found: tuple, assessable: list[int],
                facts: list[str]) -> tuple[Recovery, list[Candidate]]:
     """Phase 4b: the formula that reproduces every failing case, said component by component, and the bank's
     mistakes it is made of as one candidate explanation (when every wrong component names one)."""
@@ -200,7 +209,7 @@ def _explained(fitter: _Fitter, ctx: Context, bank, found: tuple, assessable: li
     candidates = []
     if all(p.mistake for p in wrong):
         order = {m.id: k for k, m in enumerate(bank.spec.mistakes)}
-        ids = sorted({p.mistake for p in wrong}, key=lambda m: order.get(m, len(order)))
+        ids = sorted({p.mistake for p in wrong if p.mistake}, key=lambda m: order.get(m, len(order)))
         message = " ".join(bank.message(m, REGISTRY[m].message if m in REGISTRY else m) for m in ids) \
             if len(ids) > 1 else None  # a generic mistake the bank does not reword keeps the judge's own sentence
         candidates.append(Candidate("+".join(ids), "mistake", list(assessable), len(assessable),
@@ -213,7 +222,7 @@ def _closest(fitter: _Fitter, ctx: Context, search: list[int], best_prefix: dict
     """Phase 5: nothing reproduces every case: the closest combination (judged on the searched cases), and how
     close; or only the facts read off public outputs."""
     ranked = sorted((c for c in best_prefix if c != fitter.default), key=lambda c: -best_prefix[c])[:8]
-    best, best_cases = None, []
+    best, best_cases = None, list[int]()
     for choice in ranked:
         explained = [i for i in search if fitter.matches(choice, i, ctx.got(i))]
         if len(explained) > len(best_cases):
@@ -237,9 +246,9 @@ def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:
     search of the family (:func:`_search_family`), the simplest formula that reproduces every failing case
     (:func:`_simplest`, :func:`_explained`), else the closest one (:func:`_closest`)."""
     bank = ctx.bank
-    family = bank.spec.family if bank is not None else None
-    if family is None:
+    if bank is None or bank.spec.family is None:
         return None, []
+    family = bank.spec.family
     assessable = _assessable(ctx, bank)
     if not assessable:
         return None, []

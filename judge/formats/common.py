@@ -33,8 +33,14 @@ def patterns_for(verdict: Verdict, case: CaseResult) -> list[str]:
 
 def summary(verdict: Verdict) -> str:
     """The learner-facing summary: verdict, what the failing cases share, the explanation, then the facts."""
-    from judge.formats.explain import COUNTEREXAMPLE_TITLE, counterexample_lines, explanation_lines, notebook_line, \
-        pattern_lines, time_lines
+    from judge.formats.explain import (
+        COUNTEREXAMPLE_TITLE,
+        counterexample_lines,
+        explanation_lines,
+        notebook_line,
+        pattern_lines,
+        time_lines,
+    )
 
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"

@@ -161,6 +161,7 @@ def _array_lines(label: str, values: object, indent: str, width: int = 10) -> li
 def notebook_line(verdict: Verdict) -> str:
     """Which cells of a notebook were graded, and that the others were never run."""
     nb = verdict.notebook
+    assert nb is not None  # asked only for a notebook's verdict
     cells = ", ".join(map(str, nb.cells_used))
     skipped = f"; not Python or not parsed: cell{'s' if len(nb.cells_skipped) > 1 else ''} " \
         f"{', '.join(map(str, nb.cells_skipped))}" if nb.cells_skipped else ""

@@ -13,6 +13,7 @@ output never holds values or locations.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from judge.formats.common import case_label, case_message, cut, diagnoses_for, summary
 from judge.problem.loader import Bundle
@@ -26,7 +27,7 @@ OUTPUT_CAP = 64 << 10           # and for the top-level output
 def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: str = "after_due_date") -> dict:
     if hidden_visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {VISIBILITIES}")
-    tests = []
+    tests: list[dict[str, Any]] = []
     for n, case in enumerate(verdict.cases, start=1):
         passed = case.status is Status.ACCEPTED
         status_line = case.status.value.replace("_", " ")

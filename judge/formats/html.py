@@ -56,7 +56,7 @@ def render_html(verdict: Verdict, headline: str, pictures_dir: Path | None = Non
                      f'<th align="left">what differs</th></tr>{rows}</table>')
     for picture in verdict.pictures if pictures_dir is not None else []:
         try:
-            data = base64.b64encode((pictures_dir / picture.file).read_bytes()).decode()
+            data = base64.b64encode((pictures_dir / picture.file).read_bytes()).decode()  # type: ignore[operator]  # not None: the loop's condition
         except OSError:
             continue
         parts.append(f'<figure style="margin: 6px 0"><img alt="{escape(picture.title)}" '

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 from judge.formats.common import case_label, case_message, case_output, cut, output_note, printed_output, summary
 from judge.problem.loader import Bundle
@@ -85,7 +86,7 @@ def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path |
     else:
         printed = printed_output(verdict) or ""
     note = output_note(verdict)
-    out = {"gradable": True, "score": round(verdict.score, 6), "message": cut(text, MESSAGE_CAP),
+    out: dict[str, Any] = {"gradable": True, "score": round(verdict.score, 6), "message": cut(text, MESSAGE_CAP),
            "output": cut(printed + (f"\n{note}" if printed and note else note), OUTPUT_CAP), "tests": tests}
     while len(json.dumps(out).encode()) > MAX_BYTES and out["output"]:
         out["output"] = cut(out["output"], len(out["output"]) // 2)   # the learner's text gives way first

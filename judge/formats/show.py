@@ -29,7 +29,9 @@ def render_problem(problem: str) -> str:
             shown = ", ".join(f"{k}={np.asarray(v).tolist() if isinstance(v, np.ndarray) else v!r}"
                               for k, v in args.values.items())
             out.append(f"{case.function}({shown})  ->")
-            out.append(f"raises {case.raises}" if case.raises else str(getattr(reference, case.function)(**args.values)))
+            out.append(
+                f"raises {case.raises}" if case.raises else str(getattr(reference, case.function)(**args.values))
+            )
             out.append("")
     inputs.close()
     return "\n".join(out)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from judge.sandbox.modes import mode_named
@@ -19,13 +21,18 @@ def _status(status: Status, color: bool) -> str:
     return click.style(text, fg=_COLOURS[status], bold=True) if color else text
 
 
-def _paint(text: str, color: bool, **style) -> str:
+def _paint(text: str, color: bool, **style: Any) -> str:
     return click.style(text, **style) if color else text
 
 
 def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
-    from judge.formats.explain import COUNTEREXAMPLE_TITLE, counterexample_lines, explanation_lines, pattern_lines, \
-        time_lines
+    from judge.formats.explain import (
+        COUNTEREXAMPLE_TITLE,
+        counterexample_lines,
+        explanation_lines,
+        pattern_lines,
+        time_lines,
+    )
 
     lines = []
     if verdict.patterns:
@@ -47,7 +54,11 @@ def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
 def _checks(verdict: Verdict, color: bool) -> list[str]:
     if not verdict.checks:
         return []
-    lines = ["", _paint("Properties of your output", color, bold=True) + " (facts checked without the answer, on the failing cases)"]
+    lines = [
+        "",
+        _paint("Properties of your output", color, bold=True)
+        + " (facts checked without the answer, on the failing cases)",
+    ]
     for c in verdict.checks:
         mark = _paint("ok  ", color, fg="green") if c.holds else _paint("FAIL", color, fg="red", bold=True)
         where = "" if c.holds else f"  (fails in {len(c.failed_cases)} of {c.checked} cases)"

@@ -76,7 +76,7 @@ def split_output(stdout: Capture, stderr: Capture, spans: dict[int, list[int] | 
     def output(pieces: list[tuple[int, int] | None]) -> CallOutput | None:
         if pieces[0] is None or pieces[1] is None:
             return None
-        (out, out_cut), (err, err_cut) = (_text(d, *p) for d, p in zip(streams, pieces))
+        (out, out_cut), (err, err_cut) = (_text(d, *p) for d, p in zip(streams, pieces))  # type: ignore[arg-type,misc]  # None ruled out above
         return CallOutput(stdout=out, stderr=err, truncated=out_cut or err_cut)
 
     calls = [output([bounds[0][i], bounds[1][i]]) for i in range(count)]

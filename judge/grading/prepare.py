@@ -16,8 +16,8 @@ from judge.problem.cache import bundle_cache_dir
 from judge.problem.expected import expected_outputs
 from judge.problem.inputs import InputFile, build_input_file
 from judge.problem.loader import Bundle
-from judge.problem.private_paths import private_paths
 from judge.problem.models import CaseSpec, Tolerance
+from judge.problem.private_paths import private_paths
 from judge.sandbox import wire
 from judge.sandbox.contract import Call, RunLimits, RunRequest
 

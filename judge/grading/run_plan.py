@@ -25,19 +25,21 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from judge.sandbox import memfd
 from judge._version import __version__
-from judge.sandbox.background import InBackground
 from judge.problem.cache import cache_dir, write_atomic
-from judge.sandbox.contract import RunReport, RunRequest
 from judge.problem.timescale import ENV as TIME_SCALE_ENV
+from judge.sandbox import memfd
+from judge.sandbox.background import InBackground
+from judge.sandbox.contract import RunReport, RunRequest
 
 if TYPE_CHECKING:
     from judge.grading.prepare import PreparedProblem
+    from judge.problem.loader import Bundle
     from judge.sandbox.contract import SandboxBackend
 
 PLAN_SCHEMA = 1
@@ -90,7 +92,7 @@ class RunPlan:
         return RunRequest.from_wire({**self.request, "source": source, "hide": private_paths(self.root)})
 
 
-def prepare_and_plan(bundle) -> PreparedProblem:
+def prepare_and_plan(bundle: Bundle) -> PreparedProblem:
     """:func:`judge.grading.prepare.prepare`, and the run written down for the next cold start."""
     from judge.grading.prepare import prepare
 
@@ -201,7 +203,7 @@ class EarlyRun:
 
     def _run(self) -> RunReport:
         try:
-            if self.request.input_size:
+            if self.request.input_size and self.plan.inputs is not None:  # with a size, a plan has inputs
                 self.inputs_fd = memfd.sealed_copy("judge-inputs", self.plan.inputs, self.request.input_size)
         finally:
             self._inputs_ready.set()

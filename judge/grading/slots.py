@@ -12,20 +12,24 @@ import math
 import mmap
 import platform
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from judge.sandbox.background import InBackground
 from judge.grading.compare import compare_arrays, tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
-from judge.sandbox import wire
-from judge.sandbox.contract import RunReport
 from judge.grading.process_end import process_death
 from judge.grading.terms import Terms, mismatch_kinds, value_window
+from judge.sandbox import wire
+from judge.sandbox.background import InBackground
+from judge.sandbox.contract import RunReport
 from judge.verdict import CaseResult, Status
+
+if TYPE_CHECKING:
+    from judge.verdict import NumericFacts
 
 KEEP_ELEMENTS = 1 << 18  # outputs up to this size are copied for diagnosis when they fail
 
@@ -174,7 +178,10 @@ def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap
     """The one consistency check of an array header: a view of the slot's bytes as the header says (None where
     numpy cannot view them), or what is wrong with the header ("" when nothing is)."""
     if header.outcome == "too_large":
-        return None, f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected {_shape(case.expected.shape)}"
+        return (
+            None,
+            f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected {_shape(case.expected.shape)}",
+        )
     if header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None or header.nbytes is None:
         return None, f"returned an array of unsupported dtype {header.dtype}"
     dtype = np.dtype(header.dtype)
@@ -195,7 +202,7 @@ def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap
 def _parts_problem(case: PreparedCase, header: SlotHeader) -> str:
     """What is wrong with a returned tuple's items' shapes ("" when each has its expected shape)."""
     parts = _parts(header)
-    if parts is None or len(parts) != len(case.parts):
+    if parts is None or case.parts is None or len(parts) != len(case.parts):
         return "the result's header is inconsistent with its size"
     wrong = [f"{case.item(k)} has shape {_shape(got)}, expected {_shape(want)}"
              for k, (got, want) in enumerate(zip(parts, case.parts)) if got != want]
@@ -213,7 +220,7 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
     return ""
 
 
-def _comparison_message(f, reveal: bool, items: bool = False) -> list[str]:
+def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False) -> list[str]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
     parts = []
     if f.total == 1 and f.worst_index == []:  # one number: no counts, no index
@@ -290,6 +297,7 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         _observe(observed, index, header, got)
         return result
     result.message = _dtype_problem(case, header, result.got_dtype)
+    assert got is not None  # no problem: an array came back
     within = _compare(case, got, result, terms or Terms(None, case.expected.shape), measure)
     if not within or result.message or changed:
         _observe(observed, index, header, got)

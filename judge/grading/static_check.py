@@ -27,7 +27,9 @@ def decode_source(data: bytes | str, max_bytes: int) -> tuple[str | None, Static
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, StaticProblem(f"the file is not valid UTF-8 (byte {exc.start}, line {line}); save it as UTF-8", line)
+        return None, StaticProblem(
+            f"the file is not valid UTF-8 (byte {exc.start}, line {line}); save it as UTF-8", line
+        )
 
 
 def check_source(source: str, functions: list[str], allowed_imports: list[str]) -> StaticProblem | None:
@@ -41,6 +43,7 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
     allowed = set(allowed_imports)
     for node in ast.walk(tree):
         names: list[str] = []
+        line = getattr(node, "lineno", 0)  # an import's line (names are found for imports only)
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -51,8 +54,8 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
             if name.split(".")[0] not in allowed:
                 shown = ", ".join(sorted(allowed))
                 name = name if len(name) <= 80 else name[:77] + "..."  # a learner's name, quoted: bounded
-                return StaticProblem(f"import of module '{name}' on line {node.lineno} is not allowed "
-                                     f"(allowed: {shown})", node.lineno)
+                return StaticProblem(f"import of module '{name}' on line {line} is not allowed "
+                                     f"(allowed: {shown})", line)
     defined = top_level_names(tree)
     missing = [f for f in functions if f not in defined]
     if missing:

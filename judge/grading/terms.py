@@ -36,7 +36,7 @@ class Terms:
         self.shape = tuple(shape)
         names = function.part_names if function is not None else None
         self.parts = tuple(tuple(p) for p in parts) if parts is not None and names is not None else None
-        self.part_names = list(names) if self.parts is not None else []
+        self.part_names = list(names) if self.parts is not None and names is not None else []
         if self.parts is not None:
             function = None  # the output's axes are the items', which have no names of their own
         axes = list(function.axes) if function is not None else []
@@ -115,6 +115,7 @@ class Terms:
         if axis is None:
             return []
         spec = self.axes[axis - self.lead]
+        assert spec.pairs is not None  # a paired axis names its pairs
         return [f"{spec.pairs[0]} {spec.name}s", f"{spec.pairs[1]} {spec.name}s", f"unpaired last {spec.name}"]
 
 
@@ -160,7 +161,7 @@ def mismatch_kinds(got: np.ndarray, expected: np.ndarray, tol: Tolerance, terms:
     return {name: int(n) for name, n in zip(names, counts) if n}
 
 
-def _value(x: float) -> float | None:
+def _value(x: float | np.ndarray) -> float | None:
     return float(x) if math.isfinite(float(x)) else None
 
 

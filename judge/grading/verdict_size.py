@@ -68,7 +68,7 @@ def _cut(model: object, field: str, text: str, length: int) -> None:
     keep = max(0, length - len(CUT))
     setattr(model, field, text[:keep] + CUT)
     if hasattr(model, "truncated"):
-        model.truncated = True  # type: ignore[attr-defined]  # CallOutput, CapturedOutput: say it was cut
+        model.truncated = True  # CallOutput, CapturedOutput: say it was cut
 
 
 def bounded(verdict: Verdict, limit: int = MAX_VERDICT_BYTES) -> Verdict:

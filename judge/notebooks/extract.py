@@ -16,8 +16,8 @@ Statements that bind nothing needed (``plt.show()``, a training loop, ``np.load(
 result nothing uses, ``while True: ...``) are never run.  Which names a statement uses and binds comes from
 :mod:`symtable`, the compiler's own scope analysis, so a function's local ``i`` never drags in the
 notebook's ``for i in range(...)`` loop (a statement that opens no scope of its own has its names read off the
-tree already parsed, as symtable lists them: tests check the two agree).  The kept statements are written in notebook order, each with the
-cell and line of every line (:class:`SourceMap`).
+tree already parsed, as symtable lists them: tests check the two agree).  The kept statements are written in
+notebook order, each with the cell and line of every line (:class:`SourceMap`).
 
 Linear in the notebook's size, whatever it holds: each statement is analysed once; the statements binding a
 name are indexed by name once, and the walk back through a name's conditional bindings never walks a stretch

@@ -64,7 +64,8 @@ def _pip(*args: str) -> None:
 
 
 def _dependency_wheels(deps: list[str], python: str, cache: Path) -> Path:
-    """A folder of binary wheels for ``deps`` on CPython ``python`` (manylinux, this machine's arch), downloaded once."""
+    """A folder of binary wheels for ``deps`` on CPython ``python`` (manylinux, this machine's arch), downloaded
+    once."""
     key = hashlib.sha256(f"{python} {platform.machine()} {sorted(deps)}".encode()).hexdigest()[:16]
     folder = cache / f"py{python}-{key}"
     if (folder / ".complete").is_file():

@@ -20,11 +20,17 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.platforms.assets import build_wheels, copy_bundle, submission_name
 from judge.platforms.runner import find_submission, run_packaged
 from judge.progress import Progress, quiet
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
+    from judge.verdict import Verdict
 
 RUNNER = "/opt/test-runner"
 RESULTS_CAP = 500_000   # Exercism's limit on results.json
@@ -70,7 +76,7 @@ if [ ! -s "${output%/}/results.json" ]; then
     > "${output%/}/results.json"
 fi
 exit 0
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 RUN_TESTS_SH = """\
 #!/usr/bin/env sh
@@ -92,7 +98,7 @@ for dir in tests/*/; do
   rm -rf "$out"
 done
 exit "$failed"
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 RUN_TESTS_IN_DOCKER_SH = """\
 #!/usr/bin/env sh
@@ -116,7 +122,7 @@ for dir in tests/*/; do
   rm -rf "$out"
 done
 exit "$failed"
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 
 def _fill(template: str, **values: str) -> str:
@@ -139,15 +145,21 @@ def smoke_examples(examples: Path) -> list[Path]:
     return [p for p in sorted(examples.glob("*/*.py")) if not p.name.startswith("attack_")]
 
 
-def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: str = "",
-                progress: Progress | None = None) -> list[str]:
+def smoke_tests(
+    bundle: Bundle,
+    dest: Path,
+    say: Callable[[str], object],
+    examples: Path | None = None,
+    prefix: str = "",
+    progress: Progress | None = None,
+) -> list[str]:
     """``dest/<prefix><status>-<name>/`` per example in ``examples/<status>/*.py`` (every one the teacher chose),
     or by default the bundle's ``submissions/<id>/`` without its attacks (:func:`smoke_examples`), with the results
     this machine's judge gives (``prefix``: ``<slug>--`` in a runner of several exercises, which
     bin/run-tests.sh reads the slug from)."""
+    from judge.engine import Judge
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
-    from judge.engine import Judge
 
     chosen_by_teacher = examples is not None
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id
@@ -176,9 +188,18 @@ def smoke_tests(bundle, dest: Path, say, examples: Path | None = None, prefix: s
     return names
 
 
-def package(bundles, out: Path, image: str, with_smoke_tests: bool = True, min_isolation: str = "reduced",
-            pythons: tuple[str, ...] = ("3.11",), wheel_cache: Path | None = None, examples: Path | None = None,
-            say=print, progress: Progress | None = None) -> list[str]:
+def package(
+    bundles: Bundle | list[Bundle],
+    out: Path,
+    image: str,
+    with_smoke_tests: bool = True,
+    min_isolation: str = "reduced",
+    pythons: tuple[str, ...] = ("3.11",),
+    wheel_cache: Path | None = None,
+    examples: Path | None = None,
+    say: Callable[[str], object] = print,
+    progress: Progress | None = None,
+) -> list[str]:
     """Write the runner folder for one bundle or several (a track's runner grades every exercise it holds, by
     slug); return the names of the smoke tests written."""
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
@@ -212,7 +233,7 @@ def run(slug: str, input_dir: Path, output_dir: Path, problems: Path) -> int:
     """Grade the solution in ``input_dir`` for exercise ``slug``; write ``output_dir/results.json``; always 0."""
     from judge.formats.exercism import results
 
-    def render(verdict, bundle) -> str:
+    def render(verdict: Verdict, bundle: Bundle | None) -> str:
         text = json.dumps(results(verdict, bundle), indent=2)
         if len(text.encode()) > RESULTS_CAP:   # keep the statuses, drop the long texts
             data = json.loads(text)

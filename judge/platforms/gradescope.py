@@ -29,11 +29,16 @@ import stat
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.errors import JudgeError
 from judge.platforms.assets import DEFAULT_PYTHONS, build_wheels, copy_bundle, expected_file
 from judge.platforms.runner import find_submission, run_packaged
 from judge.progress import Progress
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
+    from judge.verdict import Verdict
 
 HOME = "/opt/numpy-judge"
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -90,7 +95,7 @@ cp -r "$SRC/problem/$PROBLEM" "$HOME_DIR/problems/$PROBLEM"
 chmod -R go-rwx "$HOME_DIR/problems" "$HOME_DIR/cache" "$SRC"
 JUDGE_CACHE_DIR="$HOME_DIR/cache" "$HOME_DIR/venv/bin/python" -m judge.platforms warm "$HOME_DIR/problems/$PROBLEM"
 echo "setup.sh: numpy-judge ready for $PROBLEM" >&2
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # numpy-judge autograder run.  Gradescope runs this per submission, as root, in /autograder.
@@ -112,7 +117,7 @@ if [ ! -s "$RESULTS" ]; then
   printf '%s\n' '{"score": 0.0, "output": "The autograder could not grade this submission (its set-up is broken). Please tell your instructor.", "output_format": "text", "extra_data": {"status": "internal_error"}, "tests": []}' > "$RESULTS"
 fi
 exit 0
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
 
 
 def _script(template: str, **values: str) -> str:
@@ -121,7 +126,7 @@ def _script(template: str, **values: str) -> str:
     return template
 
 
-def package(bundle, out: Path, hidden_visibility: str = "after_due_date", min_isolation: str = "reduced",
+def package(bundle: Bundle, out: Path, hidden_visibility: str = "after_due_date", min_isolation: str = "reduced",
             pythons: tuple[str, ...] = DEFAULT_PYTHONS, wheel_cache: Path | None = None,
             progress: Progress | None = None) -> Path:
     """Write the autograder zip for ``bundle`` to ``out``."""
@@ -157,7 +162,7 @@ def run(root: Path, problem: Path, hidden_visibility: str = "after_due_date") ->
 
     from judge.formats.gradescope import results
 
-    def render(verdict, bundle) -> str:
+    def render(verdict: Verdict, bundle: Bundle | None) -> str:
         return json.dumps(results(verdict, bundle, hidden_visibility), indent=2)
 
     return run_packaged("gradescope", problem,

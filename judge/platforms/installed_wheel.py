@@ -55,7 +55,7 @@ def digest(name: str) -> str:
     dist = _distribution(name)
     h = hashlib.sha256(dist.version.encode())
     for path in _package_files(dist):
-        h.update(str(path).encode() + b"\0" + Path(dist.locate_file(path)).read_bytes() + b"\0")
+        h.update(str(path).encode() + b"\0" + Path(str(dist.locate_file(path))).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -83,7 +83,7 @@ def rebuild(name: str, folder: Path) -> Path:
             records.append(_record_line(arcname, data))
 
         for path in files:
-            add(str(path), Path(dist.locate_file(path)).read_bytes())
+            add(str(path), Path(str(dist.locate_file(path))).read_bytes())
         for meta in _METADATA:
             text = dist.read_text(meta)
             if text is not None:

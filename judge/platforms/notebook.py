@@ -35,7 +35,9 @@ RECORDED = "recorded"
 def package(bundle: Bundle, out: Path) -> tuple[Path, Path]:
     """Write the hand-out of ``bundle`` into ``out``; returns (the starter notebook, the hand-out bundle)."""
     if bundle.spec.handout is not None:
-        raise BundleError(str(bundle.root / "problem.yaml"), None, "this is already a hand-out; package the full bundle")
+        raise BundleError(
+            str(bundle.root / "problem.yaml"), None, "this is already a hand-out; package the full bundle"
+        )
     public = [i for i, c in enumerate(bundle.cases.cases) if c.visibility == "public"]
     if not public:
         raise BundleError(str(bundle.root / bundle.spec.cases), None, "no public case to hand out (check() runs them)")
@@ -88,7 +90,7 @@ def save_output(folder: Path, stem: str, values: np.ndarray, parts: tuple | None
     items = unpack(np.asarray(values), parts)
     if dtypes is not None:
         items = [item.astype(d) for item, d in zip(items, dtypes)]
-    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})
+    np.savez(folder / f"{stem}.npz", **{f"item_{k}": item for k, item in enumerate(items)})  # type: ignore[arg-type]  # numpy's stub: **kwds as allow_pickle
     return f"{stem}.npz"
 
 
@@ -138,6 +140,7 @@ def _record_one(bundle: Bundle, folder: Path, name: str, attr: str, values: dict
     from judge.sandbox.outputs import NotAnOutput
 
     try:
+        assert bundle.bank is not None  # recorded only for a bundle with a bank
         with np.errstate(all="ignore"):
             value = getattr(bundle.bank.module, attr)(**values)
         packed = packed_output(function, value)

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from otter.plugins import AbstractOtterPlugin
-from otter.test_files.exception_test import ExceptionTestFile
 from otter.test_files.abstract_test import TestCaseResult
+from otter.test_files.exception_test import ExceptionTestFile
 
 from judge.platforms.notebook_grading import GRADED_OUTSIDE_ENV, OTTER_PLUGIN, Graded, grade_saved
 

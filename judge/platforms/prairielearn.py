@@ -26,10 +26,14 @@ import json
 import tempfile
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.platforms.assets import build_wheels, copy_bundle, expected_file, submission_name
 from judge.platforms.runner import SUBMITTED, Submission, find_submission, run_packaged
 from judge.progress import Progress
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
 
 GRADER_HOME = "/opt/numpy-judge"
 ENTRYPOINT = [f"{GRADER_HOME}/venv/bin/judge", "pl-grade"]
@@ -83,7 +87,7 @@ def _uuid(info: Path) -> str:
         return str(uuid.uuid4())
 
 
-def info_json(bundle, image: str, uuid_text: str) -> dict:
+def info_json(bundle: Bundle, image: str, uuid_text: str) -> dict:
     limits = bundle.spec.limits
     timeout = int(min(MAX_TIMEOUT, max(30, limits.wall_seconds * 2 + 15)))
     return {
@@ -108,8 +112,15 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def package(bundles, out: Path, image: str, min_isolation: str = "reduced", pythons: tuple[str, ...] = ("3.11",),
-            wheel_cache: Path | None = None, progress: Progress | None = None) -> Path:
+def package(
+    bundles: Bundle | list[Bundle],
+    out: Path,
+    image: str,
+    min_isolation: str = "reduced",
+    pythons: tuple[str, ...] = ("3.11",),
+    wheel_cache: Path | None = None,
+    progress: Progress | None = None,
+) -> Path:
     """Write a question folder per bundle (one bundle or a list: a course's) and the one grader image's build
     folder, holding every bundle, under ``out``."""
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
@@ -124,7 +135,9 @@ def package(bundles, out: Path, image: str, min_isolation: str = "reduced", pyth
             QUESTION_HTML.replace("__STATEMENT__", _html_text(bundle.statement.strip())).replace("__FILE__", name))
         copy_bundle(bundle.root, question / "tests" / "problem")
         copy_bundle(bundle.root, image_dir / "problems" / bundle.id)
-    build_wheels(image_dir / "wheels", pythons, wheel_cache, extras=("pictures",), progress=progress)   # images in results.json
+    build_wheels(
+        image_dir / "wheels", pythons, wheel_cache, extras=("pictures",), progress=progress
+    )  # images in results.json
     (image_dir / "Dockerfile").write_text(
         DOCKERFILE.replace("__IMAGE__", image).replace("__HOME__", GRADER_HOME)
         .replace("__MIN_ISOLATION__", min_isolation).replace("__ENTRYPOINT__", json.dumps(ENTRYPOINT)))

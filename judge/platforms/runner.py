@@ -22,11 +22,16 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from judge._version import __version__
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
+    from judge.verdict import Status, Verdict
 
 MAX_SUBMISSION = 1 << 20   # a learner's .py file; the bundle's own source limit is checked by the judge
 MAX_NOTEBOOK = 64 << 20    # a notebook with its outputs (never read); what is graded is checked by the judge
@@ -79,7 +84,7 @@ def find_submission(folder: Path, preferred: str, skip: Callable[[Path], bool] =
     return Submission(path.read_bytes(), name=path.name)
 
 
-def _bare_verdict(status, message: str, bundle=None):
+def _bare_verdict(status: Status, message: str, bundle: Bundle | None = None) -> Verdict:
     """A verdict for a run that never reached the sandbox (same model, same exporters)."""
     import numpy as np
 
@@ -92,7 +97,7 @@ def _bare_verdict(status, message: str, bundle=None):
                    python_version=platform.python_version())
 
 
-def _load(problem: Path):
+def _load(problem: Path) -> tuple[Bundle | None, str | None]:
     """(bundle, None), or (None, what is wrong with it)."""
     from judge.errors import JudgeError
     from judge.problem.loader import load_problem
@@ -103,11 +108,12 @@ def _load(problem: Path):
         return None, str(exc)
 
 
-def _bundle_or_none(problem: Path):
+def _bundle_or_none(problem: Path) -> Bundle | None:
     return _load(problem)[0]
 
 
-def grade_submission(problem: Path, submission: Submission, pictures_dir: Path | None = None):
+def grade_submission(problem: Path, submission: Submission,
+                     pictures_dir: Path | None = None) -> tuple[Verdict, Bundle | None, str]:
     """(verdict, bundle or None, the isolation line) for one packaged run; never raises.  With
     ``pictures_dir``, failing public cases are drawn there (``verdict.pictures``).  The run takes the
     cold path of ``judge grade`` (:func:`judge.oneshot.grade_once`): every packaged run is a cold start."""
@@ -153,7 +159,7 @@ def grade_submission(problem: Path, submission: Submission, pictures_dir: Path |
     return verdict, bundle, line
 
 
-def learner_safe(verdict):
+def learner_safe(verdict: Verdict) -> Verdict:
     """The verdict as a learner may see it, the same view the learner page gets
     (:mod:`judge.service.lti.learner_view`): hidden cases keep their status but no message, shape, value or
     output (their shapes and exception texts give their arguments away); printed text only from loading and
@@ -182,7 +188,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
-                 render: Callable[[object, object], str], pictures_dir: Path | None = None) -> int:
+                 render: Callable[[Verdict, Bundle | None], str], pictures_dir: Path | None = None) -> int:
     """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0."""
     try:
         verdict, bundle, line = grade_submission(problem, submission(), pictures_dir)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO
 
 CACHE_SCHEMA = "2"
 
@@ -52,7 +53,7 @@ def bundle_cache_dir(bundle_id: str, digest: str) -> Path | None:
     return folder
 
 
-def write_atomic(path: Path, write: Callable[[object], None]) -> None:
+def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
     """Write through a temporary file and rename, so readers never see half a file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:

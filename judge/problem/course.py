@@ -36,7 +36,7 @@ class CourseSpec(_Strict):
     problems: list[Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _once_each(self) -> "CourseSpec":
+    def _once_each(self) -> CourseSpec:
         seen: set[str] = set()
         for pid in self.problems:
             if pid in seen:

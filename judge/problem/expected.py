@@ -18,8 +18,8 @@ from judge.errors import BundleError
 from judge.problem.cache import bundle_cache_dir, write_atomic
 from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
-from judge.problem.modules import import_bundle_file, require_callables
 from judge.problem.models import FunctionSpec
+from judge.problem.modules import import_bundle_file, require_callables
 from judge.sandbox.outputs import NotAnOutput, Packed, pack
 
 
@@ -44,9 +44,9 @@ def load_reference(bundle: Bundle) -> ModuleType:
         from judge.problem.recorded import load_recorded
 
         path = bundle.root / bundle.spec.handout.recorded
-        module = load_recorded(path, "reference")
-        require_callables(module, [f.name for f in bundle.spec.functions], path, "the recorded reference")
-        return module  # type: ignore[return-value] - it answers like the module, on the public cases
+        recorded = load_recorded(path, "reference")
+        require_callables(recorded, [f.name for f in bundle.spec.functions], path, "the recorded reference")
+        return recorded  # type: ignore[return-value]  # it answers like the module, on the public cases
     path = bundle.reference_path
     module = import_bundle_file(path, f"_judge_reference_{bundle.id.replace('-', '_')}", "the reference")
     require_callables(module, [f.name for f in bundle.spec.functions], path, "the reference")
@@ -66,8 +66,11 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
         except Exception as exc:  # noqa: BLE001
             if raises_expected(exc, case.raises):
                 return Expected(np.zeros((0,), dtype=np.float64))
-            raise BundleError(str(bundle.reference_path), None, f"case {case.id} must raise {case.raises}, but the "
-                                                                f"reference raised {type(exc).__name__}: {exc}") from None
+            raise BundleError(
+                str(bundle.reference_path),
+                None,
+                f"case {case.id} must raise {case.raises}, but the reference raised {type(exc).__name__}: {exc}",
+            ) from None
         raise BundleError(str(bundle.reference_path), None,
                           f"case {case.id} must raise {case.raises}, but the reference returned {type(out).__name__}")
     try:
@@ -79,8 +82,11 @@ def _compute(bundle: Bundle, reference: ModuleType, inputs: InputFile, index: in
     try:
         packed = packed_output(function, out)
     except NotAnOutput as what:
-        raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned {what}; "
-                                                            f"{function.name} returns {function.wire_returns}") from None
+        raise BundleError(
+            str(bundle.reference_path),
+            None,
+            f"case {case.id}: the reference returned {what}; {function.name} returns {function.wire_returns}",
+        ) from None
     if not np.isfinite(packed.values).all():
         raise BundleError(str(bundle.reference_path), None, f"case {case.id}: the reference returned NaN or inf")
     return Expected(np.array(packed.values, dtype=np.float64, order="C"), packed.part_shapes)  # 0-d stays 0-d
@@ -126,9 +132,9 @@ def expected_outputs(bundle: Bundle, inputs: InputFile, use_disk: bool = True) -
         out = _compute(bundle, reference, inputs, index)
         if path is not None:
             try:
-                if out.parts is not None:
-                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))
-                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))
+                if out.parts is not None and parts_path is not None:
+                    write_atomic(parts_path, lambda f, out=out: f.write(json.dumps(out.parts).encode()))  # type: ignore[misc]  # mypy cannot type a lambda with a default
+                write_atomic(path, lambda f, out=out: np.save(f, out.values, allow_pickle=False))  # type: ignore[misc]  # mypy cannot type a lambda with a default
                 out = Expected(_load(path), out.parts)
             except OSError:
                 pass

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from judge.sandbox import memfd
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
+from judge.sandbox import memfd
 from judge.sandbox.contract import ArgSpec, ArrayRef
 from judge.sandbox.wire import align
 
@@ -95,18 +95,21 @@ class _Placed:
 def generate(spec: Generate) -> np.ndarray:
     rng = np.random.default_rng(spec.seed)
     shape = tuple(spec.shape)
+    arr: np.ndarray
+    # Generate's validator pairs each distribution with its parameters (low and high, p): never None below.
     if spec.distribution == "normal":
         arr = rng.standard_normal(shape) * spec.scale
     elif spec.distribution == "uniform":
-        arr = rng.uniform(-spec.scale, spec.scale, shape) if spec.low is None else rng.uniform(spec.low, spec.high, shape)
+        arr = rng.uniform(-spec.scale, spec.scale, shape) if spec.low is None \
+            else rng.uniform(spec.low, spec.high, shape)  # type: ignore[arg-type]
     elif spec.distribution == "ones":
         arr = np.ones(shape) * spec.scale
     elif spec.distribution == "zeros":
         arr = np.zeros(shape)
     elif spec.distribution == "integers":
-        arr = rng.integers(int(spec.low), int(spec.high), shape)
+        arr = rng.integers(int(spec.low), int(spec.high), shape)  # type: ignore[arg-type]
     elif spec.distribution == "bernoulli":
-        arr = rng.random(shape) < spec.p
+        arr = rng.random(shape) < spec.p  # type: ignore[operator]
     elif spec.distribution == "tril":
         arr = np.broadcast_to(np.tri(shape[-2], shape[-1], dtype=bool), shape).copy()
     else:

@@ -52,8 +52,12 @@ def _check_domains(spec: ProblemSpec, spec_path: Path) -> None:
         missing = [p for p in function.params if p not in domain.args]
         unknown = [a for a in domain.args if a not in function.params]
         if missing or unknown:
-            raise BundleError(str(spec_path), where, f"{function.name}: the domain must name every parameter and "
-                              f"no other (missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'})")
+            raise BundleError(
+                str(spec_path),
+                where,
+                f"{function.name}: the domain must name every parameter and "
+                f"no other (missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'})",
+            )
         for name, arg in domain.args.items():
             if not isinstance(arg, ArrayDomain):
                 continue

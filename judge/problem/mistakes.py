@@ -32,13 +32,13 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from judge.errors import BundleError
-from judge.problem.modules import import_bundle_file
 from judge.problem.models import Tolerance, _Strict
+from judge.problem.modules import import_bundle_file
 from judge.problem.yamlfile import LineMap, validate_with_lines
 
 # Recognisers the judge implements itself, driven by facts; a bundle may reword them.
@@ -112,7 +112,7 @@ class Bank:
     cache: dict = field(default_factory=dict, repr=False)
     cached_bytes: int = 0
 
-    def remember(self, key: tuple, value):
+    def remember(self, key: tuple, value: Any) -> Any:
         """Keep a computed output (bounded: the cache is emptied when it grows past CACHE_BYTES)."""
         size = getattr(value[0] if isinstance(value, tuple) else value, "nbytes", 0)
         if self.cached_bytes + size > CACHE_BYTES:
@@ -168,7 +168,7 @@ def check_bank(path: Path, spec: MistakesFile, functions: set[str], lines: LineM
 def _named_in_yaml(spec: MistakesFile) -> list[tuple[tuple, str, str]]:
     """Every name of the mistakes module that mistakes.yaml uses: the key it is written at, the name, where that
     is in words."""
-    names = [(("mistakes", k, "implements", fn), attr, f"mistake {m.id}, implements {fn}")
+    names: list[tuple[tuple, str, str]] = [(("mistakes", k, "implements", fn), attr, f"mistake {m.id}, implements {fn}")
              for k, m in enumerate(spec.mistakes) for fn, attr in m.implements.items()]
     names += [(("properties", k, "check"), p.check, f"property {p.id}, check") for k, p in enumerate(spec.properties)]
     if spec.family is not None:
@@ -191,7 +191,7 @@ def load_bank(root: Path, name: str, functions: set[str], recorded: str | None =
             raise BundleError(str(path), None, "a hand-out's bank holds mistakes only (properties and the family "
                                                "need the mistakes module's code)")
         module_path = root / recorded
-        module = load_recorded(module_path, "mistakes")
+        module: ModuleType | RecordedModule = load_recorded(module_path, "mistakes")
     else:
         module_path = root / spec.module
         module = import_bundle_file(module_path, f"_judge_mistakes_{root.name.replace('-', '_')}",
@@ -200,7 +200,9 @@ def load_bank(root: Path, name: str, functions: set[str], recorded: str | None =
         if not callable(getattr(module, name, None)):
             defined = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None)))
             close = difflib.get_close_matches(name, defined, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else f" (it defines: {', '.join(defined[:12]) or 'nothing'})"
+            hint = (
+                f" (did you mean {close[0]!r}?)" if close else f" (it defines: {', '.join(defined[:12]) or 'nothing'})"
+            )
             raise BundleError(str(path), lines.get(key), f"{label}: {name}() is not defined in {module_path.name}"
                                                          f"{hint}")
     return Bank(spec=spec, module=module, path=path)

@@ -6,9 +6,9 @@ allowed imports, so a second problem needs no change to ``judge/``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator, Discriminator, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 SCHEMA_VERSION = 1
 NUMERIC_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8",
@@ -30,7 +30,7 @@ INT_LIMIT = (1 << 63) - 1
 
 def _int_range(name: str, lo: int, hi: int) -> None:
     """A domain's int range is within an int64 (negative ranges are valid: ``axis: {int: [-1, -1]}``)."""
-    if not (-INT_LIMIT <= lo and hi <= INT_LIMIT):
+    if not (lo >= -INT_LIMIT and hi <= INT_LIMIT):
         raise ValueError(f"{name}: [{lo}, {hi}] goes beyond an int64 (+-{INT_LIMIT})")
 
 
@@ -81,10 +81,10 @@ class IntDomain(_Strict):
 
     int: tuple[int, int]
     #: Values a counterexample tries first (after the default); the smallest in range are tried anyway.
-    simple: list[int] = []
+    simple: list[int] = []  # type: ignore[valid-type]  # the builtin: an annotation-only field binds no name
 
     @model_validator(mode="after")
-    def _ordered(self) -> "IntDomain":
+    def _ordered(self) -> IntDomain:
         if self.int[0] > self.int[1]:
             raise ValueError(f"int: [{self.int[0]}, {self.int[1]}] is empty")
         _int_range("int", *self.int)
@@ -97,10 +97,10 @@ class FloatDomain(_Strict):
     """A float argument: every value in ``float: [lo, hi]`` is valid."""
 
     float: tuple[float, float]
-    simple: list[float] = []
+    simple: list[float] = []  # type: ignore[valid-type]  # the builtin: an annotation-only field binds no name
 
     @model_validator(mode="after")
-    def _ordered(self) -> "FloatDomain":
+    def _ordered(self) -> FloatDomain:
         _finite("float", *self.float)
         _finite("simple", *self.simple)
         if not self.float[0] <= self.float[1]:
@@ -124,8 +124,9 @@ class ArrayShape(_Strict):
     axes: dict[str, tuple[int, int]] = Field(min_length=1)
     leading: tuple[int, int] = (0, 0)
     leading_size: tuple[int, int] = (1, 3)
-    dtypes: list[InputDtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)
-    layouts: list[Literal["c", "fortran", "strided"]] = Field(default_factory=lambda: ["c"], min_length=1)
+    # mypy infers list[str] for these lambdas' literals; pydantic checks the defaults against the Literal anyway
+    dtypes: list[InputDtypeName] = Field(default_factory=lambda: ["float64"], min_length=1)  # type: ignore[arg-type]
+    layouts: list[Literal["c", "fortran", "strided"]] = Field(default_factory=lambda: ["c"], min_length=1)  # type: ignore[arg-type]
     readonly: list[bool] = Field(default_factory=lambda: [False], min_length=1)
     values: tuple[float, float] = (-1.0, 1.0)
     integer: bool = False
@@ -134,7 +135,7 @@ class ArrayShape(_Strict):
     indexes: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 
     @model_validator(mode="after")
-    def _ranges(self) -> "ArrayShape":
+    def _ranges(self) -> ArrayShape:
         for name, (lo, hi) in self.axes.items():
             if not 1 <= lo <= hi:
                 raise ValueError(f"axes: {name}: [{lo}, {hi}] must satisfy 1 <= lo <= hi")
@@ -173,11 +174,12 @@ def _domain_kind(value: object) -> str | None:
     """Which kind of argument domain ``value`` is, by its one key (a clear error otherwise, not three)."""
     if isinstance(value, dict):
         return next((k for k in ("int", "float", "array") if k in value), None)
-    return {IntDomain: "int", FloatDomain: "float", ArrayDomain: "array"}.get(type(value))
+    kinds: dict[type, str] = {IntDomain: "int", FloatDomain: "float", ArrayDomain: "array"}
+    return kinds.get(type(value))
 
 
 ArgDomain = Annotated[
-    Union[Annotated[IntDomain, Tag("int")], Annotated[FloatDomain, Tag("float")], Annotated[ArrayDomain, Tag("array")]],
+    Annotated[IntDomain, Tag("int")] | Annotated[FloatDomain, Tag("float")] | Annotated[ArrayDomain, Tag("array")],
     Discriminator(_domain_kind, custom_error_type="domain_kind",
                   custom_error_message="an argument's domain is int: [lo, hi], float: [lo, hi] or array: {...}")]
 
@@ -211,7 +213,7 @@ class TupleReturns(_Strict):
     names: list[str] = Field(alias="tuple", min_length=2, max_length=16)
 
     @model_validator(mode="after")
-    def _distinct(self) -> "TupleReturns":
+    def _distinct(self) -> TupleReturns:
         if len(set(self.names)) != len(self.names):
             raise ValueError("tuple: every item needs its own name")
         return self
@@ -223,7 +225,7 @@ class FunctionSpec(_Strict):
     params: list[str]
     #: ``array`` (a numpy.ndarray), ``scalar`` (one number: a Python or numpy number, or a 0-d array) or
     #: ``{tuple: [names]}`` (a tuple of arrays or numbers).
-    returns: Union[Literal["array", "scalar"], TupleReturns] = "array"
+    returns: Literal["array", "scalar"] | TupleReturns = "array"
     output_dtypes: list[DtypeName] = ["float64"]
     summary: str = ""
     axes: list[AxisSpec] = Field(default_factory=list, description="the output's trailing axes, in order")
@@ -313,13 +315,19 @@ class Generate(_Strict):
     p: float | None = Field(None, ge=0, le=1)
 
     @model_validator(mode="after")
-    def _positive(self) -> "Generate":
+    def _positive(self) -> Generate:
         if any(n < 1 for n in self.shape):
             raise ValueError("every dimension of shape must be >= 1")
-        if self.distribution == "integers" and (self.low is None or self.high is None
-                                                or not float(self.low).is_integer() or not float(self.high).is_integer()):
+        if self.distribution == "integers" and (
+            self.low is None
+            or self.high is None
+            or not float(self.low).is_integer()
+            or not float(self.high).is_integer()
+        ):
             raise ValueError("integers needs whole numbers low and high (values are drawn from [low, high))")
-        if (self.low is None) != (self.high is None) or (self.low is not None and self.low >= self.high):
+        if (self.low is None) != (self.high is None) or (
+            self.low is not None and self.high is not None and self.low >= self.high
+        ):
             raise ValueError("low and high come together, low < high")
         if self.distribution not in ("integers", "uniform") and self.low is not None:
             raise ValueError("low and high belong to distribution: integers or uniform")
@@ -338,14 +346,14 @@ class ArrayArg(_Strict):
     readonly: bool = False
 
     @model_validator(mode="after")
-    def _one_source(self) -> "ArrayArg":
+    def _one_source(self) -> ArrayArg:
         if (self.literal is None) == (self.generate is None):
             raise ValueError("an array argument needs exactly one of 'literal' or 'generate'")
         return self
 
 
-Scalar = Union[int, float, bool, str, None]
-ArgValue = Union[ArrayArg, Scalar]
+Scalar = int | float | bool | str | None
+ArgValue = ArrayArg | Scalar
 
 
 class CaseSpec(_Strict):

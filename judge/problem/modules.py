@@ -8,9 +8,9 @@ It is never imported in a process that learner code can read.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable
 
 from judge.errors import BundleError
 
@@ -30,7 +30,7 @@ def import_bundle_file(path: Path, module_name: str, what: str) -> ModuleType:
     return module
 
 
-def require_callables(module: ModuleType, names: Iterable[str], path: Path, what: str) -> None:
+def require_callables(module: object, names: Iterable[str], path: Path, what: str) -> None:
     for name in names:
         if not callable(getattr(module, name, None)):
             raise BundleError(str(path), None, f"{what} does not define {name}()")

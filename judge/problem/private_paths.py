@@ -8,8 +8,8 @@ team found the bundle's text beyond the bundle folder: a git checkout's packed
 history holds every ``reference.py`` ever committed, and a course repository
 keeps accepted example solutions beside its problems.  So the list is: the
 bundle, the problems folder holding it, the problems an installed judge carries
-(``judge/bundles/``), the judge's cache (expected outputs), and around each of those and the judge's own package, any checkout's ``.git``
-and a checkout's ``problems/`` and ``submissions/`` folders.
+(``judge/bundles/``), the judge's cache (expected outputs), and around each of those and the judge's own package,
+any checkout's ``.git`` and a checkout's ``problems/`` and ``submissions/`` folders.
 
 Imports only the standard library: a cold start computes it before its heavy imports.
 """

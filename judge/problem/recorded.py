@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -63,12 +64,12 @@ class RecordedModule:
         self._table = table
         self._what = what
 
-    def __getattr__(self, attr: str) -> Callable[..., np.ndarray]:
+    def __getattr__(self, attr: str) -> Callable[..., np.ndarray | tuple[np.ndarray, ...]]:
         if attr.startswith("_") or attr not in self._table:
             raise AttributeError(attr)
         files = self._table[attr]
 
-        def recorded(**values: Any) -> np.ndarray:
+        def recorded(**values: Any) -> np.ndarray | tuple[np.ndarray, ...]:
             name = files.get(inputs_key(values))
             if name is None:
                 raise NotRecorded(f"{self._what}: {attr} has no recorded output for these inputs (a hand-out "

@@ -12,8 +12,12 @@ or 1 changes nothing; memory, process and output limits are never scaled.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from judge.errors import JudgeError
+
+if TYPE_CHECKING:
+    from judge.problem.models import CasesFile, ProblemSpec
 
 ENV = "JUDGE_TIME_SCALE"
 
@@ -32,7 +36,7 @@ def time_scale() -> float:
     return value
 
 
-def scale_times(spec, cases):
+def scale_times(spec: ProblemSpec, cases: CasesFile) -> tuple[ProblemSpec, CasesFile]:
     """``spec`` and ``cases`` (a bundle's ProblemSpec and CasesFile) with their time limits scaled."""
     factor = time_scale()
     if factor == 1.0:

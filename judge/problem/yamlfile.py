@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from judge.errors import BundleError
 
@@ -86,11 +86,11 @@ def _load_yaml(path: Path) -> tuple[Any, LineMap]:
     return data, LineMap(text)
 
 
-def _validate(model: type, path: Path) -> Any:
+def _validate(model: type[BaseModel], path: Path) -> Any:
     return validate_with_lines(model, path)[0]
 
 
-def validate_with_lines(model: type, path: Path) -> tuple[Any, LineMap]:
+def validate_with_lines(model: type[BaseModel], path: Path) -> tuple[Any, LineMap]:
     """The file validated by ``model``, and where its keys sit (for errors found after validation)."""
     data, lines = _load_yaml(path)
     if not isinstance(data, dict):
@@ -148,13 +148,11 @@ def _suggest(model: type, loc: tuple) -> str | None:
     return close[0] if close else None
 
 
-def _fields_at(model: type, loc: tuple) -> list[str]:
+def _fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
     """The field names of the sub-model at ``loc`` (through nested models, lists and optionals), if one is found."""
     import typing
 
-    from pydantic import BaseModel
-
-    def models(annotation: Any) -> list[type]:
+    def models(annotation: Any) -> list[type[BaseModel]]:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             return [annotation]
         return [m for arg in typing.get_args(annotation) for m in models(arg)]
@@ -163,7 +161,7 @@ def _fields_at(model: type, loc: tuple) -> list[str]:
     for part in loc:
         if isinstance(part, int):
             continue  # an item of a list: the list's item model, already in ``current``
-        nxt: list[type] = []
+        nxt: list[type[BaseModel]] = []
         for m in current:
             field = m.model_fields.get(part)
             if field is not None:

@@ -16,7 +16,7 @@ import errno
 import os
 import stat
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 _ACL_XATTR = "system.posix_acl_access"
 _ACL_VERSION = 2

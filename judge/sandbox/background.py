@@ -11,7 +11,8 @@ its numpy import (:mod:`judge.sandbox.zygote_boot`).  This module imports only
 from __future__ import annotations
 
 import threading
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 

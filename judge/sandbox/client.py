@@ -11,17 +11,16 @@ ahead, before the judge's imports.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
 from typing import TYPE_CHECKING
 
-from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox import memfd
 from judge.sandbox.contract import BackendError, Capture, Hello, RunReport, RunRequest
 from judge.sandbox.launch import Launched, spawn
 from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.modes import mode_named
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 
 if TYPE_CHECKING:
     from judge.isolation_record import Isolation
@@ -57,7 +56,7 @@ class ZygoteClient:
         self._last_uid: int | None = None  #: the uid the last run ran as (mode reduced: it may change between runs)
 
     @classmethod
-    def take_over(cls, launched: Launched) -> "ZygoteClient":
+    def take_over(cls, launched: Launched) -> ZygoteClient:
         """The client of a zygote launched ahead (:func:`judge.sandbox.launch.full_ahead`)."""
         return cls(launched.mode, launched.name, launched=launched)
 
@@ -77,7 +76,7 @@ class ZygoteClient:
         return self._wait_ready()
 
     @property
-    def isolation(self) -> "Isolation":
+    def isolation(self) -> Isolation:
         from judge.isolation_record import Isolation  # pydantic: imported when a run needs it, not at start-up
 
         hello = self.hello
@@ -116,7 +115,7 @@ class ZygoteClient:
             message["gated"] = True
         source_fd = memfd.sealed_bytes("judge-source", source)
         captures = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr")]
-        fds = [self.result_buffer.fd, source_fd, *captures] + ([inputs_fd] if inputs_fd is not None else [])
+        fds = [buffer.fd, source_fd, *captures] + ([inputs_fd] if inputs_fd is not None else [])
         try:
             with self._lock:
                 self._wait_ready()

@@ -46,17 +46,21 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judge.sandbox.result_buffer import ResultBuffer, buffer_for
+from judge.isolation_record import Isolation
 from judge.sandbox.cgroups.counters import EngineGroup
-from judge.sandbox.launch import START_ENV
 from judge.sandbox.container_entry import INPUTS, MOUNT_DIR, REPORT_MARKER, RUN_FILES
 from judge.sandbox.contract import SANDBOX_UID, BackendError, Capture, Hello, RunReport, RunRequest
+from judge.sandbox.launch import START_ENV
 from judge.sandbox.modes import mode_named
 from judge.sandbox.progress import PAGE_BYTES, PHASE_SETUP, ProgressFile
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 from judge.sandbox.supervisor import USAGE_FIELDS
 from judge.sandbox.watch import POLL_SECONDS, Watchdog
-from judge.isolation_record import Isolation
+
+if TYPE_CHECKING:
+    from docker.models.containers import Container
 
 DEFAULT_IMAGE = "numpy-judge:sandbox"
 IMAGE_ENV = "JUDGE_CONTAINER_IMAGE"
@@ -97,7 +101,9 @@ class ContainerClient:
         try:
             import docker
         except ImportError as exc:
-            raise ContainerError("the container backend needs the 'docker' Python package (pip install docker)") from exc
+            raise ContainerError(
+                "the container backend needs the 'docker' Python package (pip install docker)"
+            ) from exc
         self.image = image or default_image()
         self.name = f"numpy-judge-{uuid.uuid4().hex[:12]}"
         self._lock = threading.Lock()
@@ -196,7 +202,7 @@ class ContainerClient:
         fd = os.open(path + ".part", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
             offset = 0
-            while key != "empty" and offset < size:
+            while inputs_fd is not None and key != "empty" and offset < size:
                 chunk = os.pread(inputs_fd, min(size - offset, 1 << 20), offset)
                 if not chunk:
                     break
@@ -209,7 +215,7 @@ class ContainerClient:
         self._inputs[key] = path
         return path
 
-    def _create(self, request: RunRequest, run_dir: Path, inputs: str, group: EngineGroup | None):
+    def _create(self, request: RunRequest, run_dir: Path, inputs: str, group: EngineGroup | None) -> Container:
         from docker.types import LogConfig, Mount
 
         limits = request.limits
@@ -230,7 +236,9 @@ class ContainerClient:
             log_config=LogConfig(type="json-file", config={"max-size": "256k", "max-file": "1"}),
             **kwargs)
 
-    def _supervise(self, container, request: RunRequest, progress: ProgressFile, report: RunReport) -> int | None:
+    def _supervise(
+        self, container: Container, request: RunRequest, progress: ProgressFile, report: RunReport
+    ) -> int | None:
         """Wait for the container's end, killing it on a wall limit; returns the engine's exit code."""
         done = threading.Event()
         outcome: dict = {}
@@ -327,6 +335,8 @@ class ContainerClient:
             report.memory_peak = counters.memory_peak if counters else None
             report.stdout = _capture(run_dir / "stdout")
             report.stderr = _capture(run_dir / "stderr")
+            if self.result_buffer is None:
+                raise BackendError("run() before result_buffer_for(size)")
             self._copy_results(run_dir / "results", self.result_buffer.fd, request.result_size)
             report.elapsed_ns = time.monotonic_ns() - started
             return report
@@ -343,7 +353,7 @@ class ContainerClient:
             shutil.rmtree(run_dir, ignore_errors=True)
 
     @staticmethod
-    def _init_report(container) -> dict:
+    def _init_report(container: Container) -> dict:
         """The sandbox init's report line from the engine's log (only the init holds that stream)."""
         import docker
 

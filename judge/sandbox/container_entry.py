@@ -94,7 +94,8 @@ def main() -> None:
             os._exit(SETUP_FAILED_EXIT)
 
     sandbox_init(request, RunMaps(inputs, pristine, results, stdout_fd, stderr_fd), progress,
-                 lambda: policy.mode.become(policy, limits, report_fd), report, report_fd)
+                 lambda: policy.mode.become(policy, limits, report_fd),  # type: ignore[call-arg]  # mode container's
+                 report, report_fd)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ a report comes from the learner's process, which only writes result slots
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the zygote imports this module: it must not load pydantic and the verdict models
     from judge.isolation_record import Isolation
+    from judge.sandbox.result_buffer import ResultBuffer
 
 # -- constants every backend shares (defined here once) ----------------------
 #: The uid (and gid) learner code runs as in the full, rootless and container modes.
@@ -67,7 +69,7 @@ class ArrayRef:
         return {**asdict(self), "shape": list(self.shape), "strides": list(self.strides)}
 
     @classmethod
-    def from_wire(cls, data: dict) -> "ArrayRef":
+    def from_wire(cls, data: dict) -> ArrayRef:
         return cls(offset=int(data["offset"]), nbytes=int(data["nbytes"]), dtype=str(data["dtype"]),
                    shape=tuple(int(n) for n in data["shape"]), strides=tuple(int(n) for n in data["strides"]),
                    readonly=bool(data.get("readonly")), region=int(data["region"]))
@@ -85,7 +87,7 @@ class ArgSpec:
         return [self.name, {"array": self.array.to_wire()} if self.array is not None else {"scalar": self.scalar}]
 
     @classmethod
-    def from_wire(cls, data: list) -> "ArgSpec":
+    def from_wire(cls, data: list) -> ArgSpec:
         name, spec = data
         if "array" in spec:
             return cls(str(name), array=ArrayRef.from_wire(spec["array"]))
@@ -114,7 +116,7 @@ class Call:
         return wire
 
     @classmethod
-    def from_wire(cls, data: dict) -> "Call":
+    def from_wire(cls, data: dict) -> Call:
         return cls(case=int(data["case"]), function=str(data["function"]),
                    args=tuple(ArgSpec.from_wire(a) for a in data["args"]), slot_offset=int(data["slot_offset"]),
                    slot_capacity=int(data["slot_capacity"]), wall_seconds=float(data["wall_seconds"]),
@@ -145,7 +147,7 @@ class RunRequest:
         return {**self.to_wire(), "source": ""}, self.source.encode("utf-8")
 
     @classmethod
-    def from_wire(cls, data: dict) -> "RunRequest":
+    def from_wire(cls, data: dict) -> RunRequest:
         return cls(source=data.get("source", ""), calls=tuple(Call.from_wire(c) for c in data["calls"]),
                    input_size=int(data["input_size"]),
                    result_size=int(data["result_size"]), limits=RunLimits(**data["limits"]),
@@ -172,7 +174,7 @@ class Hello:
         return {**asdict(self), "notes": list(self.notes)}
 
     @classmethod
-    def from_wire(cls, data: dict) -> "Hello":
+    def from_wire(cls, data: dict) -> Hello:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["notes"] = tuple(str(n) for n in values.get("notes", ()))
@@ -187,7 +189,7 @@ class Capture:
     bytes: int = 0
 
     @classmethod
-    def read(cls, fd: int) -> "Capture":
+    def read(cls, fd: int) -> Capture:
         """The first CAPTURE_BYTES of a capture file (decoded, invalid UTF-8 replaced) and its full size.
 
         Every backend reads its capture files with this, so the judge's per-call split
@@ -254,7 +256,7 @@ class RunReport:
         return asdict(self)
 
     @classmethod
-    def from_wire(cls, data: dict) -> "RunReport":
+    def from_wire(cls, data: dict) -> RunReport:
         known = {f.name for f in fields(cls)}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         for name in ("stdout", "stderr"):
@@ -301,7 +303,7 @@ class SandboxBackend(Protocol):
     def isolation(self) -> Isolation:
         """How this backend isolates runs (goes into every verdict).  May wait for start-up."""
 
-    def result_buffer_for(self, size: int):  # -> judge.sandbox.result_buffer.ResultBuffer
+    def result_buffer_for(self, size: int) -> ResultBuffer:
         """The buffer runs write their result slots into, at least ``size`` bytes."""
 
     def run(self, request: RunRequest, inputs_fd: int | None) -> RunReport:

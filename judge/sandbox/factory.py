@@ -16,6 +16,7 @@ from judge.sandbox.launch import AHEAD_MODE
 from judge.sandbox.modes import mode_named
 
 if TYPE_CHECKING:
+    from judge.sandbox.client import ZygoteClient
     from judge.sandbox.launch import Launched
 
 
@@ -89,14 +90,14 @@ class PrestartedFactory:
         if first is not None:
             first.close()
 
-    def __enter__(self) -> "PrestartedFactory":
+    def __enter__(self) -> PrestartedFactory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def full_zygote_ahead(mode: str | None = None) -> SandboxBackend | None:
+def full_zygote_ahead(mode: str | None = None) -> ZygoteClient | None:
     """Full's zygote, launched now, if mode full is the likely outcome for ``mode`` (None/auto/full; see
     :func:`judge.sandbox.launch.full_likely`); else None.  Its caller stops it if the ladder disagrees."""
     from judge.sandbox.launch import full_ahead
@@ -127,25 +128,26 @@ def prestarted_factory_for(mode: str | None = None, unsafe_no_sandbox: bool = Fa
     ~20 ms.  If the ladder then chooses another mode (or refuses), that zygote is killed unused.
     ``ahead``: full's zygote, launched even earlier by the caller (:mod:`judge.entry`)."""
     mode = _mode_of(backend, mode)
+    first: ZygoteClient | None = None
     if ahead is not None:
         from judge.sandbox.client import ZygoteClient
 
-        ahead = ZygoteClient.take_over(ahead)
-    if ahead is not None and mode not in (None, "auto", AHEAD_MODE):
-        ahead.abandon()
-        ahead = None
-    if ahead is None and mode in (None, "auto", AHEAD_MODE):
-        ahead = full_zygote_ahead(mode)
+        first = ZygoteClient.take_over(ahead)
+    if first is not None and mode not in (None, "auto", AHEAD_MODE):
+        first.abandon()
+        first = None
+    if first is None and mode in (None, "auto", AHEAD_MODE):
+        first = full_zygote_ahead(mode)
     try:
         factory = backend_factory_for(mode, unsafe_no_sandbox, image)
     except BaseException:
-        if ahead is not None:
-            ahead.abandon()
+        if first is not None:
+            first.abandon()
         raise
-    if ahead is not None and factory.mode != AHEAD_MODE:
-        ahead.abandon()
-        ahead = None
-    return PrestartedFactory(factory, ahead)
+    if first is not None and factory.mode != AHEAD_MODE:
+        first.abandon()
+        first = None
+    return PrestartedFactory(factory, first)
 
 
 def stop_launched(launched: Launched | None) -> None:

@@ -18,14 +18,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from judge.sandbox.result_buffer import ResultBuffer, buffer_for
+from judge.isolation_record import Isolation
 from judge.sandbox import wire
 from judge.sandbox.contract import BackendError, RunReport, RunRequest, SandboxBackend
-from judge.isolation_record import Isolation
+from judge.sandbox.result_buffer import ResultBuffer, buffer_for
 
 
 def source_key(source: str) -> str:
@@ -66,7 +66,7 @@ class StoredRun:
                           indent=1)
 
     @classmethod
-    def from_json(cls, text: str) -> "StoredRun":
+    def from_json(cls, text: str) -> StoredRun:
         data = json.loads(text)
         return cls(report=RunReport.from_wire(data["report"]), isolation=Isolation(**data["isolation"]),
                    slots={int(k): (base64.b64decode(h), base64.b64decode(d)) for k, (h, d) in data["slots"].items()},
@@ -91,7 +91,7 @@ class ReplayBackend:
         self._closed = False
 
     @classmethod
-    def from_runs(cls, runs: dict[str, StoredRun]) -> "ReplayBackend":
+    def from_runs(cls, runs: dict[str, StoredRun]) -> ReplayBackend:
         """Answers a request with the run stored for it (:func:`run_key`: its source and its calls);
         BackendError otherwise, as a sandbox that cannot run it would."""
         def handler(request: RunRequest) -> StoredRun:
@@ -103,7 +103,7 @@ class ReplayBackend:
         return cls(handler)
 
     @classmethod
-    def from_dir(cls, folder: str | Path) -> "ReplayBackend":
+    def from_dir(cls, folder: str | Path) -> ReplayBackend:
         runs = {}
         for path in sorted(Path(folder).glob("*.json")):
             run = StoredRun.from_json(path.read_text())

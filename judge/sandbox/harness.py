@@ -21,8 +21,8 @@ import numpy as np
 
 from judge.sandbox import wire
 from judge.sandbox.contract import ArgSpec, Call, RunRequest
-from judge.sandbox.outputs import NotAnOutput, pack
 from judge.sandbox.linux import memcmp_equal
+from judge.sandbox.outputs import NotAnOutput, pack
 from judge.sandbox.progress import PHASE_DONE, PHASE_LOADING, PHASE_RUNNING, ProgressPage
 
 SUBMISSION_FILENAME = "submission.py"
@@ -111,7 +111,7 @@ class Harness:
         return arr
 
     def _changed_arguments(self, call: Call) -> list[str]:
-        changed = []
+        changed: list[str] = []
         if self.inputs is None or self.pristine is None:
             return changed
         base_in = np.frombuffer(self.inputs, np.uint8).ctypes.data
@@ -142,7 +142,7 @@ class Harness:
         return namespace
 
     def run_call(self, namespace: dict, call: Call) -> None:
-        function = namespace.get(call.function)
+        function: Any = namespace.get(call.function)  # None if absent: the call raises, as the learner's
         args = {spec.name: self._argument(spec) for spec in call.args}
         self.progress.set(call.case, PHASE_RUNNING)
         before = _offsets()
@@ -152,13 +152,13 @@ class Harness:
         except BaseException as exc:  # noqa: BLE001
             elapsed = time.perf_counter_ns() - start
             _print_traceback(exc)
-            fields = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed,
+            fields: dict[str, Any] = {"outcome": wire.RAISED, "message": _exception_message(exc), "time_ns": elapsed,
                       "spans": _spans(before, _offsets()), "exception": _exception_types(exc)}
             fields["changed"] = self._changed_arguments(call)
             self._write(call, fields)
             return
         elapsed = time.perf_counter_ns() - start
-        fields: dict[str, Any] = {"time_ns": elapsed, "changed": self._changed_arguments(call),
+        fields = {"time_ns": elapsed, "changed": self._changed_arguments(call),
                                   "spans": _spans(before, _offsets())}
         if call.returns == "array" and _type(value) is not _ndarray:
             fields.update(outcome=wire.RETURNED_OTHER, message=_describe(value))

@@ -27,8 +27,12 @@ import errno
 import os
 import stat
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from judge.sandbox import linux
+
+if TYPE_CHECKING:
+    from judge.sandbox.rootfs import RootPlan
 
 # x86_64 and the generic table (aarch64, riscv64) agree on these numbers.
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
@@ -92,7 +96,7 @@ class FileView:
     rules: list[Rule] = field(default_factory=list)
 
     @classmethod
-    def for_root_plan(cls, plan) -> "FileView":
+    def for_root_plan(cls, plan: RootPlan) -> FileView:
         """The same tree as mode full's new root (:class:`judge.sandbox.rootfs.RootPlan`): the system folders, the
         standard library and the allowed packages read-only, the site-packages folders masked (only the allowed
         packages beneath them), and four devices."""
@@ -149,7 +153,7 @@ def restrict_self(abi: int, opened: list[tuple[int, int]], workdir: str | None) 
             os.close(own)
 
 
-def _call(number: int, *args, what: str) -> int:
+def _call(number: int, *args: object, what: str) -> int:
     result = _libc.syscall(ctypes.c_long(number), *args)
     if result < 0:
         err = ctypes.get_errno() or errno.EINVAL

@@ -55,7 +55,7 @@ def reap_children() -> None:
 
 
 def kill_descendants(timeout: float = KILL_WAIT_SECONDS, proc: int | None = None,
-                     exclude: set[int] = frozenset()) -> tuple[int, set[int]]:
+                     exclude: set[int] | frozenset[int] = frozenset()) -> tuple[int, set[int]]:
     """SIGKILL and reap every descendant of this process but ``exclude`` (a subreaper: a run's orphans end up as
     its children) until none is left or ``timeout`` passes: (how many there were, the pids still there).
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -39,7 +43,7 @@ NAMESPACE_FLAGS = {"pid": CLONE_NEWPID, "mount": CLONE_NEWNS, "network": CLONE_N
                    "uts": CLONE_NEWUTS}
 
 
-def namespace_flags(names) -> int:
+def namespace_flags(names: Iterable[str]) -> int:
     """The clone(2) flags of the named namespaces, or-ed together."""
     flags = 0
     for name in names:

@@ -16,6 +16,7 @@ past it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,7 @@ def kind_of(returns: str) -> tuple[str, int]:
     return (SCALAR, 0) if returns == SCALAR else (ARRAY, 0)
 
 
-def describe(value: object) -> str:
+def describe(value: Any) -> str:
     """What a value is, in a learner's words (exact types only: a subclass may lie about itself)."""
     kind = _type(value)
     if issubclass(kind, _ndarray):
@@ -87,7 +88,7 @@ def _item(value: object, what: str) -> np.ndarray:
     return number
 
 
-def pack(value: object, returns: str) -> Packed:
+def pack(value: Any, returns: str) -> Packed:
     """``value`` as the one array a slot holds (see the module's docstring); :class:`NotAnOutput` when it is not
     what ``returns`` asks for.  An array of the wrong shape is still an output: the judge says what is wrong."""
     kind, count = kind_of(returns)

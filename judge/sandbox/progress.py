@@ -1,8 +1,8 @@
 """A shared page where the harness notes which case it is in and since when.
 
 The supervisor reads it to apply per-case wall limits and to blame the right
-case when the process dies (the container backend: :class:`ProgressFile`).  The learner's code can scribble on it, which can
-only move the blame between its own cases: the total wall and CPU limits are
+case when the process dies (the container backend: :class:`ProgressFile`).  The learner's code can scribble on it,
+which can only move the blame between its own cases: the total wall and CPU limits are
 enforced from the supervisor's own clock and the kernel's records.
 """
 
@@ -31,7 +31,7 @@ class ProgressPage:
         self.set(-1, PHASE_SETUP)
 
     @classmethod
-    def over_file(cls, path: str) -> "ProgressPage":
+    def over_file(cls, path: str) -> ProgressPage:
         fd = os.open(path, os.O_RDWR)
         try:
             return cls(mmap.mmap(fd, PAGE_BYTES, access=mmap.ACCESS_WRITE))

@@ -46,7 +46,7 @@ class RootPlan:
     tmp_bytes: int = 16 << 20
 
     @classmethod
-    def for_this_interpreter(cls, packages: tuple[str, ...] = ("numpy",), tmp_bytes: int = 16 << 20) -> "RootPlan":
+    def for_this_interpreter(cls, packages: tuple[str, ...] = ("numpy",), tmp_bytes: int = 16 << 20) -> RootPlan:
         plan = cls(tmp_bytes=tmp_bytes)
         for top in ("usr", "lib", "lib64", "lib32", "bin", "sbin"):
             path = "/" + top

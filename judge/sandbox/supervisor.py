@@ -34,6 +34,8 @@ from judge.sandbox.seccomp import DenyListFilter
 from judge.sandbox.watch import POLL_SECONDS, MemoryWatch, Watchdog, kill_tree
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from judge.sandbox.modes.base import Mode
 
 NAMESPACE_FLAGS = linux.namespace_flags(NAMESPACES)
@@ -116,15 +118,16 @@ def child_limits(request: RunRequest, policy: Policy, budget: MemoryBudget | Non
                        processes=limits.max_processes + 1 if policy.own_uid_count else None)  # + the init
 
 
-def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, become, report, report_fd: int,
-                 become_learner=None, gate=None) -> None:
+def sandbox_init(request: RunRequest, maps: RunMaps, progress: ProgressPage, become: Callable[[], None],
+                 report: Callable[[dict | None], None], report_fd: int,
+                 become_learner: Callable[[], None] | None = None, gate: Callable[[], None] | None = None) -> None:
     """PID 1 of the sandbox (or its subreaper): isolate, fork the learner's process, reap, report.
 
     Never returns.  ``become()`` isolates this process (its mode's steps); ``report(dict)`` hands
     the learner's wait status -- a kernel record -- to the trusted side on ``report_fd``, which
-    only this init holds (the learner's process closes it).  The learner's code does not run as PID 1 itself, because the kernel drops
-    default-action signals sent to a namespace's init from inside it: ``abort()`` or a signal to
-    itself would not behave as on a normal machine.  This init has no signal handlers; once the
+    only this init holds (the learner's process closes it).  The learner's code does not run as PID 1 itself,
+    because the kernel drops default-action signals sent to a namespace's init from inside it: ``abort()`` or a
+    signal to itself would not behave as on a normal machine.  This init has no signal handlers; once the
     learner's process (in a process group of its own) is forked, it ignores every signal it can.  Shared by
     the process backend (report: a pipe to the supervisor) and the container backend (the
     engine's log).  ``become_learner()``, if given, runs in the learner's process right after the fork (mode

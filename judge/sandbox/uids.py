@@ -126,7 +126,7 @@ class UidClaim:
         os.close(self.fd)
 
 
-def claim(exclude: set[int] = frozenset()) -> UidClaim:
+def claim(exclude: set[int] | frozenset[int] = frozenset()) -> UidClaim:
     """A uid drawn at random from :func:`mapped_range`, not in use, not in ``exclude``, locked in
     :func:`lock_folder`."""
     folder = lock_folder()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Callable
+from collections.abc import Callable
 
 from judge.sandbox.contract import RunRequest, TimedOut
 from judge.sandbox.progress import PHASE_RUNNING
@@ -75,7 +75,8 @@ def process_tree(root: int, proc: int | None = None) -> list[int]:
     ``proc``: an open /proc folder, for a supervisor whose mount namespace lost /proc when the
     sandbox's init switched root (pivot_root moves every process of the namespace).  The
     sandbox's init is a subreaper (or PID 1 of its namespace), so orphans stay in its tree."""
-    found, todo = [], [root]
+    found: list[int] = []
+    todo = [root]
     while todo and len(found) < 4096:
         pid = todo.pop()
         found.append(pid)
@@ -99,7 +100,7 @@ class MemoryWatch:
     memory crosses this watch's limit before the address-space limit refuses it anything.
     """
 
-    def __init__(self, root_pid: int, limit_bytes: int, kill: Callable[[], None], proc: int | None = None,
+    def __init__(self, root_pid: int, limit_bytes: int, kill: Callable[[], object], proc: int | None = None,
                  files_on: str | None = None) -> None:
         """``files_on``: a folder on a memory-backed file system (tmpfs) the run may write: what the run adds to
         that file system counts as memory too (statvfs, a kernel record; Exercism's ``--tmpfs /tmp``)."""

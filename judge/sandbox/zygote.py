@@ -35,19 +35,22 @@ import os
 import socket
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy  # noqa: F401 - imported so every child starts warm
 
-from judge.sandbox import linux
-from judge.sandbox.contract import Hello, RunReport, RunRequest
-from judge.sandbox.messages import recv_message, send_message
-from judge.sandbox.progress import ProgressPage
 from judge.errors import SandboxUnavailable
+from judge.sandbox import linux
 from judge.sandbox.background import InBackground
+from judge.sandbox.contract import Hello, RunReport, RunRequest
 from judge.sandbox.leftovers import kill_descendants
+from judge.sandbox.messages import recv_message, send_message
 from judge.sandbox.modes import mode_named
+from judge.sandbox.progress import ProgressPage
 from judge.sandbox.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
 
+if TYPE_CHECKING:
+    from judge.sandbox.cgroups.interface import WorkerCgroup
 
 #: The order of a request's descriptors; ``inputs`` only when the cases have array inputs.
 REQUEST_FDS = ("results", "source", "stdout", "stderr", "inputs")
@@ -66,7 +69,7 @@ class Zygote:
         self.name = name  #: its worker cgroup's name
         self.joining = joining  #: mode full: the worker cgroup join begun before numpy's import
         self.mode = mode_named(mode)
-        self.cgroup = None
+        self.cgroup: WorkerCgroup | None = None
         self.cgroup_home: str | None = None  #: mode full: /proc/self/cgroup before joining (see finish)
         self.held: list[int] = []  #: the last run's result and input files (see run)
         self.peak_fresh = True  #: the cgroup's peak counts from after the last run (see reset_peak)
@@ -157,7 +160,7 @@ class Zygote:
             maps = RunMaps(inputs, pristine, results, stdout_fd, stderr_fd, source, gate=gate_r)
             supervise(request, maps, progress, self.policy, self._budget(request), report_w)
         os.close(report_w)
-        if gate_w is not None:
+        if gate_r is not None and gate_w is not None:
             os.close(gate_r)
             try:
                 if self._judge_cleared():
@@ -247,6 +250,8 @@ class Zygote:
         """
         from judge.sandbox.cgroups import CgroupError
 
+        if self.cgroup is None:  # no worker group: no peak to restart (callers ask only with one)
+            return
         try:
             self.cgroup.reset_peak()
             self.peak_fresh = True
@@ -289,6 +294,6 @@ def main(joining: InBackground | None = None) -> None:
         zygote = Zygote(sock, mode, name, joining)
     except Exception as exc:  # noqa: BLE001
         send_message(sock, {"error": f"{type(exc).__name__}: {exc}"})
-        raise SystemExit(1)
+        raise SystemExit(1) from exc
     zygote.serve()
     os._exit(zygote.finish())  # nothing left to flush: skip tearing down numpy and the frozen heap (~0.1 s)

@@ -15,7 +15,7 @@ import sys
 from judge.sandbox.background import InBackground
 
 
-def _join(name: str):
+def _join(name: str):  # noqa: ANN202 - join_worker_cgroup's pair; nothing imported for types before numpy
     from judge.sandbox.cgroups import join_worker_cgroup  # imported in the thread, beside numpy's import
 
     return join_worker_cgroup(name)

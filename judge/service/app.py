@@ -12,6 +12,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge._version import __version__
+from judge.service import claims as _claims  # noqa: F401 - registers the claims table before create_schema
 from judge.service import errors, problems
 from judge.service.auth import Authenticator, RateLimiter
 from judge.service.bundle_versions import BundleVersions
@@ -21,7 +22,6 @@ from judge.service.metrics import METHODS, OTHER_METHOD, Metrics
 from judge.service.routes_ops import operations_router
 from judge.service.routes_platform import router as platform_router
 from judge.service.routes_rejudge import router as rejudge_router  # its tables too
-from judge.service import claims as _claims  # noqa: F401 - registers the claims table before create_schema
 from judge.service.settings import Settings
 from judge.service.store import Store
 from judge.service.worker_slots import SlotRegistry
@@ -50,8 +50,12 @@ class ServiceMiddleware:
         status = {"code": 500}
         limit = self._limit(scope["path"])
         if scope["method"] not in METHODS:  # a made-up method: one answer, one metrics label, whatever the path
-            response = errors.error_response(405, "method_not_allowed", "this server answers "
-                                             f"{', '.join(sorted(METHODS))} only", {"Allow": ", ".join(sorted(METHODS))})
+            response = errors.error_response(
+                405,
+                "method_not_allowed",
+                f"this server answers {', '.join(sorted(METHODS))} only",
+                {"Allow": ", ".join(sorted(METHODS))},
+            )
             await response(scope, receive, send)
             self.metrics.observe(OTHER_METHOD, "unmatched", 405, started)
             return

@@ -119,6 +119,7 @@ class CeleryBackend:
     def _redis(self):  # noqa: ANN202
         import redis
 
+        assert self.settings.broker_url is not None  # the Celery backend runs with a broker only
         return redis.Redis.from_url(self.settings.broker_url, socket_timeout=5, socket_connect_timeout=5)
 
     def ids_in_broker(self) -> set[str]:
@@ -204,6 +205,7 @@ class CeleryBackend:
     def health(self) -> dict:
         import redis
 
+        assert self.settings.broker_url is not None  # the Celery backend runs with a broker only
         client = redis.Redis.from_url(self.settings.broker_url, socket_timeout=2, socket_connect_timeout=2)
         try:
             depth = int(client.llen(self.settings.queue_name))
@@ -225,12 +227,11 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from celery.signals import worker_ready
 
     from judge.engine import Judge
-    from judge.service.bundle_versions import BundleVersions
-    from judge.service.worker import process_submission
-    from judge.service.claims import ClaimBeat
-    from judge.service.worker_slots import Heartbeat, SlotRegistry
-
     from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
+    from judge.service.bundle_versions import BundleVersions
+    from judge.service.claims import ClaimBeat
+    from judge.service.worker import process_submission
+    from judge.service.worker_slots import Heartbeat, SlotRegistry
 
     store = Store(settings.db_url)
     _create_schema_patiently(store)
@@ -253,7 +254,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                             type(exc).__name__)
             else:
                 log.exception("submission %s: could not be processed; retrying in 5 s", sub_id)
-            raise self.retry(exc=exc, countdown=5)
+            raise self.retry(exc=exc, countdown=5) from exc
 
     @app.task(name=REJUDGE_TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def rejudge_task(self, rejudge_id: str) -> str:  # noqa: ANN001
@@ -266,7 +267,7 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                           apply_when_done=False)  # the API's sweeper applies it: a worker's role may not
         except Exception as exc:  # noqa: BLE001 - the store away: try again later, lose nothing
             log.exception("rejudge %s: interrupted; retrying", rejudge_id)
-            raise self.retry(exc=exc, countdown=5)
+            raise self.retry(exc=exc, countdown=5) from exc
         if outcome == "yielded":
             self.apply_async(args=[rejudge_id], countdown=1, queue=settings.queue_name)
         return outcome

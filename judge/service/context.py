@@ -10,9 +10,9 @@ from typing import Any
 from fastapi.concurrency import run_in_threadpool
 
 from judge.service.auth import Authenticator, RateLimiter
+from judge.service.bundle_versions import BundleVersions
 from judge.service.metrics import Metrics
 from judge.service.settings import Settings
-from judge.service.bundle_versions import BundleVersions
 from judge.service.store import DONE, NewSubmission, Store, StoredSubmission
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Hashable
 
 from judge.service.settings import Settings
 from judge.service.store import STORE_AWAY

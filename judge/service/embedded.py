@@ -11,12 +11,12 @@ import logging
 import os
 import queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
-from judge.service.settings import Settings
-from judge.service.store import Store
 from judge.service.bundle_versions import BundleVersions
 from judge.service.claims import ClaimBeat
+from judge.service.settings import Settings
+from judge.service.store import Store
 from judge.service.worker import process_submission
 
 log = logging.getLogger("judge.service")

@@ -9,6 +9,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from judge.service.store import STORE_AWAY
+
 #: Seconds a client is asked to wait when the store is away (a PostgreSQL restart takes a few).
 STORE_RETRY_AFTER = 5
 

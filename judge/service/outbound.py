@@ -18,8 +18,8 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import httpx
 
@@ -66,7 +66,7 @@ class AddressPolicy:
     allowed: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = field(default_factory=tuple)
 
     @classmethod
-    def of(cls, networks: list[str]) -> "AddressPolicy":
+    def of(cls, networks: list[str]) -> AddressPolicy:
         return cls(tuple(ipaddress.ip_network(n, strict=False) for n in networks))
 
     def allows(self, address: Address) -> bool:

@@ -32,8 +32,9 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy import Column, Float, Index, Integer, String, Table, Text, func, insert, select, text, update
 

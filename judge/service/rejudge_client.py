@@ -7,7 +7,7 @@ import json
 import time
 import urllib.error
 import urllib.request
-from typing import Callable
+from collections.abc import Callable
 
 
 class RejudgeClientError(Exception):

@@ -19,15 +19,24 @@ from fastapi.security import HTTPBearer
 from judge.service import problems
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
-from judge.service.schemas import (BatchIn, BatchOut, ErrorBody, ProblemDetail, ProblemList, Submission,
-                                   SubmissionIn, submission_view)
 from judge.service.outbound import AddressPolicy, literal_address
-from judge.service.store import (DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission,
-                                 TenantQueueFull)
+from judge.service.schemas import (
+    BatchIn,
+    BatchOut,
+    ErrorBody,
+    ProblemDetail,
+    ProblemList,
+    Submission,
+    SubmissionIn,
+    submission_view,
+)
+from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission, TenantQueueFull
 
 log = logging.getLogger("judge.service")
 _bearer = HTTPBearer(auto_error=False, description="a platform's token from JUDGE_API_TOKENS")
-_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422, 429, 503)}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 422, 429, 503)
+}
 _SUBMIT_RESPONSES: dict[int | str, dict[str, Any]] = {
     **_ERRORS,
     200: {"model": Submission, "description": "the verdict is ready: `wait=true` waited for it, or an "

@@ -18,9 +18,8 @@ LOOPBACK = "127.0.0.1"
 def run_server(settings: Settings, host: str, port: int, log_level: str = "info") -> None:
     import uvicorn
 
-    from judge.service.app import create_app
-
     from judge.service import logsafe
+    from judge.service.app import create_app
 
     logsafe.configure(log_level)  # one line a record, whatever a client sent
     token = settings.ensure_token()

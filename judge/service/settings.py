@@ -40,9 +40,9 @@ def parse_pairs(text: str, variable: str) -> dict[str, str]:
     return out
 
 
-def _networks(text: str, variable: str) -> list[str]:
+def _proxy_networks(text: str, variable: str) -> list[str]:
     """Comma-separated addresses or networks (``10.0.0.0/8``); ``*`` trusts every client (only behind a proxy
-    that every request passes)."""
+    that every request passes).  Not :func:`_networks`: there ``*`` would open callbacks to every address."""
     out = []
     for item in (p.strip() for p in text.split(",")):
         if not item:
@@ -143,7 +143,7 @@ class Settings:
     score_rule: str = "best"                   # JUDGE_SCORE_RULE: best | latest (an LTI activity may override)
 
     @classmethod
-    def from_env(cls, env: dict | None = None) -> "Settings":
+    def from_env(cls, env: dict | None = None) -> Settings:
         env = dict(os.environ if env is None else env)
         s = cls()
         s.db_url = env.get("JUDGE_DB_URL") or s.db_url
@@ -205,7 +205,7 @@ class Settings:
                 raise SettingsError(f"JUDGE_LEARN_GUESS_LIMITS: {scope}:{value} is not one of client, course, "
                                     "server with PER_SECOND/BURST (e.g. client:0.1/5)")
             s.learn_guess_limits[scope] = limit
-        s.forwarded_allow_ips = _networks(env.get("JUDGE_FORWARDED_ALLOW_IPS", ""), "JUDGE_FORWARDED_ALLOW_IPS")
+        s.forwarded_allow_ips = _proxy_networks(env.get("JUDGE_FORWARDED_ALLOW_IPS", ""), "JUDGE_FORWARDED_ALLOW_IPS")
         if env.get("JUDGE_MAX_PENDING_PER_TENANT", "").strip():
             s.max_pending_per_tenant = max(1, _int(env, "JUDGE_MAX_PENDING_PER_TENANT", 1))
         s.max_rejudge_items = max(1, _int(env, "JUDGE_MAX_REJUDGE_ITEMS", s.max_rejudge_items))

@@ -12,16 +12,36 @@ import hashlib
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (Column, Float, Index, Integer, MetaData, String, Table, Text, UniqueConstraint, case,
-                        create_engine, event, func, select, text, update)
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    case,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
 #: What the database driver raises while the store is away (a restart, a partition): callers wait and try again
@@ -98,7 +118,7 @@ class StoredSubmission:
     callback_version: int | None = None
 
     @classmethod
-    def of(cls, row) -> "StoredSubmission":
+    def of(cls, row: Mapping) -> StoredSubmission:
         """From a row mapping (SQLAlchemy's, or the dict a new row was inserted from)."""
         return cls(**{f: row[f] for f in _FIELDS})
 
@@ -154,7 +174,7 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
                                pool_size=8, max_overflow=32)
 
         @event.listens_for(engine, "connect")
-        def _connect(dbapi_conn, _record):  # noqa: ANN001
+        def _connect(dbapi_conn, _record) -> None:  # noqa: ANN001
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
@@ -163,7 +183,7 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
             cur.close()
 
         @event.listens_for(engine, "begin")
-        def _begin(conn):  # noqa: ANN001
+        def _begin(conn) -> None:  # noqa: ANN001
             conn.exec_driver_sql(begin)
 
         return engine
@@ -283,8 +303,13 @@ class Store:
         with self._write() as conn:
             for i, item in enumerate(items):
                 if item.idempotency_key is not None:
-                    found = conn.execute(select(t).where(t.c.platform == item.platform,
-                                                         t.c.idempotency_key == item.idempotency_key)).mappings().first()
+                    found = (
+                        conn.execute(
+                            select(t).where(t.c.platform == item.platform, t.c.idempotency_key == item.idempotency_key)
+                        )
+                        .mappings()
+                        .first()
+                    )
                     if found is not None:
                         if found["request_hash"] != item.fingerprint():
                             raise IdempotencyConflict(item.idempotency_key)
@@ -434,11 +459,11 @@ class Store:
         t = self.t
         latency = t.c.finished_at - t.c.created_at
         with self._read() as conn:
-            states = dict(conn.execute(select(t.c.state, func.count()).group_by(t.c.state)).all())
-            statuses = dict(conn.execute(select(t.c.status, func.count()).where(t.c.state == DONE)
-                                         .group_by(t.c.status)).all())
-            callbacks = dict(conn.execute(select(t.c.callback_state, func.count())
-                                          .group_by(t.c.callback_state)).all())
+            states: dict[str, int] = dict(conn.execute(select(t.c.state, func.count()).group_by(t.c.state)).all())
+            statuses: dict[str, int] = dict(conn.execute(select(t.c.status, func.count()).where(t.c.state == DONE)
+                                                         .group_by(t.c.status)).all())
+            callbacks: dict[str, int] = dict(conn.execute(select(t.c.callback_state, func.count())
+                                                          .group_by(t.c.callback_state)).all())
             cols = [func.count(), func.coalesce(func.sum(latency), 0.0)]
             cols += [func.coalesce(func.sum(case((latency <= b, 1), else_=0)), 0) for b in LATENCY_BUCKETS]
             row = conn.execute(select(*cols).where(t.c.state == DONE)).one()

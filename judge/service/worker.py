@@ -6,16 +6,20 @@ import logging
 import platform
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from judge._version import __version__
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions
 from judge.service.claims import ClaimBeat, Claims
-from judge.service.store import STORE_AWAY, Store
+from judge.service.store import STORE_AWAY, Store, StoredSubmission
 from judge.verdict import Status, Verdict
+
+if TYPE_CHECKING:
+    from judge.engine import Judge
 
 log = logging.getLogger("judge.service")
 
@@ -42,7 +46,8 @@ STORE_PATIENCE_SECONDS = 300.0
 LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti)
 
 
-def draw_pictures(store: Store, judge, row: dict, verdict: Verdict, problem: str | Path | None = None) -> None:  # noqa: ANN001
+def draw_pictures(store: Store, judge: Judge, row: StoredSubmission, verdict: Verdict,
+                  problem: str | Path | None = None) -> None:
     """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
     for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
     if not row.platform.startswith(LEARNER_PLATFORMS):
@@ -76,7 +81,7 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
             pause = min(pause * 2, 5.0)
 
 
-def process_submission(store: Store, judge, sub_id: str, worker: str,
+def process_submission(store: Store, judge: Judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
                        versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS,
                        beat: ClaimBeat | None = None) -> str:

@@ -127,7 +127,7 @@ def set_up_worker_role(store: Store, worker_url: str) -> list[str]:
     try:
         with store.engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK})
-            cursor = conn.connection.dbapi_connection.cursor()
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # an open connection's
             _create_or_update(conn, cursor, login, role)
             ours = set(metadata.tables) | set(WORKER_PRIVILEGES) | WORKER_DENIED
             present = set(inspect(conn).get_table_names()) & ours
@@ -201,7 +201,7 @@ def _no_create_in_schema(conn: Connection, role: str) -> None:
     schema = conn.execute(text("SELECT current_schema()")).scalar_one()
     try:
         with conn.begin_nested():
-            cursor = conn.connection.dbapi_connection.cursor()
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # an open connection's
             cursor.execute(sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(sql.Identifier(schema)))
     except DBAPIError as exc:
         log.warning("role %s may create objects in schema %s and this role cannot revoke it (%s)", role, schema,

@@ -31,13 +31,22 @@ import heapq
 import itertools
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
-from judge.diagnosis.counterexample.seeds import SMALL_OFFSETS, Feature, Length, Seed, generic_ladder, length_key, \
-    lengths_of, plain_scalar
+from judge.diagnosis.counterexample.seeds import (
+    SMALL_OFFSETS,
+    Feature,
+    Length,
+    Seed,
+    generic_ladder,
+    length_key,
+    lengths_of,
+    plain_scalar,
+)
 from judge.problem.models import ArrayDomain, Domain, FloatDomain, FunctionSpec, IntDomain
 
 #: Steps from a length's anchor the smallest inputs try (anchor, anchor+1, ... anchor+SMALL_STEPS).
@@ -336,7 +345,7 @@ def _never() -> bool:
     return False
 
 
-def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: list[dict[str, Any]] = (),
+def candidates(function: FunctionSpec, seeds: list[Seed], budget: int, exclude: Iterable[dict[str, Any]] = (),
                stop: Callable[[], bool] = _never) -> list[Candidate]:
     """At most ``budget`` candidates for ``function`` (which has a domain), smallest first.  ``seeds``: where
     the search starts (cases the searcher may see, smallest first, and the domain's own seed); ``exclude``:

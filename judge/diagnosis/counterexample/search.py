@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -41,8 +41,8 @@ from judge.grading.slots import JudgedRun, Observed
 from judge.problem.expected import Expected, packed_output
 from judge.problem.models import ArrayArg, CaseSpec
 from judge.sandbox import wire
-from judge.sandbox.outputs import NotAnOutput, unpack
 from judge.sandbox.contract import RunLimits, RunRequest
+from judge.sandbox.outputs import NotAnOutput, unpack
 from judge.verdict import CaseResult, Status, Verdict
 
 #: Statuses of a candidate that show a difference (time and memory prove nothing under the search's budget).
@@ -166,7 +166,10 @@ def search_from(prepared: PreparedProblem, reference, functions: list[str], seed
                 failing.append((size_of(function, values), index, values))
             else:
                 from_domain = True  # which cases failed is all a hidden one tells the search
-        seeds = [_seed(function, prepared, index, values) for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]]
+        seeds = [
+            _seed(function, prepared, index, values)
+            for _, index, values in sorted(failing, key=lambda f: f[:2])[:MAX_SEEDS]
+        ]
         if from_domain:
             seeds.append(explorer(function, _resting_lengths(function, prepared)))
         chosen += candidates(function, seeds, per_function, excluded, stop)
@@ -215,6 +218,7 @@ def _as_problem(prepared: PreparedProblem, chosen: list[Candidate], functions: l
         if budget is not None and budget.making_over():
             break  # the candidates made so far, smallest of each function first, are tried
         function = spec.function(candidate.function)
+        assert function.domain is not None  # candidates are made for functions with a domain only
         rule = function.domain.rule_for(candidate.args)
         out, raised = _reference_output(reference, function, candidate)
         if out is None and raised is None:
@@ -301,18 +305,27 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         differs = "values"
     shown_got = None
     if got is not None and got.size <= SHOWN_ELEMENTS:
-        shown_got = _shown(got, observed.parts if case.parts is not None else None, case)
+        shown_got = _shown(got, observed.parts if observed is not None and case.parts is not None else None, case)
     got_text = ""
     if result.status is Status.RUNTIME_ERROR or (raises is not None and got is None) or differs == "not an array":
         got_text = learner_text((observed.message if observed is not None else "") or result.message)
     # the judge's own facts only: where the learner's text is the difference, it is in got_text, marked as theirs
     message = result.message[:2000] if differs in JUDGE_WORDED else ""
     return Counterexample(
-        function=candidate.function, args=candidate.args, call=python_call(candidate), differs=differs,
-        expected=None if raises is not None or case.expected.size > SHOWN_ELEMENTS else _shown(case.expected, case.parts, case),
+        function=candidate.function,
+        args=candidate.args,
+        call=python_call(candidate),
+        differs=differs,
+        expected=None
+        if raises is not None or case.expected.size > SHOWN_ELEMENTS
+        else _shown(case.expected, case.parts, case),
         expected_raises=raises,
-        got=shown_got, got_text=got_text, message=message, searched=searched,
-        case_add=case_add_command(search.prepared.bundle.id, candidate, raises))
+        got=shown_got,
+        got_text=got_text,
+        message=message,
+        searched=searched,
+        case_add=case_add_command(search.prepared.bundle.id, candidate, raises),
+    )
 
 
 CUT = " ... (cut)"
@@ -339,7 +352,9 @@ def case_add_command(problem: str, candidate: Candidate, raises: str | None) -> 
     """The ``judge case add`` line that adds the candidate to the bundle as a case (a dtype rule of the domain
     is applied by ``judge case add`` itself)."""
     args = json.dumps(candidate.args, separators=(", ", ": "))
-    return f"judge case add {problem} -f {candidate.function} --args '{args}'" + (f" --raises {raises}" if raises else "")
+    return f"judge case add {problem} -f {candidate.function} --args '{args}'" + (
+        f" --raises {raises}" if raises else ""
+    )
 
 
 def python_call(candidate: Candidate) -> str:
@@ -390,5 +405,16 @@ def find(verdict: Verdict, prepared: PreparedProblem, source: str, reference, ru
         search.close()
 
 
-__all__ = ["Budget", "CONTAINER_OVERHEAD", "find", "learner_text", "pick", "prepare_search", "python_call", "Search", "SearchTimeUp",
-           "search_from", "searchable"]
+__all__ = [
+    "Budget",
+    "CONTAINER_OVERHEAD",
+    "find",
+    "learner_text",
+    "pick",
+    "prepare_search",
+    "python_call",
+    "Search",
+    "SearchTimeUp",
+    "search_from",
+    "searchable",
+]

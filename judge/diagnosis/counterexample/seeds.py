@@ -130,7 +130,9 @@ def plain_scalar(function: FunctionSpec, name: str, arg: FloatDomain) -> float:
     return arg.simple[0] if arg.simple else arg.float[0]
 
 
-def read_seed(function: FunctionSpec, values: dict[str, Any], layouts: dict[str, str], readonly: dict[str, bool]) -> Seed:
+def read_seed(
+    function: FunctionSpec, values: dict[str, Any], layouts: dict[str, str], readonly: dict[str, bool]
+) -> Seed:
     """The seed of one failing case the searcher may see (``values``: its arguments as the call gets them)."""
     domain = function.domain
     assert domain is not None

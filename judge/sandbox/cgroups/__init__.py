@@ -37,6 +37,7 @@ from __future__ import annotations
 import os
 import time
 
+from judge.sandbox.cgroups.files import validate_name
 from judge.sandbox.cgroups.interface import (
     JUDGE_DIR,
     CgroupError,
@@ -45,7 +46,6 @@ from judge.sandbox.cgroups.interface import (
     CgroupUnavailable,
     WorkerCgroup,
 )
-from judge.sandbox.cgroups.files import validate_name
 from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _Mount, _v1_controller_mounts, detect
 from judge.sandbox.cgroups.v1 import CgroupV1
 from judge.sandbox.cgroups.v2 import CgroupV2
@@ -123,10 +123,9 @@ def prune_stale_worker_cgroups(min_age: float = STALE_AFTER_SECONDS, under: _Mou
     zygote moved in, is never touched.  Returns how many groups were removed.
     """
     mounts = _cgroup_mounts()
-    support = detect() if under is None else None
     if under is not None:
         roots = {under.mount_point}
-    elif support.version is None or not support.writable:
+    elif (support := detect()).version is None or not support.writable:
         return 0
     elif support.version == 1:
         roots = {m.mount_point for m in _v1_controller_mounts(mounts).values()}
@@ -165,7 +164,7 @@ def _remove_if_idle(group: str) -> bool:
     return True
 
 
-def join_worker_cgroup(name: str):
+def join_worker_cgroup(name: str) -> tuple[WorkerCgroup, str]:
     """Create the worker group ``name``, move this process into it, restart its peak: the group (a
     :class:`judge.sandbox.cgroups.interface.WorkerCgroup`) and where this process was before (the text of
     /proc/self/cgroup), for :meth:`~judge.sandbox.cgroups.interface.WorkerCgroup.return_home`."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import signal
 import time
-from typing import Collection
+from collections.abc import Collection
 
 from judge.sandbox.cgroups.files import describe, read_pids, write
 from judge.sandbox.cgroups.interface import KILL_TIMEOUT, CgroupError
+
 
 class _Base:
     """Shared kill loop; subclasses say where cgroup.procs is and who is a member."""
@@ -100,7 +101,9 @@ class _Base:
             except ProcessLookupError:
                 return False
             except OSError as exc:
-                raise CgroupError(f"cannot SIGKILL pid {pid} in {self.path_description} ({describe(exc)})", exc.errno) from exc
+                raise CgroupError(
+                    f"cannot SIGKILL pid {pid} in {self.path_description} ({describe(exc)})", exc.errno
+                ) from exc
         finally:
             if pidfd >= 0:
                 os.close(pidfd)

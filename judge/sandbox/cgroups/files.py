@@ -17,7 +17,7 @@ def describe(exc: OSError) -> str:
 
 def read(path: str) -> str:
     try:
-        with open(path, "r", encoding="ascii", errors="replace") as f:
+        with open(path, encoding="ascii", errors="replace") as f:
             return f.read()
     except OSError as exc:
         raise CgroupError(f"cannot read {path} ({describe(exc)})", exc.errno) from exc

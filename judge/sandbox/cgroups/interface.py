@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 #: Name of the judge's own subtree under each hierarchy root.
 JUDGE_DIR = "judge"

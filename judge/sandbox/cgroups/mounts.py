@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from judge.sandbox.cgroups.interface import CgroupSupport
 
@@ -88,9 +88,9 @@ def _v1_controller_mounts(mounts: Iterable[_Mount]) -> dict[str, _Mount]:
         if m.fstype != "cgroup":
             continue
         for opt in m.super_options:
-            if opt in ("memory", "pids", "cpu", "cpuacct"):
-                if opt not in result or (result[opt].root != "/" and m.root == "/"):
-                    result[opt] = m
+            if opt in ("memory", "pids", "cpu", "cpuacct") \
+                    and (opt not in result or (result[opt].root != "/" and m.root == "/")):
+                result[opt] = m
     return result
 
 
@@ -162,7 +162,8 @@ def detect() -> CgroupSupport:
         elif os.geteuid() != 0:
             reason = f"cgroup v2 is mounted at {m2.mount_point} but we are not root, so groups cannot be created"
         else:
-            reason = f"cgroup v2 is mounted at {m2.mount_point} but is read-only or not writable (e.g. an unprivileged container)"
+            reason = (f"cgroup v2 is mounted at {m2.mount_point} but is read-only or not writable "
+                      f"(e.g. an unprivileged container)")
         return CgroupSupport(2, ctrls, writable, reason)
 
     missing_v1 = [c for c in ("memory", "pids") if c not in v1]
@@ -173,4 +174,6 @@ def detect() -> CgroupSupport:
         listed = " ".join(ctrls2) or "none"
         parts.append(f"the cgroup2 mount at {m2.mount_point} offers controllers: {listed} (memory and pids are needed)")
     v1_ctrls = tuple(c for c in ("memory", "pids", "cpu", "cpuacct") if c in v1)
-    return CgroupSupport(None, v1_ctrls or tuple(c for c in ("memory", "pids", "cpu") if c in ctrls2), False, "; ".join(parts))
+    return CgroupSupport(
+        None, v1_ctrls or tuple(c for c in ("memory", "pids", "cpu") if c in ctrls2), False, "; ".join(parts)
+    )

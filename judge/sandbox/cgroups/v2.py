@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from judge.sandbox.cgroups.base import _Base
 from judge.sandbox.cgroups.counters import read_v2

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from judge.sandbox.contract import Hello
-    from judge.sandbox.contract import RunReport, RunRequest
+    from judge.sandbox.contract import Hello, RunReport, RunRequest
     from judge.sandbox.guarantees import Cell
     from judge.sandbox.isolation import ChildLimits
     from judge.sandbox.supervisor import Policy

@@ -23,17 +23,17 @@ Everything the mode does, in the order a run meets it:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import json
 import os
 import time
+from typing import TYPE_CHECKING
 
 from judge.sandbox import acl
 from judge.sandbox.modes.base import Mode, Rung
 
 if TYPE_CHECKING:
     from judge.sandbox.contract import Hello
+    from judge.sandbox.uids import UidPool
 
 
 class ReducedMode(Mode):
@@ -42,7 +42,7 @@ class ReducedMode(Mode):
 
     def __init__(self) -> None:
         # State of the one zygote an instance serves (the judge's side uses none of it).
-        self.uids = None  #: judge.sandbox.uids.UidPool
+        self.uids: UidPool = None  # type: ignore[assignment]  # set by start_zygote, before any other use
         self.hidden: set[tuple[str, int]] = set()  #: without Landlock: (path, uid) hidden by an ACL entry
         self.closed: dict[int, list[str]] = {}  #: without Landlock: uid -> folders closed to it by ACL
         self._scan: tuple[int, int] | None = None  #: without Landlock: (pid, pipe) of the writable-folder scan
@@ -346,7 +346,10 @@ def writable_folders(uid: int, system_uid_below: int = 1 << 24) -> tuple[list[st
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         try:
-                            if entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_dev == device:
+                            if (
+                                entry.is_dir(follow_symlinks=False)
+                                and entry.stat(follow_symlinks=False).st_dev == device
+                            ):
                                 todo.append(entry.path)
                         except OSError:
                             continue

@@ -112,7 +112,7 @@ def _join_delegated_cgroup(zygote) -> None:
         group.add_process(os.getpid())
         group.reset_peak()
     except CgroupError as exc:
-        if group is not None and os.getpid() not in group._members():
+        if group is not None and os.getpid() not in group._members():  # type: ignore[attr-defined]  # a CgroupV2: made under a v2 mount
             group.remove()
         zygote.notes.append(f"limits by rlimits: cgroup v2 delegation: {found.hier} could not be used ({exc})")
         return

@@ -154,7 +154,7 @@ class Sessions(SessionService):
 
     def check_nonce(self, nonce: str) -> bool:
         until = self.nonces.valid_until(str(nonce))
-        return until is not None and self.data_storage.lti.kv_claim(
+        return until is not None and self.data_storage.lti.kv_claim(  # type: ignore[attr-defined]  # a DatabaseStorage
             self._get_key("used-nonce", hashlib.sha256(str(nonce).encode()).hexdigest()), True, until)
 
 
@@ -204,12 +204,12 @@ class Launch(MessageLaunch):
     def _get_request_param(self, key: str) -> str:
         return self._request.get_param(key)
 
-    def validate(self) -> "Launch":
+    def validate(self) -> Launch:
         """pylti1p3's checks with the nonce's after the signature's and the deployment's (pylti1p3 consumes the
         nonce first, so anyone could spend a real launch's nonce with an unsigned token carrying it)."""
         self._validated = True
         try:
-            return (self.validate_state().validate_jwt_format().validate_registration().validate_jwt_signature()
+            return (self.validate_state().validate_jwt_format().validate_registration().validate_jwt_signature()  # type: ignore[return-value]  # each step returns self
                     .validate_deployment().validate_nonce().validate_message().save_launch_data())
         except Exception:
             self._validated = False

@@ -16,8 +16,8 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cached_property
-from datetime import datetime, timezone
 from typing import Any
 
 from judge.service.lti.roles import is_learner
@@ -46,11 +46,11 @@ def roster(course: dict, tool_config: Any) -> list[dict]:
     registration = tool_config.find_registration_by_params(course["issuer"], course["client_id"])
     service = NamesRolesProvisioningService(CachingConnector(registration),
                                             {"context_memberships_url": course["nrps"]})
-    return list(service.get_members())
+    return list(service.get_members())  # type: ignore[arg-type]  # pylti1p3's TMember: a TypedDict of the member
 
 
 def _ts(value: float | None) -> str | None:
-    return datetime.fromtimestamp(value, tz=timezone.utc).isoformat() if value else None
+    return datetime.fromtimestamp(value, tz=UTC).isoformat() if value else None
 
 
 @dataclass

@@ -79,7 +79,7 @@ def _tool_config_class():  # noqa: ANN202 - a subclass of pylti1p3's ToolConfJso
         """pylti1p3's JSON config, which also derives the tool's own secrets from its private keys: every server
         with the same platforms file derives the same ones, and nothing is stored to share them."""
 
-        def set_private_key(self, iss: str, key_content: str, client_id: str | None = None):  # noqa: ANN201
+        def set_private_key(self, iss: str, key_content: str, client_id: str | None = None) -> Any:
             self.__dict__.setdefault("_judge_keys", set()).add(key_content)
             return super().set_private_key(iss, key_content, client_id=client_id)
 

@@ -59,7 +59,7 @@ class GuessLimits:
     server: FailureBuckets
 
     @classmethod
-    def of(cls, limits: dict[str, tuple[float, float]]) -> "GuessLimits":
+    def of(cls, limits: dict[str, tuple[float, float]]) -> GuessLimits:
         """From ``Settings.learn_guess_limits``: scope -> (refill a second, burst)."""
         return cls(**{scope: FailureBuckets(*limits[scope]) for scope in ("client", "course", "server")})
 

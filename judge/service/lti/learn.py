@@ -182,7 +182,9 @@ async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depe
         return await _open(request, side, known[0], problem)
     if action == "return":
         return await _come_back(request, side, problem, str(data.get("personal", "")))
-    return await _join(request, side, problem, known, *(str(data.get(k, "")).strip() for k in ("course", "code", "name")))
+    return await _join(
+        request, side, problem, known, *(str(data.get(k, "")).strip() for k in ("course", "code", "name"))
+    )
 
 
 def _refused(problem: str, known: tuple[LearnLearner, str] | None, note: str, status: int = 403) -> HTMLResponse:

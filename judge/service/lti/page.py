@@ -113,12 +113,14 @@ def course_html(course: dict | None, current: str, links: bool) -> str:
 def render_page(detail: dict, session: LearnerSession, course: dict | None = None) -> str:
     title = escape(detail["title"])
     who = f"<p class=\"who\">Signed in as {escape(session.name)}</p>" if session.name else ""
-    return page_head(session, detail["title"], "learner.js") + f"""
+    return (
+        page_head(session, detail["title"], "learner.js")
+        + f"""
 <body>
 <a class="skip" href="#editor">Skip to the editor</a>
 <header><h1>{title}</h1>{who}</header>
 {course_html(course, detail["id"], links=session.issuer is None)}
-<main id="app" data-problem="{escape(detail['id'])}" data-draft-key="judge-draft:{escape(detail['id'])}:{escape(session.learner[:16])}">
+<main id="app" data-problem="{escape(detail["id"])}" data-draft-key="judge-draft:{escape(detail["id"])}:{escape(session.learner[:16])}">
 <section aria-labelledby="statement-h" class="statement">
 <h2 id="statement-h" class="visually-hidden">Statement</h2>
 {statement_html(detail["statement"])}
@@ -154,7 +156,8 @@ no other cell is run</label> <input id="notebook-file" type="file" accept=".ipyn
 </main>
 </body>
 </html>
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
+    )
 
 
 def simple_page(title: str, body_html: str) -> str:
@@ -163,4 +166,4 @@ def simple_page(title: str, body_html: str) -> str:
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/lti/static/learner.css"></head>
 <body><main class="plain"><h1>{escape(title)}</h1>{body_html}</main></body></html>
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own

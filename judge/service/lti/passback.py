@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from judge.service.delivery import Dispatcher
 from judge.service.lti.adapter import CachingConnector
 from judge.service.lti.standing import Standing, rule_of, standing
-from judge.service.lti.tables import LearnerSession, LtiStore
+from judge.service.lti.tables import LearnerSession, LtiStore, ScoreRow
 from judge.service.settings import Settings
 
 log = logging.getLogger("judge.service.lti")
@@ -60,13 +60,14 @@ class ScoreDispatcher(Dispatcher):
             if self.lti.claim_score(due.id, due.attempts, now + 60):
                 self.send(due.id, self._send, due, due.attempts + 1)
 
-    def _grade(self, row: dict, session: LearnerSession):  # noqa: ANN202 - a pylti1p3 Grade
+    def _grade(self, row: ScoreRow, session: LearnerSession):  # noqa: ANN202 - a pylti1p3 Grade
         from pylti1p3.grade import Grade
 
+        assert session.user_id is not None  # _send posts only for a launch with a user id
         rule = rule_of(session.score_rule, self.settings.score_rule)
         now = standing(self.lti.store, session.learner, session.problem, rule)
         stamp = datetime.fromtimestamp((row.timestamp or time.time()) if row.kind == "pending" else time.time(),
-                                       tz=timezone.utc)
+                                       tz=UTC)
         grade = (Grade().set_user_id(session.user_id).set_timestamp(stamp.isoformat())
                  .set_score_maximum(SCORE_MAXIMUM))
         if row.kind == "pending":
@@ -82,7 +83,7 @@ class ScoreDispatcher(Dispatcher):
         return (grade.set_activity_progress("Completed").set_grading_progress("FullyGraded")
                 .set_score_given(round(now.score * SCORE_MAXIMUM, 6)).set_comment(comment(now.verdict, now)))
 
-    def _send(self, row: dict, attempt: int) -> None:
+    def _send(self, row: ScoreRow, attempt: int) -> None:
         from pylti1p3.assignments_grades import AssignmentsGradesService
         from pylti1p3.exception import LtiException
 
@@ -93,8 +94,9 @@ class ScoreDispatcher(Dispatcher):
                 self.lti.score_result(row.id, False, "the launch had no AGS endpoint or user id", None)
                 return
             session = found[0]
+            assert session.ags is not None  # checked just above
             registration = self.tool_config.find_registration_by_params(session.issuer, session.client_id)
-            service = AssignmentsGradesService(CachingConnector(registration), session.ags)
+            service = AssignmentsGradesService(CachingConnector(registration), session.ags)  # type: ignore[arg-type]  # a TypedDict
             service.put_grade(self._grade(row, session))
             self.lti.score_result(row.id, True, None, None)
             log.info("submission %s: %s score posted (attempt %d)", row.submission_id, row.kind, attempt)

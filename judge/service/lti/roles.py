@@ -19,7 +19,8 @@ Anything else (LTI 1.1 URNs, other prefixes, malformed values) is no role at all
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 #: principal context roles whose holders run the course: see the module's docstring for Mentor

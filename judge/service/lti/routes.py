@@ -24,10 +24,30 @@ from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, L
 from judge.service.lti.csp import page_headers
 from judge.service.lti.learner_view import learner_verdict
 from judge.service.lti.page import render_page
-from judge.service.lti.side import (AGS_CLAIM, CONTEXT_CLAIM, COOKIE_BLOCKED, CUSTOM_CLAIM, DEEP_LINKING,
-                                    DEPLOYMENT_CLAIM, LEARN_PLATFORM, LTI_PLATFORM, MESSAGE_TYPE_CLAIM, PAGE_ERRORS,
-                                    ROLES_CLAIM, SCORE_SCOPE, STATIC, LearnerSide, base_url, form_of, is_secure,
-                                    learner_side, log, page_session, refuse, session_of)
+from judge.service.lti.side import (
+    AGS_CLAIM,
+    CONTEXT_CLAIM,
+    COOKIE_BLOCKED,
+    CUSTOM_CLAIM,
+    DEEP_LINKING,
+    DEPLOYMENT_CLAIM,
+    LEARN_PLATFORM,
+    LTI_PLATFORM,
+    MESSAGE_TYPE_CLAIM,
+    PAGE_ERRORS,
+    ROLES_CLAIM,
+    SCORE_SCOPE,
+    STATIC,
+    LearnerSide,
+    base_url,
+    form_of,
+    is_secure,
+    learner_side,
+    log,
+    page_session,
+    refuse,
+    session_of,
+)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 from judge.service.settings import SCORE_RULES
@@ -145,6 +165,7 @@ def _services(side: LearnerSide, request: Request,
               params: dict[str, str]) -> tuple[LtiRequest, Cookies, Sessions, DatabaseStorage]:
     req = LtiRequest(params, dict(request.cookies), is_secure(request, side.ctx))
     storage = DatabaseStorage(side.lti)
+    assert side.nonces is not None  # the LTI routes are mounted only with a tool configuration
     return req, Cookies(req), Sessions(storage, side.nonces), storage
 
 
@@ -165,7 +186,7 @@ async def login(request: Request, side: LearnerSide = Depends(learner_side)) -> 
     launch_url = f"{base_url(request, side.ctx)}/lti/launch"  # what the platform has registered
     oidc = Login(req, side.tool_config, session_service=session, cookie_service=cookies,
                  launch_data_storage=storage)
-    oidc.nonces = side.nonces
+    oidc.nonces = side.nonces  # type: ignore[assignment]  # set with the tool configuration (_services)
     oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
                               "course page.", click_msg="Open the exercise in a new tab.",
                               loading_msg="Opening the exercise...")
@@ -255,11 +276,12 @@ async def _validated_claims(message: Launch, request: Request) -> dict | Respons
     if claims.get(MESSAGE_TYPE_CLAIM) not in ("LtiResourceLinkRequest", DEEP_LINKING):
         return refuse(400, "Launch refused", f"this tool answers resource link and deep linking launches, not "
                       f"{claims.get(MESSAGE_TYPE_CLAIM)!r}", request)
-    return claims
+    return claims  # type: ignore[return-value]  # pylti1p3's TLaunchData: a TypedDict of the claims
 
 
 @lti_router.get("/lti/jwks", tags=["lti"], summary="The tool's public keys (JWKS) for platforms")
 async def jwks(side: LearnerSide = Depends(learner_side)) -> Any:
+    assert side.tool_config is not None  # the LTI routes are mounted only with a tool configuration
     return side.tool_config.get_jwks()
 
 

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import inspect, insert, select
+from sqlalchemy import insert, inspect, select
 from sqlalchemy.engine import Connection
 
 from judge.service.lti.tables import owned, scores, sessions
@@ -66,10 +66,8 @@ def standing(store: Store, learner: str, problem: str, rule: str) -> Standing | 
     if not rows:
         return None
     judged = [(sub_id, json.loads(text) if text else None) for sub_id, text in rows]
-    if rule == "latest":
-        chosen = judged[-1]
-    else:  # best; among equal scores the newest, whose comment is the freshest
-        chosen = max(reversed(judged), key=lambda item: _score(item[1]))
+    # best: among equal scores the newest, whose comment is the freshest
+    chosen = judged[-1] if rule == "latest" else max(reversed(judged), key=lambda item: _score(item[1]))
     return Standing(score=_score(chosen[1]), submission_id=chosen[0], verdict=chosen[1], submissions=len(judged),
                     rule=rule)
 

@@ -23,14 +23,29 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (Column, Float, Index, Integer, LargeBinary, String, Table, Text, and_, delete, insert,
-                        select, update)
-
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from judge.service.store import DONE, Store, StoredSubmission, metadata, submissions
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 kv = Table(
     "judge_lti_kv", metadata,
@@ -125,7 +140,7 @@ class ScoreRow:
     error: str | None
 
     @classmethod
-    def of(cls, row) -> "ScoreRow":
+    def of(cls, row: Mapping) -> ScoreRow:
         return cls(**{f: row[f] for f in ("id", "submission_id", "session", "kind", "state", "timestamp",
                                           "attempts", "next_at", "error")})
 
@@ -244,7 +259,7 @@ class LtiStore:
     # -- learners of /learn (no LMS) ---------------------------------------------------------
     def learn_join(self, course: str, name: str, code_hash: str) -> LearnLearner:
         """A new learner of ``course``: a random id, known by the hash of their personal code from now on."""
-        row = {"id": secrets.token_hex(16), "course": course, "name": name, "code_hash": code_hash,
+        row: dict[str, Any] = {"id": secrets.token_hex(16), "course": course, "name": name, "code_hash": code_hash,
                "created_at": time.time()}
         with self.store._write() as conn:
             conn.execute(insert(learn_learners).values(**row))

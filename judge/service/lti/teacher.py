@@ -28,12 +28,21 @@ from fastapi.responses import HTMLResponse, Response
 
 from judge.service import problems
 from judge.service.errors import ApiError
-from judge.service.lti.class_view import (NRPS_CLAIM, class_csv, class_view, learner_key, roster,
-                                           roster_learners)
+from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, learner_key, roster, roster_learners
 from judge.service.lti.csp import origin, page_headers, return_url_allowed
 from judge.service.lti.page import page_head, simple_page
-from judge.service.lti.side import (CONTEXT_CLAIM, DEPLOYMENT_CLAIM, PAGE_ERRORS, LearnerSide, base_url, form_of,
-                                    learner_side, page_session, refuse, session_of)
+from judge.service.lti.side import (
+    CONTEXT_CLAIM,
+    DEPLOYMENT_CLAIM,
+    PAGE_ERRORS,
+    LearnerSide,
+    base_url,
+    form_of,
+    learner_side,
+    page_session,
+    refuse,
+    session_of,
+)
 from judge.service.lti.tables import LearnerSession, digest
 from judge.service.schemas import submission_view
 from judge.service.store import StoredSubmission
@@ -128,6 +137,7 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
     if not return_url_allowed(back):  # checked at launch too: never post the signed answer to script
         return refuse(400, "Launch refused", "the deep_link_return_url is not an https URL", request)
     title = problems.detail(problem)["title"]
+    assert side.tool_config is not None  # the LTI routes are mounted only with a tool configuration
     registration = side.tool_config.find_registration_by_params(stored["issuer"], stored["client_id"])
     resource = (DeepLinkResource().set_url(f"{base_url(request, side.ctx)}/lti/launch").set_title(title)
                 .set_custom_params({"problem": problem})
@@ -212,9 +222,11 @@ async def learner_submissions(user_id: str, session: LearnerSession = Depends(se
 
 
 def teacher_page(session: LearnerSession, title: str) -> str:
-    return page_head(session, f"{title}: the class", "teacher.js") + f"""
+    return (
+        page_head(session, f"{title}: the class", "teacher.js")
+        + f"""
 <body>
-<header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ''}</header>
+<header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ""}</header>
 <main id="class" data-problem="{escape(session.problem)}">
 <p id="class-state" role="status" aria-live="polite">Loading the roster...</p>
 <section aria-labelledby="mistakes-h"><h2 id="mistakes-h">What the class gets wrong</h2>
@@ -237,7 +249,8 @@ aria-live="polite"></span></p>
 </main>
 </body>
 </html>
-"""
+"""  # noqa: E501 - a file written verbatim: its lines are its own
+    )
 
 
 @teacher_router.get("/lti/teacher/{handle}", include_in_schema=False)
@@ -270,7 +283,9 @@ async def _course_rejudge(side: LearnerSide, session: LearnerSession, rid: str) 
 
 @teacher_router.post("/lti/api/class/rejudges", status_code=202, responses=TEACHER_ERRORS, tags=["teacher page"],
                      summary="A dry run: this course's submissions graded again with the bundle as it is now")
-async def class_rejudge(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+async def class_rejudge(
+    session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)
+) -> Any:
     from judge.problem.loader import load_problem
     from judge.service.rejudge import RejudgeOpen, RejudgeStore, RejudgeTooLarge
 

@@ -10,7 +10,8 @@ A run may write anywhere in its mapping (and ``mremap`` it to the whole file),
 so whatever a run wrote is another learner's data for the next one.  Every run
 after the first therefore starts on a buffer of zeros: the judge zeroes all of
 it once the last run's slots are judged (:meth:`ResultBuffer.scrub_in_background`,
-~10 ms for 106 MiB, with the GIL released, off the verdict's path), and
+off the verdict's path: the memfd's pages are punched out, so every mapping
+reads zeros and the judge's resident set does not keep the buffer's size), and
 :meth:`ResultBuffer.start_run` waits for that (or zeroes it there) before the
 next run -- or, for a backend whose learner process waits at a gate until the
 judge says the buffer is clear (the process backend: ``gates_runs``),

@@ -1,10 +1,9 @@
 """The shared memory a worker's sandboxed runs write their results into, reused across runs and zeroed between them.
 
-One memfd per worker, sized for the largest problem seen, kept mapped: later
-runs cost neither fresh shared-memory pages (zeroed by the kernel, ~100 MB for
-the largest suite, ~30 ms of page faults) nor page faults in the judge when it
-reads the results.  A first run faults in only the pages it writes: a one-shot
-``judge grade`` never pays for a whole buffer.
+One memfd per worker, sized for the largest problem seen, kept mapped (no new
+memfd or mapping per run).  Every run faults in only the pages it writes: a
+one-shot ``judge grade`` never pays for a whole buffer, and a warm judge holds
+none of the last run's pages once they are scrubbed.
 
 A run may write anywhere in its mapping (and ``mremap`` it to the whole file),
 so whatever a run wrote is another learner's data for the next one.  Every run

@@ -177,7 +177,9 @@ def test_peak_memory_is_reported_for_every_run(judge):
         peaks.append(v.resources.memory_peak_bytes)
     assert all(p is not None for p in peaks), peaks
     assert peaks[0] >= 150 * MiB and peaks[2] >= 150 * MiB, peaks
-    assert peaks[1] < 100 * MiB and peaks[3] < 100 * MiB, peaks
+    # A small run's peak is its own: the big run's 150 MiB is not in it (each run is also charged for the result
+    # pages it writes: they are fresh, the last run's given back to the kernel, ~110 MiB for this problem).
+    assert peaks[1] < peaks[0] - 100 * MiB and peaks[3] < peaks[2] - 100 * MiB, peaks
     assert len(cgroup_pids(v)) == 1  # only the zygote, wherever it moved
     if cgroups.detect().version == 2:
         leaves = [n for n in os.listdir(f"/sys/fs/cgroup/judge/{worker_name(v)}") if n.startswith("run-")]

@@ -278,3 +278,18 @@ def start_tool(work: Path, platform: LoopbackPlatform, **extra_env: str):  # noq
     server = Server(work, f"sqlite:///{work}/judge.sqlite3", env, workers=2)
     platform.tool_url = server.url
     return server
+
+
+def start_tool_on_a_copy(work: Path, platform: LoopbackPlatform, **extra_env: str):  # noqa: ANN201 - a Server
+    """:func:`start_tool` grading from a copy of the repository's problems (``server.problems``), which a test
+    may change on disk (add a case, loosen a tolerance); ``server.db`` is its store's URL."""
+    import shutil
+
+    from tests.conftest import REPO
+
+    problems = work / "problems"
+    shutil.copytree(REPO / "problems", problems, ignore=shutil.ignore_patterns("__pycache__"))
+    server = start_tool(work, platform, JUDGE_PROBLEMS_DIR=str(problems), **extra_env)
+    server.problems = problems
+    server.db = f"sqlite:///{work}/judge.sqlite3"
+    return server

@@ -14,7 +14,7 @@ from datetime import datetime
 import pytest
 
 from tests.conftest import REPO
-from tests.lti_platform import LoopbackPlatform, start_tool
+from tests.lti_platform import LoopbackPlatform, start_tool_on_a_copy
 from tests.service_support import require_sandbox, wait_for
 from tests.test_service_lti import launch, start_launch, submit_and_wait
 from tests.test_service_lti_teacher import INSTRUCTOR, _member, _source, _teacher
@@ -34,12 +34,8 @@ def platform(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, platform):
     require_sandbox()
-    from tests.test_service_rejudge import _problems
-
-    work = tmp_path_factory.mktemp("standing")
-    problems = _problems(work)  # a copy: a case is added to it
-    srv = start_tool(work, platform, JUDGE_PROBLEMS_DIR=str(problems), JUDGE_LEARNER_RATE_LIMIT="1000:10000")
-    srv.problems = problems  # type: ignore[attr-defined]
+    # a copy of the problems: a case is added to it
+    srv = start_tool_on_a_copy(tmp_path_factory.mktemp("standing"), platform, JUDGE_LEARNER_RATE_LIMIT="1000:10000")
     yield srv
     srv.stop()
 

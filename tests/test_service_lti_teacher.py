@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, start_tool
+from tests.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, start_tool_on_a_copy
 from tests.service_support import Server, require_sandbox
 from tests.test_service_lti import launch, start_launch, submit_and_wait
 
@@ -39,12 +39,8 @@ def platform(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, platform):
     require_sandbox()
-    from tests.test_service_rejudge import _problems
-
-    work = tmp_path_factory.mktemp("lti-teacher")
-    problems = _problems(work)  # a copy: the last test changes the bundle on disk
-    srv = start_tool(work, platform, JUDGE_PROBLEMS_DIR=str(problems))
-    srv.problems = problems  # type: ignore[attr-defined]
+    # a copy of the problems: the last test changes the bundle on disk
+    srv = start_tool_on_a_copy(tmp_path_factory.mktemp("lti-teacher"), platform)
     yield srv
     srv.stop()
 

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from judge.service.store import Store
 from tests.conftest import REPO
-from tests.lti_platform import LoopbackPlatform, start_tool
+from tests.lti_platform import LoopbackPlatform, start_tool_on_a_copy
 from tests.service_support import SOURCES, CallbackListener, Server, body_json, require_sandbox, wait_done, wait_for
 from tests.test_service_lti import launch, submit_and_wait
 from tests.test_service_lti_teacher import INSTRUCTOR, _member, _teacher
@@ -34,16 +34,11 @@ def platform(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, platform):
     require_sandbox()
-    from tests.test_service_rejudge import _problems
-
-    work = tmp_path_factory.mktemp("tenants")
-    problems = _problems(work)  # a copy: the last test changes the bundle on disk
-    srv = start_tool(work, platform, JUDGE_PROBLEMS_DIR=str(problems),
-                     JUDGE_API_TOKENS=",".join(f"{k}:{v}" for k, v in TOKENS.items()),
-                     JUDGE_MAX_PENDING=str(MAX_PENDING), JUDGE_MAX_PENDING_PER_TENANT=str(PER_TENANT),
-                     JUDGE_MAX_REJUDGE_ITEMS=str(MAX_REJUDGE_ITEMS), JUDGE_LEARNER_RATE_LIMIT="1000:10000")
-    srv.problems = problems  # type: ignore[attr-defined]
-    srv.db = f"sqlite:///{work}/judge.sqlite3"  # type: ignore[attr-defined]
+    # a copy of the problems: the last test changes the bundle on disk
+    srv = start_tool_on_a_copy(tmp_path_factory.mktemp("tenants"), platform,
+                               JUDGE_API_TOKENS=",".join(f"{k}:{v}" for k, v in TOKENS.items()),
+                               JUDGE_MAX_PENDING=str(MAX_PENDING), JUDGE_MAX_PENDING_PER_TENANT=str(PER_TENANT),
+                               JUDGE_MAX_REJUDGE_ITEMS=str(MAX_REJUDGE_ITEMS), JUDGE_LEARNER_RATE_LIMIT="1000:10000")
     yield srv
     srv.stop()
 

@@ -18,3 +18,19 @@ def test_every_folder_of_modules_is_a_package_the_wheel_carries():
                if "__pycache__" not in p.parts}
     found = set(find_packages(str(REPO), include=["judge", "judge.*"]))
     assert folders <= found, f"folders of modules without __init__.py: {sorted(folders - found)}"
+
+
+def test_every_module_defining_a_service_table_is_imported_before_the_schema_is_made():
+    """``Store.create_schema`` creates the tables that joined ``metadata``, i.e. those whose module was imported:
+    it imports the modules it names first, and every module of the service that defines a table is named."""
+    import ast
+
+    from judge.service import store
+
+    defining = set()
+    for path in (REPO / "judge" / "service").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        if any(isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Table" for n in ast.walk(tree)):
+            defining.add(".".join(path.relative_to(REPO).with_suffix("").parts))
+    named = set(store.TABLE_MODULES) | {"judge.service.store"}
+    assert defining <= named, f"modules defining tables that create_schema does not import: {defining - named}"

@@ -220,12 +220,17 @@ def _add_missing_columns(conn: Connection, dialect: str) -> None:
             conn.execute(text(backfill))
 
 
+#: The modules besides this one that define a table on :data:`metadata` (tests/test_package_layout.py checks the
+#: list against the code).
+TABLE_MODULES = ("judge.service.rejudge", "judge.service.claims", "judge.service.worker_slots",
+                 "judge.service.bundle_versions", "judge.service.lti.tables")
+
+
 def import_all_tables() -> None:
     """Import every module that defines a table on :data:`metadata` (the service's one schema)."""
     import importlib
 
-    for module in ("judge.service.rejudge", "judge.service.claims", "judge.service.worker_slots",
-                   "judge.service.bundle_versions", "judge.service.lti.tables"):
+    for module in TABLE_MODULES:
         importlib.import_module(module)
 
 

@@ -172,8 +172,10 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
 @click.option("--multiplier", type=click.FloatRange(min=1.0), default=5.0, show_default=True,
               help="time limits = multiplier x the slowest accepted example (problemtools' time_multiplier)")
 @click.option("--calibrate", is_flag=True, help="write the calibrated time limits into problem.yaml")
+@click.option("-j", "--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="examples graded at once, each in its own sandbox (rows still print in file order)")
 def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backend: str, image: str | None,
-           isolation: str | None, fmt: str, multiplier: float, calibrate: bool) -> None:
+           isolation: str | None, fmt: str, multiplier: float, calibrate: bool, workers: int) -> None:
     """Check a bundle: it loads, the reference passes, every example gets its folder's status; then report
     adequacy (kill matrix), tolerance margins, calibrated time limits and the statement's examples."""
     from judge.authoring.verify import verify_problem
@@ -182,6 +184,7 @@ def verify(problem: str, submissions: str | None, unsafe_no_sandbox: bool, backe
     try:
         report = verify_problem(problem, submissions, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend,
                                 image=image, isolation=isolation, multiplier=multiplier, calibrate=calibrate,
+                                workers=workers,
                                 echo=(lambda line: click.echo(line)) if fmt == "text" else (lambda line: None))
     except JudgeError as exc:
         raise _fail(str(exc)) from exc

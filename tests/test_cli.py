@@ -101,7 +101,7 @@ def test_verify_every_example_submission(tmp_path):
             shutil.copytree(folder, (memory if folder.name == "memory_limit_exceeded" else others) / folder.name)
     outs = []
     for problem, examples in (("sinusoidal-pe", others), (str(roomy_problem()), memory)):
-        p = run("verify", problem, "--submissions", str(examples), timeout=600)
+        p = run("verify", problem, "--submissions", str(examples), "--workers", "2", timeout=600)
         out = p.stdout.decode()
         failing = [line for line in out.splitlines() if line.startswith("FAIL")]
         assert p.returncode == 0, "\n".join(failing) + "\n...\n" + out[-1500:]

@@ -100,7 +100,7 @@ def test_course_problem_verifies(problem):
     from judge.authoring.verify import verify_problem
 
     lines: list[str] = []
-    report = verify_problem(problem, echo=lines.append)
+    report = verify_problem(problem, echo=lines.append, workers=2)
     failing = [r for r in report.rows if not r.ok]
     assert report.ok, "\n".join(f"{r.item}: expected {r.expected}, got {r.got} {r.detail}" for r in failing) + \
         "\n" + "\n".join(f.line() for f in report.author.findings if f.level == "error")

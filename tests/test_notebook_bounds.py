@@ -202,7 +202,7 @@ def test_the_notebook_attack_files_get_their_folders_verdicts_in_judge_verify(tm
     for path in NOTEBOOK_ATTACKS:
         (tmp_path / path.parent.name).mkdir(exist_ok=True)
         shutil.copy(path, tmp_path / path.parent.name / path.name)
-    done = _cli("verify", "sinusoidal-pe", "--submissions", str(tmp_path), "--format", "json")
+    done = _cli("verify", "sinusoidal-pe", "--submissions", str(tmp_path), "--format", "json", "--workers", "2")
     report = json.loads(done.stdout)
     rows = {row["item"]: row for row in report["rows"]}
     for path in NOTEBOOK_ATTACKS:

@@ -194,7 +194,7 @@ def _replicate(db: str, ids: list[str], copies: int) -> list[str]:
     return made
 
 
-def test_a_rejudge_of_a_few_hundred_with_celery_redis_and_postgresql(tmp_path, redis, postgres):
+def test_a_rejudge_of_a_hundred_with_celery_redis_and_postgresql(tmp_path, redis, postgres):
     require_sandbox()
     problems = _problems(tmp_path)
     db = postgres.new_database()
@@ -207,7 +207,7 @@ def test_a_rejudge_of_a_few_hundred_with_celery_redis_and_postgresql(tmp_path, r
         with server.client(TOKEN) as client:
             ids = _submit(client, FILES)
             wait_done(client, ids, 120)
-            copies = _replicate(db, ids, 40)  # 5 + 200 stored submissions
+            copies = _replicate(db, ids, 20)  # 5 + 100 stored submissions (bench/ measures larger ones)
             _loosen(problems)
             started = time.monotonic()
             rid = client.post("/v1/rejudges", json={"problem": "sinusoidal-pe", "dry_run": True}).json()["id"]
@@ -219,7 +219,7 @@ def test_a_rejudge_of_a_few_hundred_with_celery_redis_and_postgresql(tmp_path, r
             dry_seconds = time.monotonic() - started
             total = len(ids) + len(copies)
             assert view["state"] == "done" and view["total"] == view["graded"] == total, view
-            flipped = len(FLIPS) * (1 + 40)
+            flipped = len(FLIPS) * (1 + 20)
             assert view["matrix"]["wrong_answer"]["accepted"] == flipped
             assert sum(sum(row.values()) for row in view["matrix"].values()) == total
             started = time.monotonic()

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from judge.diagnosis.expectations import expected_diagnosis  # noqa: F401 - the 
 from judge.engine import Judge
 from judge.problem.expected import load_reference
 from judge.problem.loader import Bundle, load_problem, resolve
-from judge.verdict import Status
+from judge.verdict import Status, Verdict
 
 TIME_MARGIN = 2.0  # Kattis' safety margin: limits at least twice the slowest accepted run
 
@@ -88,7 +89,11 @@ def default_submissions(bundle: Bundle) -> Path:
 def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandbox: bool = False,
                    backend: str = "process", image: str | None = None,
                    echo: Callable[[str], None] = print, isolation: str | None = None,
-                   multiplier: float = DEFAULT_MULTIPLIER, calibrate: bool = False) -> VerifyReport:
+                   multiplier: float = DEFAULT_MULTIPLIER, calibrate: bool = False,
+                   workers: int = 1) -> VerifyReport:
+    """``workers``: examples graded at once (each in its own sandbox; the rows still print in file order).
+    Limits are decided from each run's kernel records, so grading side by side changes no verdict; only
+    wall times grow when the machine has fewer cores than workers."""
     todo = unfinished(resolve(problem))
     if todo:  # a fresh `judge new` skeleton: one line per thing still to fill in, nothing run
         report = VerifyReport(problem=str(problem))
@@ -113,7 +118,8 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
     slowest = 0.0
     graded: list[GradedExample] = []
     sources: dict[str, str] = {}
-    with Judge(unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image, isolation=isolation) as judge:
+    with Judge(workers=workers, unsafe_no_sandbox=unsafe_no_sandbox, backend=backend, image=image,
+               isolation=isolation) as judge:
         prepared = judge.problem(bundle.root)
         prepared.measure_errors = True  # accepted examples' errors, for the tolerance margins
         verdict = judge.grade(bundle.reference_path.read_bytes(), bundle.root)
@@ -123,25 +129,33 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
         if not files:
             add(Row(f"examples in {folder}", "at least one", "none", False))
         statuses = {s.value for s in Status} - {Status.SKIPPED.value}
-        for path in files:
-            expected = path.parent.name
-            if expected not in statuses:
-                add(Row(str(path.relative_to(folder)), "a status folder", expected, False, "unknown folder name"))
-                continue
-            data = path.read_bytes()
-            verdict = judge.grade(data, bundle.root, name=path.name)
-            graded.append(GradedExample(str(path.relative_to(folder)), expected, verdict))
-            sources[graded[-1].name] = data.decode("utf-8", errors="replace")
-            if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
-                slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
-            first_line = verdict.message.splitlines()[0][:70] if verdict.message else ""
-            detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {first_line}"
-            want, got, ok = expected, verdict.status.value, verdict.status.value == expected
-            feedback = check_feedback(data, verdict)  # in any folder: a runtime error may have its name too
-            if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)
-                want, got = f"{expected}/{feedback[0]}", f"{got}/{feedback[1]}"
-                ok = ok and feedback[2]
-            add(Row(str(path.relative_to(folder)), want, got, ok, detail))
+
+        def grade(path: Path) -> Verdict | None:
+            if path.parent.name not in statuses:
+                return None
+            return judge.grade(path.read_bytes(), bundle.root, name=path.name)
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            verdicts = pool.map(grade, files)  # in file order, whichever finishes first
+            for path, maybe in zip(files, verdicts):
+                expected = path.parent.name
+                if maybe is None:
+                    add(Row(str(path.relative_to(folder)), "a status folder", expected, False,
+                            "unknown folder name"))
+                    continue
+                data, verdict = path.read_bytes(), maybe
+                graded.append(GradedExample(str(path.relative_to(folder)), expected, verdict))
+                sources[graded[-1].name] = data.decode("utf-8", errors="replace")
+                if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:
+                    slowest = max(slowest, verdict.resources.cpu_ms / 1e3)
+                first_line = verdict.message.splitlines()[0][:70] if verdict.message else ""
+                detail = f"{verdict.judged_in_ms or 0:7.0f} ms  {first_line}"
+                want, got, ok = expected, verdict.status.value, verdict.status.value == expected
+                feedback = check_feedback(data, verdict)  # in any folder: a runtime error may have its name too
+                if feedback is not None:  # the '# diagnosis:' / '# facts:' lines (judge.diagnosis.expectations)
+                    want, got = f"{expected}/{feedback[0]}", f"{got}/{feedback[1]}"
+                    ok = ok and feedback[2]
+                add(Row(str(path.relative_to(folder)), want, got, ok, detail))
         report.author = author_report(prepared, graded, multiplier)  # before the judge closes the inputs
         add_counterexamples(report.author, judge, prepared, graded, sources)
     limit = bundle.spec.limits.cpu_seconds

@@ -325,7 +325,7 @@ def _not_the_owner(exc: Exception) -> bool:
 def _tables_exist(store: Store) -> bool:
     from sqlalchemy import inspect
 
-    from judge.service.store import metadata
+    from judge.service.db.schema import metadata
 
     with store._read() as conn:
         return set(metadata.tables) <= set(inspect(conn).get_table_names())

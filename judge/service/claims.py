@@ -20,25 +20,15 @@ import threading
 import time
 import uuid
 
-from sqlalchemy import Column, Float, Index, String, Table, delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
-from judge.service.store import Store, metadata
+from judge.service.db.schema import claims
+from judge.service.store import Store
 
 log = logging.getLogger("judge.service")
 
 BEAT_SECONDS = 5.0
 ALIVE_SECONDS = 20.0
-
-claims = Table(
-    "judge_claims", metadata,
-    Column("token", String(32), primary_key=True),
-    Column("submission_id", String(32), nullable=False),
-    Column("worker", String(255)),
-    Column("claimed_at", Float, nullable=False),
-    Column("alive_at", Float, nullable=False),
-    Index("ix_judge_claims_submission", "submission_id"),
-)
-
 
 class Claims:
     """The claims table on the service's :class:`Store` engines."""

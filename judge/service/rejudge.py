@@ -36,51 +36,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Float, Index, Integer, String, Table, Text, func, insert, select, text, update
+from sqlalchemy import func, insert, select, text, update
 
-from judge.service.store import DONE, Store, metadata, submissions
+from judge.service.db.schema import history, items, rejudges, submissions
+from judge.service.store import DONE, Store
 
 log = logging.getLogger("judge.service.rejudge")
 
 QUEUED, RUNNING, FINISHED, APPLIED, CANCELLED = "queued", "running", "done", "applied", "cancelled"
 ACTIVE = (QUEUED, RUNNING)
 OPEN = (QUEUED, RUNNING, FINISHED, "applying")  # a caller's rejudge that is not applied or cancelled yet
-
-rejudges = Table(
-    "judge_rejudges", metadata,
-    Column("id", String(32), primary_key=True),
-    Column("problem", String(200), nullable=False),
-    Column("dry_run", Integer, nullable=False),
-    Column("state", String(16), nullable=False),             # queued | running | done | applied | cancelled
-    Column("digest", String(64)),                            # the bundle version the new verdicts come from
-    Column("total", Integer, nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("started_at", Float),
-    Column("finished_at", Float),
-    Column("applied_at", Float),
-    Column("requested_by", String(255)),
-)
-items = Table(
-    "judge_rejudge_items", metadata,
-    Column("rejudge_id", String(32), primary_key=True),
-    Column("submission_id", String(32), primary_key=True),
-    Column("old_status", String(32)),
-    Column("old_score", Float),
-    Column("new_status", String(32)),
-    Column("new_score", Float),
-    Column("new_verdict_json", Text),
-    Index("ix_judge_rejudge_items_todo", "rejudge_id", "new_status"),
-)
-history = Table(
-    "judge_verdict_history", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("submission_id", String(32), nullable=False),
-    Column("verdict_json", Text),
-    Column("status", String(32)),
-    Column("replaced_at", Float, nullable=False),
-    Column("rejudge_id", String(32)),
-    Index("ix_judge_verdict_history_submission", "submission_id"),
-)
 
 APPLY_BATCH = 200
 

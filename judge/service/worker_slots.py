@@ -12,23 +12,15 @@ import threading
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Float, Integer, String, Table, delete, func, select, update
+from sqlalchemy import delete, func, select, update
 
-from judge.service.store import Store, metadata
+from judge.service.db.schema import slots_table
+from judge.service.store import Store
 
 log = logging.getLogger("judge.service")
 
 BEAT_SECONDS = 5.0
 STALE_SECONDS = 20.0
-
-slots_table = Table(
-    "judge_worker_slots", metadata,
-    Column("name", String(255), primary_key=True),
-    Column("slots", Integer, nullable=False),
-    Column("busy", Integer, nullable=False),
-    Column("seen_at", Float, nullable=False),
-)
-
 
 @dataclass(frozen=True)
 class Fleet:

@@ -227,12 +227,13 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from celery.signals import worker_ready
 
     from judge.engine import Judge
-    from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
     from judge.service.bundle_versions import BundleVersions
     from judge.service.claims import ClaimBeat
+    from judge.service.lti.hooks import register as learner_side_hooks
     from judge.service.worker import process_submission
     from judge.service.worker_slots import Heartbeat, SlotRegistry
 
+    learner_side_hooks()  # a learner-page submission's pictures (judge.service.learner_hooks)
     store = Store(settings.db_url)
     _create_schema_patiently(store)
     judge = Judge(workers=concurrency, unsafe_no_sandbox=settings.unsafe_no_sandbox)

@@ -23,7 +23,8 @@ by the next), and a cancelled rejudge's items are deleted (its row and counts st
 Applying replaces each changed verdict (its ``verdict_version`` goes up by one, so a platform keeps the newest
 per id), and a callback still in flight for the old verdict is let finish first (:meth:`Store.callback_result`).
 LTI learners are not sent their old submissions' new scores: each affected learner's gradebook gets one score
-computed from all their submissions with the activity's rule (:mod:`judge.service.lti.standing`).
+computed from all their submissions with the activity's rule (:mod:`judge.service.lti.standing`, reached through
+:mod:`judge.service.learner_hooks`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, text, update
 
+from judge.service import learner_hooks
 from judge.service.db.schema import history, items, rejudges, submissions
 from judge.service.store import DONE, Store
 
@@ -287,10 +289,11 @@ def _after_delivery_in_flight(t, now: float):  # noqa: ANN001, ANN202 - a SQL ex
 
 
 def _scores_again(conn, submission_ids: list[str], now: float) -> None:  # noqa: ANN001
-    """One new score for each LTI learner whose submissions changed: their standing under the new bundle."""
-    from judge.service.lti.standing import standings_due
-
-    standings_due(conn, submission_ids, now)
+    """One new score for each LTI learner whose submissions changed: their standing under the new bundle (the
+    learner side's hook, :mod:`judge.service.learner_hooks`; none without the learner side)."""
+    hooks = learner_hooks.registered()
+    if hooks is not None:
+        hooks.verdicts_replaced(conn, submission_ids, now)
 
 
 # -- the runner --------------------------------------------------------------------------------------------------

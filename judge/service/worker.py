@@ -15,12 +15,13 @@ import numpy as np
 from judge._version import __version__
 from judge.service import learner_hooks
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions
-from judge.service.claims import ClaimBeat, Claims
+from judge.service.claims import Claims
 from judge.service.store import STORE_AWAY, Store, StoredSubmission
 from judge.verdict import Status, Verdict
 
 if TYPE_CHECKING:
     from judge.engine import Judge
+    from judge.service.worker_beat import WorkerBeat
 
 log = logging.getLogger("judge.service")
 
@@ -84,7 +85,7 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
 def process_submission(store: Store, judge: Judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
                        versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS,
-                       beat: ClaimBeat | None = None) -> str:
+                       beat: WorkerBeat | None = None) -> str:
     """Claim, grade through the sandboxed :class:`~judge.engine.Judge`, store the verdict once.
 
     Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)

@@ -17,6 +17,7 @@ from judge.service.auth import Authenticator, RateLimiter
 from judge.service.bundle_versions import BundleVersions
 from judge.service.callbacks import CallbackDispatcher
 from judge.service.context import ServiceContext
+from judge.service.loops import Loops
 from judge.service.metrics import METHODS, OTHER_METHOD, Metrics
 from judge.service.routes_ops import operations_router
 from judge.service.routes_platform import router as platform_router
@@ -152,21 +153,17 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     auth = Authenticator(settings.tokens)
     limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
 
+    loops = Loops(dispatcher, learner[1] if learner is not None else None, backend)
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI):  # noqa: ANN202
         store.create_schema()
-        dispatcher.start()
-        if learner is not None and learner[1] is not None:
-            learner[1].start()
-        backend.start()
+        loops.start()
         log.info("judge service ready: %s mode, store %s", settings.mode, store.dialect)
         try:
             yield
         finally:
-            backend.stop()
-            dispatcher.stop()
-            if learner is not None and learner[1] is not None:
-                learner[1].stop()
+            loops.stop()
             store.close()
 
     app = FastAPI(title="numpy-judge", version=__version__, lifespan=lifespan,

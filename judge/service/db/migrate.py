@@ -16,17 +16,24 @@ Several processes may start at once (API replicas, workers): on PostgreSQL the m
 advisory lock (the key the schema code has always used, so an older replica starting beside a newer one waits
 too), and PostgreSQL's DDL is transactional, so the second process finds the first one's work done, or none of
 it; on SQLite the store's write transaction (``BEGIN IMMEDIATE``) is the lock.
+
+Changing the schema: edit :mod:`judge.service.db.schema`, then ``python3 -m judge.service.db.migrate "what
+changes"`` writes the next revision from the difference (Alembic's autogenerate, against a scratch SQLite
+database at head); read it, and make it right for a database that has rows (a backfill, a server default).
+tests/test_service_migrations.py fails until the revisions make exactly what the schema says.
 """
 
 from __future__ import annotations
 
+import sys
+import tempfile
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection, Engine
 
 #: Serialises schema changes of processes starting at once (PostgreSQL advisory lock key).
@@ -62,3 +69,22 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK})
         command.upgrade(alembic_config(conn), revision)
+
+
+def new_revision(message: str) -> Path:
+    """Write the next revision, numbered after the head, from what the schema has and the revisions do not make."""
+    number = f"{int(head()) + 1:04d}"
+    with tempfile.TemporaryDirectory(prefix="judge-revision-") as scratch:
+        engine = create_engine(f"sqlite:///{scratch}/head.sqlite3")
+        upgrade(engine)
+        with engine.begin() as conn:
+            script = command.revision(alembic_config(conn), message=message, autogenerate=True, rev_id=number)
+        engine.dispose()
+    assert script is not None and not isinstance(script, list)
+    return Path(script.path)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit('usage: python3 -m judge.service.db.migrate "what the revision changes"')
+    print(new_revision(sys.argv[1]))

@@ -41,3 +41,9 @@ own database role may touch only what :mod:`judge.service.worker_role` grants).
 - ``alembic_version``: the revision the database is at; written by :func:`judge.service.db.migrate.upgrade` at
   every start of the API (and of a worker whose role may); read by the same.
 """
+
+import logging
+
+# Alembic names each of its plugins when it is first imported: lines of noise in every server's and worker's log.
+# Set here, before judge.service.db.migrate imports Alembic.
+logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)

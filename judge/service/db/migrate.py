@@ -25,7 +25,6 @@ tests/test_service_migrations.py fails until the revisions make exactly what the
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
@@ -84,7 +83,15 @@ def new_revision(message: str) -> Path:
     return Path(script.path)
 
 
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python3 -m judge.service.db.migrate",
+                                     description="Write the next revision of the service's database from what "
+                                                 "judge/service/db/schema.py has and the revisions do not make.")
+    parser.add_argument("message", help="what the revision changes, in a few words (also its file name)")
+    print(new_revision(parser.parse_args(argv).message))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit('usage: python3 -m judge.service.db.migrate "what the revision changes"')
-    print(new_revision(sys.argv[1]))
+    main()

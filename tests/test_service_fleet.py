@@ -78,7 +78,7 @@ def test_a_worker_with_another_copy_grades_the_version_the_api_accepted(store, t
 def test_a_stored_version_that_does_not_give_its_digest_is_refused(store, tmp_path, monkeypatch):
     problems = problems_copy(tmp_path / "p")
     monkeypatch.setenv("JUDGE_PROBLEMS_DIR", str(problems))
-    from judge.service.bundle_versions import bundles
+    from judge.service.db.schema import bundles
 
     archive = archive_of(problems / "sinusoidal-pe")
     with store._write() as conn:

@@ -175,7 +175,7 @@ def _replicate(db: str, ids: list[str], copies: int) -> list[str]:
     """More stored submissions like these (a course's worth): rows copied in the store with new ids."""
     from sqlalchemy import insert, select
 
-    from judge.service.store import submissions
+    from judge.service.db.schema import submissions
 
     store = Store(db)
     made = []

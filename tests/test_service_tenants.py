@@ -75,7 +75,7 @@ def _only_alpha_is_refused(platform, server, burst: list[httpx.Response], beta: 
 
 
 def _items_of(server: Server, caller: str) -> int:
-    from judge.service.rejudge import items, rejudges
+    from judge.service.db.schema import items, rejudges
 
     store = Store(server.db)
     try:

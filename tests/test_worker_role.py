@@ -37,7 +37,7 @@ def test_every_table_of_the_service_is_granted_or_denied_to_workers_by_name():
     import judge.service.lti.tables  # noqa: F401
     import judge.service.rejudge  # noqa: F401
     import judge.service.worker_slots  # noqa: F401
-    from judge.service.store import metadata
+    from judge.service.db.schema import metadata
 
     assert not set(WORKER_PRIVILEGES) & WORKER_DENIED
     assert set(metadata.tables) == set(WORKER_PRIVILEGES) | WORKER_DENIED, (

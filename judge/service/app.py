@@ -12,16 +12,16 @@ from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge._version import __version__
-from judge.service import claims as _claims  # noqa: F401 - registers the claims table before create_schema
 from judge.service import errors, problems
 from judge.service.auth import Authenticator, RateLimiter
 from judge.service.bundle_versions import BundleVersions
 from judge.service.callbacks import CallbackDispatcher
 from judge.service.context import ServiceContext
+from judge.service.loops import Loops
 from judge.service.metrics import METHODS, OTHER_METHOD, Metrics
 from judge.service.routes_ops import operations_router
 from judge.service.routes_platform import router as platform_router
-from judge.service.routes_rejudge import router as rejudge_router  # its tables too
+from judge.service.routes_rejudge import router as rejudge_router
 from judge.service.settings import Settings
 from judge.service.store import Store
 from judge.service.worker_slots import SlotRegistry
@@ -101,12 +101,11 @@ def learner_side_parts(store: Store, settings: Settings) -> tuple[Any, Any] | No
     Raises :class:`SettingsError` for a platform file that cannot be used."""
     if not settings.lti_config and not settings.learn_codes:
         return None
-    from judge.service.lti.tables import LtiStore  # registers its tables before create_schema
-
     if not settings.lti_config:
         return None, None
     from judge.service.lti.config import load_tool_config
     from judge.service.lti.passback import ScoreDispatcher
+    from judge.service.lti.tables import LtiStore
 
     tool_config = load_tool_config(settings.lti_config)
     return tool_config, ScoreDispatcher(LtiStore(store), settings, tool_config)
@@ -129,6 +128,9 @@ def document(app: FastAPI) -> dict[str, Any]:
 
 def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     """The app; ``backend`` defaults to embedded workers, or Celery when ``settings.broker_url`` is set."""
+    from judge.service.lti.hooks import register as register_learner_hooks
+
+    register_learner_hooks()  # pictures, grades after a rejudge: the core calls them via judge.service.learner_hooks
     store = Store(settings.db_url)
     dispatcher = CallbackDispatcher(store, settings)
     learner = learner_side_parts(store, settings)  # None unless LTI platforms or access codes are configured
@@ -151,21 +153,17 @@ def create_app(settings: Settings, backend=None) -> FastAPI:  # noqa: ANN001
     auth = Authenticator(settings.tokens)
     limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
 
+    loops = Loops(dispatcher, learner[1] if learner is not None else None, backend)
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI):  # noqa: ANN202
         store.create_schema()
-        dispatcher.start()
-        if learner is not None and learner[1] is not None:
-            learner[1].start()
-        backend.start()
+        loops.start()
         log.info("judge service ready: %s mode, store %s", settings.mode, store.dialect)
         try:
             yield
         finally:
-            backend.stop()
-            dispatcher.stop()
-            if learner is not None and learner[1] is not None:
-                learner[1].stop()
+            loops.stop()
             store.close()
 
     app = FastAPI(title="numpy-judge", version=__version__, lifespan=lifespan,

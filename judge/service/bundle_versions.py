@@ -36,14 +36,15 @@ import threading
 import time
 from pathlib import Path
 
-from sqlalchemy import Column, Float, LargeBinary, String, Table, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from judge.grading.prepare import bundle_mtimes
 from judge.problem.loader import load_problem
 from judge.problem.locate import resolve
 from judge.problem.private_dir import private_folder
-from judge.service.store import Store, metadata
+from judge.service.db.schema import bundles
+from judge.service.store import Store
 
 log = logging.getLogger("judge.service")
 
@@ -51,15 +52,6 @@ MAX_ARCHIVE_BYTES = 64 << 20
 #: A digest as the loader writes it (hex), and an id that names one folder: nothing that leads elsewhere.
 _DIGEST = re.compile(r"[0-9a-f]{8,64}")
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}")
-
-bundles = Table(
-    "judge_bundles", metadata,
-    Column("digest", String(64), primary_key=True),
-    Column("problem", String(200), nullable=False),
-    Column("archive", LargeBinary, nullable=False),  # tar.gz of the bundle's files
-    Column("created_at", Float, nullable=False),
-)
-
 
 class BundleUnavailable(Exception):
     """The version a submission was accepted under is neither on this host nor in the store."""

@@ -227,27 +227,27 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     from celery.signals import worker_ready
 
     from judge.engine import Judge
-    from judge.service import rejudge as _tables  # noqa: F401 - registers the rejudge tables before create_schema
     from judge.service.bundle_versions import BundleVersions
-    from judge.service.claims import ClaimBeat
+    from judge.service.lti.hooks import register as learner_side_hooks
     from judge.service.worker import process_submission
-    from judge.service.worker_slots import Heartbeat, SlotRegistry
+    from judge.service.worker_beat import WorkerBeat
 
+    learner_side_hooks()  # a learner-page submission's pictures (judge.service.learner_hooks)
     store = Store(settings.db_url)
     _create_schema_patiently(store)
     judge = Judge(workers=concurrency, unsafe_no_sandbox=settings.unsafe_no_sandbox)
     versions = BundleVersions(store)
     app = make_celery(settings)
     name = hostname or f"judge-{socket.gethostname()}-{__import__('os').getpid()}"
-    heartbeat = Heartbeat(SlotRegistry(store), name, concurrency)
-    claim_beat = ClaimBeat(store)  # the claims this worker's copies hold, kept alive while they run
+    # one thread: this worker's slots for /metrics, and the claims its copies hold, kept alive while they run
+    heartbeat = WorkerBeat(store, name, concurrency)
 
     @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def grade_submission(self, sub_id: str) -> str:  # noqa: ANN001
         try:
             with heartbeat:
                 return process_submission(store, judge, sub_id, self.request.hostname or name, versions=versions,
-                                          max_attempts=settings.max_attempts, beat=claim_beat)
+                                          max_attempts=settings.max_attempts, beat=heartbeat)
         except Exception as exc:  # noqa: BLE001 - the store is unreachable: try again later, lose nothing
             if isinstance(exc, STORE_AWAY):
                 log.warning("submission %s: the store is unreachable (%s); retrying in 5 s", sub_id,
@@ -293,7 +293,6 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
                          f"--loglevel={loglevel}"])
     finally:
         heartbeat.stop()
-        claim_beat.stop()
         judge.close()
         store.close()
 
@@ -325,7 +324,7 @@ def _not_the_owner(exc: Exception) -> bool:
 def _tables_exist(store: Store) -> bool:
     from sqlalchemy import inspect
 
-    from judge.service.store import metadata
+    from judge.service.db.schema import metadata
 
     with store._read() as conn:
         return set(metadata.tables) <= set(inspect(conn).get_table_names())

@@ -14,10 +14,10 @@ import threading
 from collections.abc import Callable
 
 from judge.service.bundle_versions import BundleVersions
-from judge.service.claims import ClaimBeat
 from judge.service.settings import Settings
 from judge.service.store import Store
 from judge.service.worker import process_submission
+from judge.service.worker_beat import WorkerBeat
 
 log = logging.getLogger("judge.service")
 
@@ -40,7 +40,7 @@ class EmbeddedBackend:
         self._stopping = threading.Event()
         self.ready = threading.Event()
         self._rejudges: queue.Queue[str] = queue.Queue()
-        self.claim_beat = ClaimBeat(store)
+        self.claim_beat = WorkerBeat(store)  # claims only: this server's slots are its health, not the fleet's
 
     def start(self) -> None:
         pending = self.store.pending_ids()

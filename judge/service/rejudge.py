@@ -23,7 +23,8 @@ by the next), and a cancelled rejudge's items are deleted (its row and counts st
 Applying replaces each changed verdict (its ``verdict_version`` goes up by one, so a platform keeps the newest
 per id), and a callback still in flight for the old verdict is let finish first (:meth:`Store.callback_result`).
 LTI learners are not sent their old submissions' new scores: each affected learner's gradebook gets one score
-computed from all their submissions with the activity's rule (:mod:`judge.service.lti.standing`).
+computed from all their submissions with the activity's rule (:mod:`judge.service.lti.standing`, reached through
+:mod:`judge.service.learner_hooks`).
 """
 
 from __future__ import annotations
@@ -36,51 +37,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Float, Index, Integer, String, Table, Text, func, insert, select, text, update
+from sqlalchemy import func, insert, select, text, update
 
-from judge.service.store import DONE, Store, metadata, submissions
+from judge.service import learner_hooks
+from judge.service.db.schema import history, items, rejudges, submissions
+from judge.service.store import DONE, Store
 
 log = logging.getLogger("judge.service.rejudge")
 
 QUEUED, RUNNING, FINISHED, APPLIED, CANCELLED = "queued", "running", "done", "applied", "cancelled"
 ACTIVE = (QUEUED, RUNNING)
 OPEN = (QUEUED, RUNNING, FINISHED, "applying")  # a caller's rejudge that is not applied or cancelled yet
-
-rejudges = Table(
-    "judge_rejudges", metadata,
-    Column("id", String(32), primary_key=True),
-    Column("problem", String(200), nullable=False),
-    Column("dry_run", Integer, nullable=False),
-    Column("state", String(16), nullable=False),             # queued | running | done | applied | cancelled
-    Column("digest", String(64)),                            # the bundle version the new verdicts come from
-    Column("total", Integer, nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("started_at", Float),
-    Column("finished_at", Float),
-    Column("applied_at", Float),
-    Column("requested_by", String(255)),
-)
-items = Table(
-    "judge_rejudge_items", metadata,
-    Column("rejudge_id", String(32), primary_key=True),
-    Column("submission_id", String(32), primary_key=True),
-    Column("old_status", String(32)),
-    Column("old_score", Float),
-    Column("new_status", String(32)),
-    Column("new_score", Float),
-    Column("new_verdict_json", Text),
-    Index("ix_judge_rejudge_items_todo", "rejudge_id", "new_status"),
-)
-history = Table(
-    "judge_verdict_history", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("submission_id", String(32), nullable=False),
-    Column("verdict_json", Text),
-    Column("status", String(32)),
-    Column("replaced_at", Float, nullable=False),
-    Column("rejudge_id", String(32)),
-    Index("ix_judge_verdict_history_submission", "submission_id"),
-)
 
 APPLY_BATCH = 200
 
@@ -322,10 +289,11 @@ def _after_delivery_in_flight(t, now: float):  # noqa: ANN001, ANN202 - a SQL ex
 
 
 def _scores_again(conn, submission_ids: list[str], now: float) -> None:  # noqa: ANN001
-    """One new score for each LTI learner whose submissions changed: their standing under the new bundle."""
-    from judge.service.lti.standing import standings_due
-
-    standings_due(conn, submission_ids, now)
+    """One new score for each LTI learner whose submissions changed: their standing under the new bundle (the
+    learner side's hook, :mod:`judge.service.learner_hooks`; none without the learner side)."""
+    hooks = learner_hooks.registered()
+    if hooks is not None:
+        hooks.verdicts_replaced(conn, submission_ids, now)
 
 
 # -- the runner --------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The submission store: one SQLAlchemy table, SQLite by default, PostgreSQL when shared.
+"""The submission store: the submissions table (judge.service.db), SQLite by default, PostgreSQL when shared.
 
 Every state change is a single conditional UPDATE, so concurrent servers and
 workers cannot fight: a submission is claimed only while not done, and its
@@ -19,15 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
-    Column,
-    Float,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
     case,
     create_engine,
     event,
@@ -40,6 +31,8 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from judge.service.db.schema import submissions
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -50,40 +43,6 @@ STORE_AWAY = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
 PENDING_STATES = (QUEUED, RUNNING)
 LATENCY_BUCKETS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
-metadata = MetaData()
-submissions = Table(
-    "judge_submissions", metadata,
-    Column("id", String(32), primary_key=True),
-    Column("platform", String(64), nullable=False),
-    Column("problem", String(200), nullable=False),
-    Column("problem_digest", String(64)),  # the bundle version it was accepted under (judge.service.bundle_versions)
-    Column("source", Text, nullable=False),
-    Column("callback_url", Text),
-    Column("metadata_json", Text),
-    Column("idempotency_key", String(255)),
-    Column("request_hash", String(64)),
-    Column("state", String(16), nullable=False),
-    Column("status", String(32)),
-    Column("verdict_json", Text),
-    Column("created_at", Float, nullable=False),
-    Column("enqueued_at", Float),
-    Column("started_at", Float),
-    Column("finished_at", Float),
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("worker", String(255)),
-    Column("callback_state", String(16), nullable=False, default="none"),
-    Column("callback_attempts", Integer, nullable=False, default=0),
-    Column("callback_next_at", Float),
-    Column("callback_error", Text),
-    # the tenant whose pending limit the submission counts in (a token; an LTI deployment's course; a course code)
-    Column("tenant", String(80)),
-    # 1 for the first verdict, +1 each time a rejudge replaces it: a callback is bound to the version it carries
-    Column("verdict_version", Integer, nullable=False, default=0, server_default="0"),
-    Column("callback_version", Integer),  # the version the delivery in flight carries (None: none in flight)
-    UniqueConstraint("platform", "idempotency_key", name="uq_judge_submissions_idempotency"),
-    Index("ix_judge_submissions_state", "state", "created_at"),
-    Index("ix_judge_submissions_callback", "callback_state", "callback_next_at"),
-)
 _FIELDS = tuple(c.name for c in submissions.columns)
 
 
@@ -191,49 +150,6 @@ def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
     return make("BEGIN IMMEDIATE"), make("BEGIN")
 
 
-#: Columns added after their table was first made: (table, column, SQL type, SQL run once when it is added).
-ADDED_COLUMNS = [
-    ("judge_submissions", "problem_digest", "VARCHAR(64)", None),
-    ("judge_submissions", "tenant", "VARCHAR(80)", None),
-    # a verdict stored before versions were counted is the first: version 1, so a rejudge's is 2
-    ("judge_submissions", "verdict_version", "INTEGER NOT NULL DEFAULT 0",
-     "UPDATE judge_submissions SET verdict_version = 1 WHERE state = 'done'"),
-    ("judge_submissions", "callback_version", "INTEGER", None),
-    # the learner side's sessions (a table only servers with the learner side have)
-    ("judge_lti_sessions", "tenant", "VARCHAR(80)", None),
-    ("judge_lti_sessions", "score_rule", "VARCHAR(16)", None),
-]
-
-
-def _add_missing_columns(conn: Connection, dialect: str) -> None:
-    """Columns added after a table was first made (``create_all`` makes missing tables, never columns).  The
-    caller holds the schema lock (PostgreSQL's advisory lock, SQLite's write lock), so each is added once."""
-    from sqlalchemy import inspect
-
-    inspector = inspect(conn)
-    tables = set(inspector.get_table_names())
-    for table, column, kind, backfill in ADDED_COLUMNS:
-        if table not in tables or column in {c["name"] for c in inspector.get_columns(table)}:
-            continue
-        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
-        if backfill:
-            conn.execute(text(backfill))
-
-
-#: The modules besides this one that define a table on :data:`metadata` (tests/test_package_layout.py checks the
-#: list against the code).
-TABLE_MODULES = ("judge.service.rejudge", "judge.service.claims", "judge.service.worker_slots",
-                 "judge.service.bundle_versions", "judge.service.lti.tables")
-
-
-def import_all_tables() -> None:
-    """Import every module that defines a table on :data:`metadata` (the service's one schema)."""
-    import importlib
-
-    for module in TABLE_MODULES:
-        importlib.import_module(module)
-
-
 class Store:
     def __init__(self, url: str) -> None:
         self.url = url
@@ -250,15 +166,12 @@ class Store:
 
     # -- schema and lifecycle -------------------------------------------------
     def create_schema(self) -> None:
-        """Every table the service uses, whoever calls it: a table joins ``metadata`` when its module is
-        imported, so all of them are imported here (a sweeper created in a process that never imported the
-        rejudges' module once found no ``judge_rejudges`` table)."""
-        import_all_tables()
-        with self.engine.begin() as conn:
-            if self.dialect == "postgresql":  # several processes may start at once
-                conn.execute(text("SELECT pg_advisory_xact_lock(7305202406)"))
-            metadata.create_all(conn)
-            _add_missing_columns(conn, self.dialect)
+        """Bring the database to the newest schema (Alembic's ``upgrade head``, :mod:`judge.service.db.migrate`):
+        an empty one gets every table, one made before a change gets the change, one already there is left as
+        it is.  Several processes may call it at once."""
+        from judge.service.db.migrate import upgrade
+
+        upgrade(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge._version import __version__
+from judge.service import learner_hooks
 from judge.service.bundle_versions import BundleUnavailable, BundleVersions
-from judge.service.claims import ClaimBeat, Claims
+from judge.service.claims import Claims
 from judge.service.store import STORE_AWAY, Store, StoredSubmission
 from judge.verdict import Status, Verdict
 
 if TYPE_CHECKING:
     from judge.engine import Judge
+    from judge.service.worker_beat import WorkerBeat
 
 log = logging.getLogger("judge.service")
 
@@ -43,24 +45,23 @@ MAX_ATTEMPTS = 3
 #: How long a worker keeps a verdict in memory and tries to store it while the store is away.
 STORE_PATIENCE_SECONDS = 300.0
 
-LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti)
+LEARNER_PLATFORMS = ("lti:", "learn:")  # submissions from the learner page (judge.service.lti, via its hooks)
 
 
 def draw_pictures(store: Store, judge: Judge, row: StoredSubmission, verdict: Verdict,
                   problem: str | Path | None = None) -> None:
     """For the learner page, after the verdict is stored (drawing takes seconds; the learner does not wait
     for it): run the file again with a pictures folder and keep the PNGs beside the submission."""
-    if not row.platform.startswith(LEARNER_PLATFORMS):
+    hooks = learner_hooks.registered()
+    if hooks is None or not row.platform.startswith(LEARNER_PLATFORMS):
         return
-    from judge.service.lti.tables import LtiStore
-
     drawn = []
     if verdict.status is Status.WRONG_ANSWER:
         with tempfile.TemporaryDirectory(prefix="judge-pictures-") as folder:
             again = judge.grade(row.source, problem or row.problem, pictures_dir=folder)
             drawn = [(p, (Path(folder) / p.file).read_bytes()) for p in again.pictures
                      if Path(p.file).name == p.file and (Path(folder) / p.file).is_file()]
-    LtiStore(store).save_pictures(row.id, drawn)
+    hooks.save_pictures(store, row.id, drawn)
 
 
 def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float = STORE_PATIENCE_SECONDS) -> bool:
@@ -84,7 +85,7 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
 def process_submission(store: Store, judge: Judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
                        versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS,
-                       beat: ClaimBeat | None = None) -> str:
+                       beat: WorkerBeat | None = None) -> str:
     """Claim, grade through the sandboxed :class:`~judge.engine.Judge`, store the verdict once.
 
     Returns ``"stored"``, ``"duplicate"`` (another attempt stored a verdict first)

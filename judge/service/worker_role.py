@@ -28,8 +28,9 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
 
+from judge.service.db.schema import metadata
 from judge.service.settings import SettingsError
-from judge.service.store import Store, metadata
+from judge.service.store import Store
 
 log = logging.getLogger("judge.service")
 

@@ -8,26 +8,17 @@ the whole fleet.  A worker that stopped beating for :data:`STALE_SECONDS` (kille
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Float, Integer, String, Table, delete, func, select, update
+from sqlalchemy import delete, func, select, update
 
-from judge.service.store import Store, metadata
+from judge.service.db.schema import slots_table
+from judge.service.store import Store
 
 log = logging.getLogger("judge.service")
 
-BEAT_SECONDS = 5.0
-STALE_SECONDS = 20.0
-
-slots_table = Table(
-    "judge_worker_slots", metadata,
-    Column("name", String(255), primary_key=True),
-    Column("slots", Integer, nullable=False),
-    Column("busy", Integer, nullable=False),
-    Column("seen_at", Float, nullable=False),
-)
+STALE_SECONDS = 20.0  # four beats (judge.service.worker_beat.BEAT_SECONDS) missed
 
 
 @dataclass(frozen=True)
@@ -62,43 +53,3 @@ class SlotRegistry:
                                           .where(t.c.seen_at >= now - STALE_SECONDS)).one()
         busy = min(int(busy), int(slots))
         return Fleet(workers=int(n), busy=busy, idle=int(slots) - busy)
-
-
-class Heartbeat:
-    """The worker's side: a thread that beats every :data:`BEAT_SECONDS`; ``busy`` counts jobs in hand."""
-
-    def __init__(self, registry: SlotRegistry, name: str, slots: int) -> None:
-        self.registry, self.name, self.slots = registry, name, slots
-        self._busy = 0
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> Heartbeat:
-        with self._lock:
-            self._busy += 1
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        with self._lock:
-            self._busy -= 1
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="judge-heartbeat", daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            try:
-                self.registry.beat(self.name, self.slots, self._busy)
-            except Exception as exc:  # noqa: BLE001 - the store away: beat again later
-                log.warning("heartbeat: the store is unreachable (%s)", type(exc).__name__)
-            if self._stop.wait(BEAT_SECONDS):
-                return
-
-    def stop(self) -> None:
-        self._stop.set()
-        try:
-            self.registry.leave(self.name)
-        except Exception:  # noqa: BLE001
-            pass

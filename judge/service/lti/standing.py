@@ -27,9 +27,9 @@ from typing import Any
 from sqlalchemy import insert, inspect, select
 from sqlalchemy.engine import Connection
 
-from judge.service.lti.tables import owned, scores, sessions
+from judge.service.db.schema import owned, scores, sessions, submissions
 from judge.service.settings import SCORE_RULES
-from judge.service.store import DONE, Store, submissions
+from judge.service.store import DONE, Store
 
 
 @dataclass(frozen=True)

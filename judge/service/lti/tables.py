@@ -12,7 +12,8 @@
 - ``judge_lti_staff``: which sessions are a teacher's, and their course (issuer, client id, deployment,
   context, the roster's NRPS URL): the class view (:mod:`judge.service.lti.class_view`) reads only that course.
 
-Everything is in the same database as the submissions, so several servers share it.
+Everything is in the same database as the submissions, so several servers share it; the tables themselves are
+defined with all the service's others in :mod:`judge.service.db.schema`.
 """
 
 from __future__ import annotations
@@ -25,96 +26,14 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (
-    Column,
-    Float,
-    Index,
-    Integer,
-    LargeBinary,
-    String,
-    Table,
-    Text,
-    and_,
-    delete,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from judge.service.store import DONE, Store, StoredSubmission, metadata, submissions
+from judge.service.db.schema import kv, learn_learners, owned, pictures, scores, sessions, staff, submissions
+from judge.service.store import DONE, Store, StoredSubmission
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-kv = Table(
-    "judge_lti_kv", metadata,
-    Column("key", String(255), primary_key=True),
-    Column("value_json", Text, nullable=False),
-    Column("expires_at", Float, nullable=False),
-)
-sessions = Table(
-    "judge_lti_sessions", metadata,
-    Column("handle", String(32), primary_key=True),          # in the page's URL and the cookie's name
-    Column("secret_hash", String(64), nullable=False),       # SHA-256 of the cookie's value
-    Column("csrf", String(64), nullable=False, unique=True),
-    Column("learner", String(64), nullable=False),           # SHA-256 of (issuer, deployment, course, user)
-    Column("problem", String(200), nullable=False),
-    Column("user_id", String(255)),                          # the platform's id for the learner (AGS userId)
-    Column("name", String(255)),
-    Column("issuer", String(255)),
-    Column("client_id", String(255)),
-    Column("ags_json", Text),                                # the AGS endpoint claim, if the launch had one
-    Column("tenant", String(80)),                            # whose pending limit its submissions count in
-    Column("score_rule", String(16)),                        # the activity's gradebook rule (lti.standing)
-    Column("created_at", Float, nullable=False),
-    Column("expires_at", Float, nullable=False),
-)
-owned = Table(
-    "judge_lti_owned", metadata,
-    Column("submission_id", String(32), primary_key=True),
-    Column("learner", String(64), nullable=False),
-    Column("problem", String(200), nullable=False),
-    Column("session", String(32), nullable=False),
-    Column("created_at", Float, nullable=False),
-    Index("ix_judge_lti_owned_learner", "learner", "problem", "created_at"),
-)
-scores = Table(
-    "judge_lti_scores", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("submission_id", String(32), nullable=False),
-    Column("session", String(32), nullable=False),
-    Column("kind", String(16), nullable=False),              # pending | final
-    Column("state", String(16), nullable=False),             # waiting (final, not judged) | due | sent | failed
-    Column("timestamp", Float),                              # the Score's timestamp (set when it becomes due)
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("next_at", Float),
-    Column("error", Text),
-    Index("ix_judge_lti_scores_state", "state", "next_at"),
-)
-
-staff = Table(
-    "judge_lti_staff", metadata,
-    Column("handle", String(32), primary_key=True),          # the teacher's session (judge_lti_sessions)
-    Column("course_json", Text, nullable=False),             # issuer, client id, deployment, context, NRPS URL
-)
-
-pictures = Table(
-    "judge_lti_pictures", metadata,
-    Column("submission_id", String(32), primary_key=True),
-    Column("name", String(200), primary_key=True),           # the verdict's picture ``file``
-    Column("data", LargeBinary, nullable=False),
-)
-
-learn_learners = Table(
-    "judge_learn_learners", metadata,
-    Column("id", String(32), primary_key=True),              # the learner's id in the course (random)
-    Column("course", String(200), nullable=False),           # the course of JUDGE_LEARN_CODES they joined
-    Column("name", String(255), nullable=False),             # as typed at sign-in: shown, never an identity
-    Column("code_hash", String(64), nullable=False, unique=True),  # SHA-256 of their personal code
-    Column("created_at", Float, nullable=False),
-    Index("ix_judge_learn_learners_course", "course"),
-)
 
 SESSION_SECONDS = 8 * 3600
 PICTURE_MAX_BYTES = 2 << 20

@@ -257,6 +257,7 @@ def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
 
     out = {"stderr": "", "truncated": False}
     verdict = {"status": "runtime_error", "score": 0.5, "message": "first failing case hid (hidden): ValueError: 50 33",
+               "problem": "p", "judge_version": "0", "numpy_version": "0", "python_version": "3.11",
                "load_output": {"stdout": "L\n", **out},
                "stdout": {"text": "L\nP\nARGS 50 33\n", "bytes": 16}, "stderr": {"text": "", "bytes": 0},
                "cases": [
@@ -269,4 +270,4 @@ def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
     assert "50" not in json.dumps(view), view
     assert view["stdout"]["text"] == "L\nP\n"
     assert view["cases"][1]["message"] == "raised ValueError"
-    assert view["message"] == "first failing case hid (hidden): raised ValueError"
+    assert view["message"] == "first failing case hidden case 1 of 1: raised ValueError"

@@ -19,7 +19,10 @@ def cut(text: str, limit: int, note: str = "... (truncated)") -> str:
 
 
 def case_label(case: CaseResult) -> str:
-    return f"{case.id} (hidden)" if case.visibility == "hidden" else case.id
+    """A public case's id; a hidden one's id marked hidden (a learner's view names them "hidden case K of N")."""
+    if case.visibility != "hidden" or case.id.startswith("hidden case "):
+        return case.id
+    return f"{case.id} (hidden)"
 
 
 def diagnoses_for(verdict: Verdict, case: CaseResult) -> list[str]:

@@ -7,7 +7,7 @@ goes through these helpers for that.
 from __future__ import annotations
 
 from judge.problem.loader import Bundle
-from judge.problem.models import ArrayArg
+from judge.problem.models import ArrayArg, CaseSpec
 from judge.verdict import CaseResult, Status, Verdict
 
 
@@ -122,6 +122,11 @@ def _arg(value: object) -> str:
     return repr(value)
 
 
+def call_text(spec: CaseSpec) -> str:
+    """A public case's call as Python, arrays described by their shape and dtype."""
+    return f"{spec.function}({', '.join(f'{k}={_arg(v)}' for k, v in spec.args.items())})"
+
+
 def test_code(bundle: Bundle | None, case: CaseResult) -> str:
     """The call a public case makes; hidden cases say only that they are hidden."""
     if case.visibility != "public":
@@ -129,6 +134,5 @@ def test_code(bundle: Bundle | None, case: CaseResult) -> str:
     if bundle is not None:
         for spec in bundle.cases.cases:
             if spec.id == case.id:
-                args = ", ".join(f"{k}={_arg(v)}" for k, v in spec.args.items())
-                return f"{case.function}({args})"
+                return call_text(spec)
     return f"{case.function}(...)  # case {case.id}"

@@ -52,6 +52,7 @@ def render_as_learner(problem: str) -> str:
     their calls, hidden cases as the learner's view names them, and what the policy shows of them, and when."""
     from judge.formats.common import call_text
     from judge.formats.learner import hidden_label
+    from judge.problem.feedback_policy import FeedbackLevel
     from judge.problem.loader import load_problem
 
     bundle = load_problem(problem)
@@ -66,15 +67,15 @@ def render_as_learner(problem: str) -> str:
     if policy.due is not None and policy.after_due is not None:
         out.append(f"- from {policy.due.isoformat()}: {policy.after_due.value}: {LEVEL_WORDS[policy.after_due.value]}")
     out += ["", "## Cases", ""]
-    level = policy.level().value   # today's: after the due date, what after_due shows
-    full = level == "full"
+    level = policy.level()   # today's: after the due date, what after_due shows
+    named = policy.hidden_ids or level is FeedbackLevel.FULL
     for case in bundle.cases.cases:
         if case.visibility == "public":
             out.append(f"- {case.id}: {call_text(case)}")
-    if level == "score":
+    if level is FeedbackLevel.SCORE:
         out.append(f"- {len(hidden)} hidden cases: only their score")
     else:
         for k, case in enumerate(hidden, start=1):
-            name = case.id if policy.hidden_ids or full else hidden_label(k, len(hidden))
+            name = case.id if named else hidden_label(k, len(hidden))
             out.append(f"- {name}: {case.function}(...)  (hidden)")
     return "\n".join(out) + "\n"

@@ -204,7 +204,8 @@ def test_hidden_cases_print_nothing_to_the_learner(platform, server):
     assert public and "ARGS 3 4 10000.0" in printed  # a public example's arguments
     assert "ARGS 50 33" not in printed and "ARGS 8192 1024" not in printed, printed
     hidden = [c for c in verdict["cases"] if c["visibility"] == "hidden"]
-    assert hidden and all(c["output"] is None and c["facts"] is None and "expected_shape" not in c for c in hidden)
+    assert hidden and all(c["output"] is None and c["facts"] is None and c.get("expected_shape") is None
+                          and c.get("got_shape") is None for c in hidden)
 
 
 def test_submissions_are_rate_limited_per_learner(platform, server):

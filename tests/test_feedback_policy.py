@@ -193,6 +193,8 @@ def test_gradescope_visibility_follows_the_policy(graded):
     assert "pattern" not in released["output"].lower() and "Crashes" not in released["output"]
     score_only = for_learners(verdict, _with_policy(bundle, FeedbackPolicy(hidden=FeedbackLevel.SCORE)))
     assert [t["name"] for t in hidden_rows(score_only)] == ["18 hidden cases"]
+    passed = sum(c.status.value == "accepted" for c in verdict.cases if c.visibility == "hidden")
+    assert f"hidden cases: {passed} of 18 passed" in score_only["output"]   # never "all passed" alone
     assert score_only["score"] == pytest.approx(unstated["score"])
 
 

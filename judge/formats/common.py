@@ -46,8 +46,11 @@ def summary(verdict: Verdict) -> str:
     )
 
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
+    shown = verdict.shown
+    withheld = (f"; hidden cases: {shown.withheld_passed} of {shown.withheld_cases} passed"
+                if shown is not None and shown.withheld_cases else "")   # never "all passed" while hidden failed
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"
-             + (f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else "")]
+             + (f" ({passed} of {len(verdict.cases)} cases passed{withheld})" if verdict.cases else "")]
     if verdict.notebook is not None:
         lines.append(notebook_line(verdict))
     lines += pattern_lines(verdict)

@@ -152,10 +152,13 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
                                      name=None if file == "-" else Path(file).name)
     except JudgeError as exc:
         raise _fail(str(exc)) from exc
-    from judge.formats import render
+    from judge.formats import LEARNER_FORMATS, export_for_learners, render
 
-    click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color,
-                      file=None if file == "-" else Path(file).name), nl=False)
+    if fmt in LEARNER_FORMATS:   # what a learner's platform would show: the same cut as the packaged runners
+        click.echo(export_for_learners(verdict, fmt, bundle), nl=False)
+    else:
+        click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color,
+                          file=None if file == "-" else Path(file).name), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
 
 
@@ -296,13 +299,15 @@ def problems() -> None:
 
 @main.command()
 @click.argument("problem")
-def show(problem: str) -> None:
+@click.option("--as-learner", is_flag=True, help="the case list as learners see it under the problem's feedback "
+              "policy (problem.yaml's feedback:): hidden cases as they are named, and what is shown of them")
+def show(problem: str, as_learner: bool) -> None:
     """Print a problem's statement, limits and public examples."""
     from judge.errors import JudgeError
-    from judge.formats.show import render_problem
+    from judge.formats.show import render_as_learner, render_problem
 
     try:
-        click.echo(render_problem(problem), nl=False)
+        click.echo(render_as_learner(problem) if as_learner else render_problem(problem), nl=False)
     except JudgeError as exc:
         raise _fail(str(exc)) from exc
 
@@ -463,9 +468,10 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
 @click.option("-o", "--output", "out", required=True, type=click.Path(),
               help="gradescope: the zip to write (a folder of <id>.zip for several problems); prairielearn, "
                    "exercism, notebook, otter: the folder to write")
-@click.option("--hidden-visibility", default="after_due_date", show_default=True,
-              type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]),
-              help="gradescope: when learners see hidden cases' results")
+@click.option("--hidden-visibility", default="policy", show_default=True,
+              type=click.Choice(["policy", "hidden", "after_due_date", "after_published", "visible"]),
+              help="gradescope: when learners see hidden cases' results (policy: from the bundle's feedback "
+                   "policy, after_due_date when it has an after_due level, else visible)")
 @click.option("--image", default=None, help="prairielearn, exercism: the grader image's name "
               "[default numpy-judge-prairielearn:VERSION / numpy-judge-exercism:VERSION]")
 @click.option("--min-isolation", default="reduced", show_default=True,
@@ -568,14 +574,15 @@ def _course_ids(problems: tuple[str, ...], whole_course: bool) -> list[str]:
 @main.command("gradescope-grade")
 @click.option("--root", default="/autograder", show_default=True, type=click.Path(file_okay=False))
 @click.option("--problem", required=True, type=click.Path(file_okay=False), help="the bundle folder")
-@click.option("--hidden-visibility", default="after_due_date", show_default=True,
-              type=click.Choice(["hidden", "after_due_date", "after_published", "visible"]))
+@click.option("--hidden-visibility", default="policy", show_default=True,
+              type=click.Choice(["policy", "hidden", "after_due_date", "after_published", "visible"]))
 def gradescope_grade(root: str, problem: str, hidden_visibility: str) -> None:
     """Inside Gradescope: grade ROOT/submission, write ROOT/results/results.json, exit 0."""
     from judge.platforms import gradescope
 
     _ends_the_process()
-    raise click.exceptions.Exit(gradescope.run(Path(root), Path(problem), hidden_visibility))
+    raise click.exceptions.Exit(gradescope.run(Path(root), Path(problem),
+                                               None if hidden_visibility == "policy" else hidden_visibility))
 
 
 @main.command("pl-grade")

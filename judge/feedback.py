@@ -93,3 +93,17 @@ class Counterexample(BaseModel):
                                          "changed), as for a case; empty where got_text says it")
     searched: int = Field(0, description="inputs the search tried")
     case_add: str = Field("", description="the command that adds it to the bundle as a case")
+
+
+class LearnerShown(BaseModel):
+    """Set on a learner's view of a verdict (never on the teacher's): which feedback level it was cut to, and
+    what of the hidden cases it no longer lists one by one (at level ``score`` they count in the score only)."""
+
+    level: Literal["score", "status", "diagnosis", "full"]
+    anonymous: bool = Field(True, description="hidden cases are named 'hidden case K of N', not by their ids")
+    hidden_cases: int = Field(0, description="how many hidden cases the verdict had")
+    withheld_cases: int = Field(0, description="hidden cases left out of ``cases`` (level score)")
+    withheld_passed: int = Field(0, description="of those, how many passed")
+    withheld_weight: float = Field(0.0, description="their total weight")
+    withheld_passed_weight: float = Field(0.0, description="the weight of those that passed")
+    more_after: str | None = Field(None, description="when more is shown (ISO 8601), if the policy has a due date")

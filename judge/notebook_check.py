@@ -57,6 +57,9 @@ def headline(verdict: Verdict, hidden_in_handout: int | None = None) -> str:
     line = f"public cases: {passed} of {len(public)} passed"
     if hidden:
         line += f"; hidden cases: {sum(c.status is Status.ACCEPTED for c in hidden)} of {len(hidden)} passed"
+    elif verdict.shown is not None and verdict.shown.withheld_cases:   # a policy that shows hidden scores only
+        line += (f"; hidden cases: {verdict.shown.withheld_passed} of {verdict.shown.withheld_cases} passed "
+                 "(only the score is shown)")
     elif hidden_in_handout:
         line += f"; {hidden_in_handout} hidden case{'s' if hidden_in_handout != 1 else ''} run when you submit"
     return line
@@ -179,7 +182,10 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
 
         raw = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
         text = graded_script(raw, [f.name for f in judge.problem(root).bundle.spec.functions])
-    verdict = judge.grade(text, root, pictures_dir=pictures_dir)
+    from judge.formats.learner import learner_view
+
+    # the learner's own kernel holds what is returned: the bundle's feedback policy cuts it as on every door
+    verdict = learner_view(judge.grade(text, root, pictures_dir=pictures_dir), judge.problem(root).bundle.spec.feedback)
     checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
     handout = judge.problem(root).bundle.spec.handout
     line = headline(checked, handout.hidden_cases if handout is not None else None)

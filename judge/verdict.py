@@ -7,7 +7,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
-from judge.feedback import Counterexample, FailurePattern, Picture, Recovery, TimeFeedback
+from judge.feedback import Counterexample, FailurePattern, LearnerShown, Picture, Recovery, TimeFeedback
 from judge.isolation_record import Isolation  # in a module of its own: backends make it before a verdict
 
 VERDICT_SCHEMA_VERSION: Final = 1
@@ -180,6 +180,8 @@ class Verdict(BaseModel):
     load_output: CallOutput | None = Field(None, description="printed while the file loaded, before any call")
     notebook: NotebookSource | None = Field(None, description="set when the file was a notebook: lines in every "
                                                               "message are then named 'cell C, line M'")
+    shown: LearnerShown | None = Field(None, description="set on a learner's view only: the feedback level it was "
+                                                          "cut to (judge.formats.learner)")
 
     @property
     def accepted(self) -> bool:

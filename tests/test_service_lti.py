@@ -204,7 +204,8 @@ def test_hidden_cases_print_nothing_to_the_learner(platform, server):
     assert public and "ARGS 3 4 10000.0" in printed  # a public example's arguments
     assert "ARGS 50 33" not in printed and "ARGS 8192 1024" not in printed, printed
     hidden = [c for c in verdict["cases"] if c["visibility"] == "hidden"]
-    assert hidden and all(c["output"] is None and c["facts"] is None and "expected_shape" not in c for c in hidden)
+    assert hidden and all(c["output"] is None and c["facts"] is None and c.get("expected_shape") is None
+                          and c.get("got_shape") is None for c in hidden)
 
 
 def test_submissions_are_rate_limited_per_learner(platform, server):
@@ -257,6 +258,7 @@ def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
 
     out = {"stderr": "", "truncated": False}
     verdict = {"status": "runtime_error", "score": 0.5, "message": "first failing case hid (hidden): ValueError: 50 33",
+               "problem": "p", "judge_version": "0", "numpy_version": "0", "python_version": "3.11",
                "load_output": {"stdout": "L\n", **out},
                "stdout": {"text": "L\nP\nARGS 50 33\n", "bytes": 16}, "stderr": {"text": "", "bytes": 0},
                "cases": [
@@ -269,4 +271,4 @@ def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
     assert "50" not in json.dumps(view), view
     assert view["stdout"]["text"] == "L\nP\n"
     assert view["cases"][1]["message"] == "raised ValueError"
-    assert view["message"] == "first failing case hid (hidden): raised ValueError"
+    assert view["message"] == "first failing case hidden case 1 of 1: raised ValueError"

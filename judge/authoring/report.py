@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from judge.authoring.adequacy import adequacy_findings, matrix_json, matrix_text
 from judge.authoring.counterexamples import Smallest, counterexample_report, rows_text
 from judge.authoring.findings import Finding
+from judge.authoring.hidden_ids import telling_ids
 from judge.authoring.killers import Killer, example_killer, mistake_killers
 from judge.authoring.margins import CaseMargin, case_margins, margins_text, rounding_floor
 from judge.authoring.statement import ShownExample, check_statement
@@ -79,7 +80,7 @@ def author_report(prepared: PreparedProblem, examples: list[GradedExample], mult
     margins, tolerance = case_margins(cases, prepared.bundle.spec.tolerance, ratios, killers, floors)
     calibration, timing = calibrate(prepared.bundle.spec.limits, accepted, multiplier)
     shown, statement = check_statement(prepared)
-    findings = adequacy_findings(cases, killers) + tolerance + timing + statement
+    findings = adequacy_findings(cases, killers) + tolerance + timing + statement + telling_ids(cases)
     return AuthorReport(killers, margins, calibration, shown, findings, cases)
 
 

@@ -41,6 +41,24 @@ def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
     return exporter(fmt)(verdict, bundle)
 
 
+#: The result files learners read: ``judge grade`` writes them cut by the bundle's feedback policy, as the
+#: packaged runners do (JUnit is for an author's CI, json the teacher's whole verdict).
+LEARNER_FORMATS = ("gradescope", "exercism", "prairielearn")
+
+
+def export_for_learners(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
+    """``fmt``'s result file as a learner gets it from the packaged runner: the full ``verdict`` cut by the
+    bundle's feedback policy (:func:`judge.formats.learner.learner_view`; Gradescope maps it to per-test
+    visibility)."""
+    if fmt == "gradescope":
+        from judge.formats.gradescope import export_for_learners as gradescope
+
+        return gradescope(verdict, bundle)
+    from judge.formats.learner import learner_view
+
+    return export(learner_view(verdict, bundle.spec.feedback if bundle is not None else None), fmt, bundle)
+
+
 def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
     if fmt == "gradescope":
         from judge.formats.gradescope import export as fn

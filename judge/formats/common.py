@@ -7,7 +7,7 @@ goes through these helpers for that.
 from __future__ import annotations
 
 from judge.problem.loader import Bundle
-from judge.problem.models import ArrayArg
+from judge.problem.models import ArrayArg, CaseSpec
 from judge.verdict import CaseResult, Status, Verdict
 
 
@@ -19,7 +19,10 @@ def cut(text: str, limit: int, note: str = "... (truncated)") -> str:
 
 
 def case_label(case: CaseResult) -> str:
-    return f"{case.id} (hidden)" if case.visibility == "hidden" else case.id
+    """A public case's id; a hidden one's id marked hidden (a learner's view names them "hidden case K of N")."""
+    if case.visibility != "hidden" or case.id.startswith("hidden case "):
+        return case.id
+    return f"{case.id} (hidden)"
 
 
 def diagnoses_for(verdict: Verdict, case: CaseResult) -> list[str]:
@@ -43,8 +46,11 @@ def summary(verdict: Verdict) -> str:
     )
 
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
+    shown = verdict.shown
+    withheld = (f"; hidden cases: {shown.withheld_passed} of {shown.withheld_cases} passed"
+                if shown is not None and shown.withheld_cases else "")   # never "all passed" while hidden failed
     lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"
-             + (f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else "")]
+             + (f" ({passed} of {len(verdict.cases)} cases passed{withheld})" if verdict.cases else "")]
     if verdict.notebook is not None:
         lines.append(notebook_line(verdict))
     lines += pattern_lines(verdict)
@@ -119,6 +125,11 @@ def _arg(value: object) -> str:
     return repr(value)
 
 
+def call_text(spec: CaseSpec) -> str:
+    """A public case's call as Python, arrays described by their shape and dtype."""
+    return f"{spec.function}({', '.join(f'{k}={_arg(v)}' for k, v in spec.args.items())})"
+
+
 def test_code(bundle: Bundle | None, case: CaseResult) -> str:
     """The call a public case makes; hidden cases say only that they are hidden."""
     if case.visibility != "public":
@@ -126,6 +137,5 @@ def test_code(bundle: Bundle | None, case: CaseResult) -> str:
     if bundle is not None:
         for spec in bundle.cases.cases:
             if spec.id == case.id:
-                args = ", ".join(f"{k}={_arg(v)}" for k, v in spec.args.items())
-                return f"{case.function}({args})"
+                return call_text(spec)
     return f"{case.function}(...)  # case {case.id}"

@@ -54,6 +54,13 @@ def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
         elif n == 0 and printed:
             test["output"] = cut("(printed during the whole run) " + printed, OUTPUT_CAP, TRUNCATED)
         tests.append(test)
+    shown = verdict.shown
+    if shown is not None and shown.withheld_cases:   # a feedback policy that shows hidden cases' score only
+        passed = shown.withheld_passed == shown.withheld_cases
+        tests.append({"name": f"{shown.withheld_cases} hidden cases", "status": "pass" if passed else "fail",
+                      "message": None if passed else f"{shown.withheld_passed} of {shown.withheld_cases} passed "
+                                                     "(only the score is shown for hidden cases)",
+                      "output": None, "test_code": "# hidden cases: their arguments are not shown"})
     overall = "pass" if all(t["status"] == "pass" for t in tests) else "fail"
     return {"version": 3, "status": overall, "tests": tests}
 

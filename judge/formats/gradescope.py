@@ -8,6 +8,13 @@ Fields (Gradescope's autograder specification): top level ``score``,
 "after_due_date", "after_published", "visible".  Tests are listed in case order.
 Hidden cases get ``hidden_visibility`` (default "after_due_date") and their
 output never holds values or locations.
+
+:func:`for_learners` maps a feedback policy onto those visibilities, so Gradescope's own release after the
+assignment's due date does what the policy's due date would: with an ``after_due`` level, hidden tests carry
+that level's text and ``after_due_date`` (until then a learner sees none of them, only the total, never more
+than the policy allows); without one, they carry the policy's level and are ``visible`` (``after_due_date``
+when problem.yaml has no ``feedback:`` section, as Gradescope packages always did).  At level ``score``
+the hidden cases are one row, their total.  The top-level output always follows the level before the due date.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import json
 from typing import Any
 
 from judge.formats.common import case_label, case_message, cut, diagnoses_for, summary
+from judge.formats.learner import learner_view
+from judge.problem.feedback_policy import FeedbackPolicy
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 
@@ -24,7 +33,11 @@ TEST_OUTPUT_CAP = 8 << 10       # our cap per test output (Gradescope documents 
 OUTPUT_CAP = 64 << 10           # and for the top-level output
 
 
-def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: str = "after_due_date") -> dict:
+def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: str = "after_due_date",
+            overview: Verdict | None = None) -> dict:
+    """``overview``: the verdict the always-visible parts (output, extra_data) are written from (default
+    ``verdict``, whose hidden rows get ``hidden_visibility``)."""
+    overview = overview or verdict
     if hidden_visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {VISIBILITIES}")
     tests: list[dict[str, Any]] = []
@@ -43,21 +56,48 @@ def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: s
             "tags": [case.function, *diagnoses_for(verdict, case)],
             "visibility": "visible" if case.visibility == "public" else hidden_visibility,
         })
+    shown = verdict.shown
+    if shown is not None and shown.withheld_cases:   # level score: the hidden cases count as one row
+        passed = shown.withheld_passed == shown.withheld_cases
+        tests.append({"name": f"{shown.withheld_cases} hidden cases", "number": str(len(tests) + 1),
+                      "score": round(shown.withheld_passed_weight, 6), "max_score": round(shown.withheld_weight, 6),
+                      "status": "passed" if passed else "failed", "output_format": "text", "tags": [],
+                      "output": f"{shown.withheld_passed} of {shown.withheld_cases} passed (only the score is "
+                                "shown for hidden cases)", "visibility": hidden_visibility})
     score = round(sum(t["score"] for t in tests), 6)
     return {
         "score": score,
         "execution_time": round((verdict.judged_in_ms or 0.0) / 1e3, 3),
-        "output": cut(summary(verdict), OUTPUT_CAP),
+        "output": cut(summary(overview), OUTPUT_CAP),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "extra_data": {"status": verdict.status.value, "problem": verdict.problem,
-                       "diagnoses": [d.id for d in verdict.diagnoses],
-                       "patterns": [p.model_dump() for p in verdict.patterns],
+                       "diagnoses": [d.id for d in overview.diagnoses],
+                       "patterns": [p.model_dump() for p in overview.patterns],
                        "isolation": verdict.isolation.mode if verdict.isolation is not None else None},
         "tests": tests,
     }
 
 
+def for_learners(verdict: Verdict, bundle: Bundle | None, policy: FeedbackPolicy | None = None,
+                 hidden_visibility: str | None = None) -> dict:
+    """results.json for learners: the full ``verdict`` cut by ``policy`` (default: the bundle's), hidden tests'
+    visibility mapped from it unless ``hidden_visibility`` insists on one."""
+    stated = policy is not None or (bundle is not None and "feedback" in bundle.spec.model_fields_set)
+    policy = policy or (bundle.spec.feedback if bundle is not None else FeedbackPolicy())
+    before = learner_view(verdict, FeedbackPolicy(hidden=policy.hidden, hidden_ids=policy.hidden_ids))
+    if policy.after_due is not None:
+        rows = learner_view(verdict, FeedbackPolicy(hidden=policy.after_due, hidden_ids=policy.hidden_ids))
+        return results(rows, bundle, hidden_visibility or "after_due_date", overview=before)
+    # no feedback: section: Gradescope's packages always released hidden tests after the due date; keep that
+    return results(before, bundle, hidden_visibility or ("visible" if stated else "after_due_date"))
+
+
 def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
     return json.dumps(results(verdict, bundle), indent=2)
+
+
+def export_for_learners(verdict: Verdict, bundle: Bundle | None = None) -> str:
+    """What ``judge grade --format gradescope`` writes: :func:`for_learners` with the bundle's policy."""
+    return json.dumps(for_learners(verdict, bundle), indent=2)

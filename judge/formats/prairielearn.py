@@ -81,6 +81,12 @@ def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path |
         images = _images(verdict, case.id, pictures_dir) if case.visibility == "public" else []
         if images:
             tests[-1]["images"] = images
+    shown = verdict.shown
+    if shown is not None and shown.withheld_cases:   # a feedback policy that shows hidden cases' score only
+        tests.append({"name": f"{shown.withheld_cases} hidden cases", "description": "hidden cases: only the "
+                      "score is shown", "points": round(shown.withheld_passed_weight, 6),
+                      "max_points": round(shown.withheld_weight, 6), "output": "",
+                      "message": f"{shown.withheld_passed} of {shown.withheld_cases} passed"})
     if all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED):
         printed = verdict.load_output.stdout if verdict.load_output is not None else ""   # the rest is per test
     else:

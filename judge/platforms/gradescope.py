@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from judge.verdict import Verdict
 
 HOME = "/opt/numpy-judge"
-VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+#: "policy": the bundle's feedback policy decides (judge.formats.gradescope.for_learners)
+VISIBILITIES = ("policy", "hidden", "after_due_date", "after_published", "visible")
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # numpy-judge autograder set-up.  Gradescope runs this once, as root, while it builds the
@@ -126,7 +127,7 @@ def _script(template: str, **values: str) -> str:
     return template
 
 
-def package(bundle: Bundle, out: Path, hidden_visibility: str = "after_due_date", min_isolation: str = "reduced",
+def package(bundle: Bundle, out: Path, hidden_visibility: str = "policy", min_isolation: str = "reduced",
             pythons: tuple[str, ...] = DEFAULT_PYTHONS, wheel_cache: Path | None = None,
             progress: Progress | None = None) -> Path:
     """Write the autograder zip for ``bundle`` to ``out``."""
@@ -156,16 +157,17 @@ def package(bundle: Bundle, out: Path, hidden_visibility: str = "after_due_date"
     return out
 
 
-def run(root: Path, problem: Path, hidden_visibility: str = "after_due_date") -> int:
-    """Grade ``root/submission`` and write ``root/results/results.json``; always 0."""
+def run(root: Path, problem: Path, hidden_visibility: str | None = None) -> int:
+    """Grade ``root/submission`` and write ``root/results/results.json``; always 0.  Hidden tests' visibility
+    follows the bundle's feedback policy unless ``hidden_visibility`` insists on one."""
     import json
 
-    from judge.formats.gradescope import results
+    from judge.formats.gradescope import for_learners
 
     def render(verdict: Verdict, bundle: Bundle | None) -> str:
-        return json.dumps(results(verdict, bundle, hidden_visibility), indent=2)
+        return json.dumps(for_learners(verdict, bundle, hidden_visibility=hidden_visibility), indent=2)
 
     return run_packaged("gradescope", problem,
                         lambda: find_submission(root / "submission", expected_file(problem)),
-                        root / "results" / "results.json", render)
+                        root / "results" / "results.json", render, cuts_itself=True)
 

@@ -113,10 +113,12 @@ def grade_saved(cells: list[dict], problems: str | Path | None, problem: str, is
     logging.getLogger("judge").addHandler(logging.NullHandler())
     try:
         root = bundle_at(problems, problem)
-        verdict = _judge(isolation).grade(notebook_text(cells), root)
+        judge = _judge(isolation)
+        verdict = judge.grade(notebook_text(cells), root)
+        bundle = judge.problem(root).bundle
     except JudgeError as exc:
         return Graded(f"numpy-judge could not grade this notebook: {exc}", 0.0, "internal_error")
-    shown = learner_safe(verdict)
+    shown = learner_safe(verdict, bundle)
     report = render_text(shown).splitlines()
     lines = report[:1] + [headline(shown)] + report[1:]
     if note:

@@ -159,15 +159,14 @@ def grade_submission(problem: Path, submission: Submission,
     return verdict, bundle, line
 
 
-def learner_safe(verdict: Verdict) -> Verdict:
-    """The verdict as a learner may see it, the same view the learner page gets
-    (:mod:`judge.service.lti.learner_view`): hidden cases keep their status but no message, shape, value or
+def learner_safe(verdict: Verdict, bundle: Bundle | None = None) -> Verdict:
+    """The verdict as a learner may see it, cut by the bundle's feedback policy through the function the learner
+    page uses (:func:`judge.formats.learner.learner_view`): hidden cases never show a message, shape, value or
     output (their shapes and exception texts give their arguments away); printed text only from loading and
     public cases.  Platform results are shown to learners, so they are rendered from this view."""
-    from judge.service.lti.learner_view import learner_verdict
-    from judge.verdict import Verdict
+    from judge.formats.learner import learner_view
 
-    return Verdict.model_validate(learner_verdict(verdict.model_dump(mode="json")))
+    return learner_view(verdict, bundle.spec.feedback if bundle is not None else None)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -188,11 +187,14 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
-                 render: Callable[[Verdict, Bundle | None], str], pictures_dir: Path | None = None) -> int:
-    """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0."""
+                 render: Callable[[Verdict, Bundle | None], str], pictures_dir: Path | None = None,
+                 cuts_itself: bool = False) -> int:
+    """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0.
+    ``render`` gets the learner's view (:func:`learner_safe`), or with ``cuts_itself`` the full verdict (a
+    format that applies the feedback policy itself, e.g. Gradescope's per-test visibility)."""
     try:
         verdict, bundle, line = grade_submission(problem, submission(), pictures_dir)
-        text = render(learner_safe(verdict), bundle)
+        text = render(verdict if cuts_itself else learner_safe(verdict, bundle), bundle)
         status = verdict.status.value
     except Exception as exc:  # noqa: BLE001 - the last resort still leaves a result file
         from judge.verdict import Status

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
+from judge.problem.feedback_policy import FeedbackPolicy
+
 SCHEMA_VERSION = 1
 NUMERIC_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8",
                   "uint64", "uint32", "uint16", "uint8")
@@ -289,6 +291,8 @@ class ProblemSpec(_Strict):
     reference_checks: list[ReferenceCheck] = []
     mistakes: str | None = Field(None, description="the bank of known mistakes (e.g. mistakes.yaml), if any")
     handout: Handout | None = Field(None, description="set only in a hand-out bundle (judge package notebook)")
+    feedback: FeedbackPolicy = Field(FeedbackPolicy(), description="what learners see of hidden cases (a teacher "
+                                                                   "may override it per activity)")
 
     def function(self, name: str) -> FunctionSpec:
         for f in self.functions:

@@ -1,86 +1,48 @@
-"""What a learner may see of a verdict: nothing that a hidden case's inputs could have shaped.
+"""What a learner may see of a stored verdict: :func:`judge.formats.learner.learner_view` on the verdict's JSON.
 
-The platform API returns the whole verdict; the learner page gets this view:
-
-- hidden cases keep their id, function, status, time and the share of wrong values, but no message (an exception
-  message is the learner's own text and may hold the hidden arguments), no shapes, no values, no output;
-- stdout/stderr are what loading printed plus what each public case printed (per-call capture);
-  output that could not be split is not shown;
-- the verdict's message is rebuilt from the first failing case on the same terms.
+The platform API returns the whole verdict; the learner page gets this view, cut by the problem's feedback policy
+(problem.yaml's ``feedback:``, unless the caller passes the activity's own).  One function for every door, so the
+page, ``check()``, the packaged runners and the local exports withhold the same things.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+import threading
+from datetime import datetime
 
-_EXCEPTION = re.compile(r"^(?:while loading your file: )?([A-Za-z_][A-Za-z0-9_.]{0,80})\b")
-_HIDDEN_WORDS = {
-    "wrong_answer": "wrong answer",
-    "runtime_error": "raised an exception",
-    "time_limit_exceeded": "time limit exceeded",
-    "memory_limit_exceeded": "memory limit exceeded",
-    "skipped": "not run: an earlier case ended the process",
-    "internal_error": "internal error",
-}
+from judge.formats.learner import learner_view
+from judge.problem.feedback_policy import FeedbackPolicy
+from judge.verdict import Verdict
+
+_policies: dict[str, tuple[tuple, FeedbackPolicy]] = {}
+_lock = threading.Lock()
 
 
-def _hidden_message(case: dict) -> str:
-    status = case.get("status", "")
-    words = _HIDDEN_WORDS.get(status, status.replace("_", " "))
-    if status == "runtime_error":
-        match = _EXCEPTION.match(case.get("message", ""))
-        if match:
-            words = f"raised {match.group(1)}"
-    facts = case.get("facts") or {}
-    if facts.get("mismatched") and facts.get("total"):  # a share, not counts: counts tell the sizes
-        words += f": {max(1, round(100 * facts['mismatched'] / facts['total']))}% of the values out of tolerance"
-    return words
+def bundle_policy(problem: str) -> FeedbackPolicy:
+    """The problem's own policy (re-read when its bundle changes); the default one for a problem that is gone
+    or broken, so a stored verdict is still shown, never less withheld than by default."""
+    from judge.errors import JudgeError
+    from judge.grading.prepare import bundle_mtimes
+    from judge.problem.loader import load_problem, resolve
+
+    try:
+        stamp = bundle_mtimes(resolve(problem))
+        with _lock:
+            hit = _policies.get(problem)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        policy = load_problem(problem).spec.feedback
+    except (JudgeError, OSError):
+        return FeedbackPolicy()
+    with _lock:
+        _policies[problem] = (stamp, policy)
+    return policy
 
 
-def learner_case(case: dict) -> dict:
-    if case.get("visibility") == "public":
-        return case
-    # no shapes: a hidden case's output shape gives its arguments away (max_len, d_model, ...)
-    kept = {k: case.get(k) for k in ("id", "function", "visibility", "status", "time_ms", "weight",
-                                      "expected_dtypes", "got_dtype", "input_changed")}
-    kept["message"] = _hidden_message(case)
-    kept["facts"] = None
-    kept["output"] = None
-    return kept
-
-
-def _printed(verdict: dict, stream: str) -> dict[str, Any]:
-    pieces, truncated, unknown = [], False, False
-    load = verdict.get("load_output")
-    if load:
-        pieces.append(load.get(stream, ""))
-        truncated |= bool(load.get("truncated"))
-    elif verdict.get("cases"):
-        unknown = True
-    for case in verdict.get("cases", []):
-        if case.get("visibility") != "public":
-            continue
-        output = case.get("output")
-        if output is None:
-            unknown = unknown or case.get("status") != "skipped"
-            continue
-        pieces.append(output.get(stream, ""))
-        truncated |= bool(output.get("truncated"))
-    text = "".join(pieces)
-    return {"text": text, "bytes": len(text.encode()), "truncated": truncated or unknown}
-
-
-def learner_verdict(verdict: dict | None) -> dict | None:
+def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
+                    now: datetime | None = None) -> dict | None:
+    """The learner's view of a stored verdict (``policy``: default the problem's own)."""
     if verdict is None:
         return None
-    view = dict(verdict)
-    view["cases"] = [learner_case(c) for c in verdict.get("cases", [])]
-    view["stdout"] = _printed(verdict, "stdout")
-    view["stderr"] = _printed(verdict, "stderr")
-    view["load_output"] = None
-    failing = next((c for c in view["cases"] if c.get("status") != "accepted"), None)
-    if failing is not None and verdict.get("cases"):
-        label = failing["id"] if failing.get("visibility") == "public" else f"{failing['id']} (hidden)"
-        view["message"] = f"first failing case {label}: {failing.get('message', '')}"
-    return view
+    full = Verdict.model_validate(verdict)
+    return learner_view(full, policy or bundle_policy(full.problem), now).model_dump(mode="json")

@@ -206,6 +206,13 @@
           el("td", { text: c.time_ms !== null && c.time_ms !== undefined ? c.time_ms.toFixed(1) + " ms" : "" }),
           el("td", { text: ok ? "" : (c.message || "") })]);
       });
+      var shown = v.shown;
+      if (shown && shown.withheld_cases) {  // the feedback policy shows hidden cases' score only: one row for them
+        rows.push(el("tr", {}, [el("td", { text: shown.withheld_cases + " hidden cases" }), el("td", { text: "" }),
+          el("td", { text: "hidden" }), el("td", { "class": shown.withheld_passed === shown.withheld_cases ? "accepted" : "failed",
+            text: shown.withheld_passed + " of " + shown.withheld_cases + " passed" }), el("td", { text: "" }),
+          el("td", { text: "only the score is shown" + (shown.more_after ? "; more from " + shown.more_after : "") })]));
+      }
       var head = el("tr", {}, ["Case", "Function", "Visibility", "Status", "Time", "Details"].map(function (h) { return el("th", { scope: "col", text: h }); }));
       box.appendChild(el("h3", { text: "Cases" }));
       box.appendChild(el("div", { "class": "table-wrap" }, [el("table", { "class": "cases" }, [head].concat(rows))]));

@@ -1,4 +1,4 @@
-"""A deadline's burst on separate hosts (network namespaces, tests/hosts_support.py), as root:
+"""A deadline's burst on separate hosts (network namespaces, tests/support/hosts.py), as root:
 
     python bench/burst.py                          # 2000 submissions from 200 clients within ~60 s, 2 worker hosts
     python bench/burst.py -n 300 --clients 100 --spread 15 --workers 2

@@ -2,7 +2,7 @@
 
     python bench/notebook_extract.py [--before c1278f3] [--sizes 65536,262144,1048576] [--timeout 60]
 
-For each shape of tests/notebook_shapes.py (an honest Colab notebook, huge outputs, bare ``%`` lines, tens of
+For each shape of tests/support/notebook_shapes.py (an honest Colab notebook, huge outputs, bare ``%`` lines, tens of
 thousands of unbound names, thousands of cells, a long cell id, deep JSON, a too-deep expression, a
 5,000-digit number) and each size up to the service's 1 MiB body:
 

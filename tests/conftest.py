@@ -24,7 +24,7 @@ def judge():
 @pytest.fixture(scope="module")
 def prepared():
     """The sinusoidal-pe bundle prepared in this process (inputs laid out, expected outputs loaded), for tests
-    that write result slots by hand (tests/test_fuzz.py, tests/test_case_judging.py)."""
+    that write result slots by hand (tests/unit/problem/test_fuzz.py, tests/unit/grading/test_case_judging.py)."""
     from judge.grading.prepare import prepare
     from judge.problem.loader import load_problem
 
@@ -42,7 +42,7 @@ def results(prepared):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Give each test the tier what it uses makes it (tests/tiers.py); a hand-set tier that disagrees fails."""
+    """Give each test the tier what it uses makes it (tests/support/tiers.py); a hand-set tier that disagrees fails."""
     wrong = []
     for item in items:
         function = getattr(item, "function", None)
@@ -58,4 +58,4 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(getattr(pytest.mark, tier))
     if wrong:
         raise pytest.UsageError("tiers set by hand that disagree with what the tests use "
-                                "(drop the marker; tests/tiers.py derives it):\n" + "\n".join(wrong))
+                                "(drop the marker; tests/support/tiers.py derives it):\n" + "\n".join(wrong))

@@ -1,6 +1,6 @@
 """The course: nine more transformer exercises as bundles, each verified, listed and packaged in course order.
 
-Every problem of problems/course.yaml but sinusoidal-pe (tests/test_cli.py verifies it) is verified here as
+Every problem of problems/course.yaml but sinusoidal-pe (tests/grading/test_cli.py verifies it) is verified here as
 `judge verify` does it: the reference passes, every example in submissions/<id>/ gets its folder's status and
 its `# diagnosis:` name (learner-shaped files beyond the bank's own implementations included, `none` where no
 name may be given), the kill matrix catches every bank mistake with a hidden case, no tolerance or statement

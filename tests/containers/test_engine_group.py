@@ -4,7 +4,7 @@
 backend's reader and removes it afterwards.  Here the test plays the engine on the real
 kernel: it creates ``/<name>/run-1`` in every hierarchy mounted at its root, as the engine's
 cgroupfs driver does for ``--cgroup-parent``, runs a child in it, and checks the counters
-and the clean-up (tests/test_container.py covers the same reader behind a real engine).
+and the clean-up (tests/containers/test_container.py covers the same reader behind a real engine).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ SERVICE_IMAGE = os.environ.get("JUDGE_SERVICE_IMAGE", "numpy-judge:service")
 REDIS_IMAGE = os.environ.get("JUDGE_STANDIN_REDIS", "judge-standin-redis:bookworm")
 POSTGRES_IMAGE = os.environ.get("JUDGE_STANDIN_POSTGRES", "judge-standin-postgres:bookworm")
 ARTIFACTS = Path(os.environ.get("JUDGE_TEST_ARTIFACTS") or REPO / "test-artifacts") / "deploy-compose"
-#: As tests/test_reduced_container.py: a loaded 2-core machine may stretch a call past the bundle's limit.
+#: As tests/containers/test_reduced_container.py: a loaded 2-core machine may stretch a call past the bundle's limit.
 TIME_SCALE = os.environ.get("JUDGE_TIME_SCALE") or "2"
 #: Above the infinite loop's job (the bundle's 4 s per call x TIME_SCALE), so a live worker's job is never
 #: handed out twice; small, so the killed worker's job comes back soon.

@@ -7,7 +7,7 @@ way.  Then what the manifests promise: no container privileged or allowed to esc
 within the Pod Security Standards' baseline and the same as compose.yaml's, the worker pod's memory and CPU
 recomputed from the bundles' limits (problems/*/problem.yaml) and their result buffers, the KEDA trigger on the
 queue the workers read.  compose.yaml's structure is checked at the YAML level (the real thing runs in
-tests/test_deploy_compose.py).
+tests/deploy/test_deploy_compose.py).
 """
 
 from __future__ import annotations

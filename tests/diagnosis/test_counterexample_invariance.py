@@ -4,7 +4,7 @@ A function wrong only in its last row, and only from n rows on, got a counterexa
 failing hidden case it was shrunk from; moving n from one submission to the next read out every hidden length.
 The search now builds its candidates from the domain, the public cases and which cases failed.  So, for a
 family of such threshold answers on both problems: the bundle with every hidden case moved (other lengths on
-the same side of n, other widths, bases, seeds and positions: tests/threshold_support.py) fails the same cases
+the same side of n, other widths, bases, seeds and positions: tests/support/threshold.py) fails the same cases
 and gives the same candidates (no sandbox needed) and, graded in the sandbox, byte for byte the same
 counterexample -- which exists, and really is one (at least n rows long).
 """

@@ -4,7 +4,7 @@ a bundle whose only case is the counterexample, is not accepted there); accepted
 learner's code that loops or blows memory during the search changes nothing in the verdict, what it says there
 is shown as its own, and the search ends within its time; ``judge verify`` proposes the smallest case for what
 only large cases catch, and its ``judge case add`` line works.  (That no hidden case shapes it:
-tests/test_counterexample_invariance.py.)"""
+tests/diagnosis/test_counterexample_invariance.py.)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`check()` from a plain script, as the README shows it: the calling script's definitions are graded, without
 its own `from judge import check` and `check(...)` lines and without its demo code, at the script's own line
 numbers; whether the file is run by `python`, by IPython's `%run` (an IDE's console, Spyder's runfile) or by
-`runpy` (an IDE's debugger launches files so).  In a kernel: tests/test_notebook_handout.py.
+`runpy` (an IDE's debugger launches files so).  In a kernel: tests/notebooks/test_notebook_handout.py.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""The scaled-out service on separate hosts (network namespaces on one machine, tests/hosts_support.py): broker,
+"""The scaled-out service on separate hosts (network namespaces on one machine, tests/support/hosts.py): broker,
 db, api, two worker hosts.  Faults a real deployment meets: a worker host killed mid-job, a worker host cut off
 from the broker and the database for longer than the visibility timeout.  Every submission ends with exactly one
 verdict, none stays queued.  Each fault prints its recovery time as ``RECOVERY <fault>: <seconds> s``.
 
 Deselected by default (tier ``hosts``); run as root: ``.ci/hosts-tier.sh`` or ``python3 -m pytest -m hosts -s
-tests/test_hosts_cluster.py``.
+tests/hosts/test_hosts_cluster.py``.
 """
 
 from __future__ import annotations

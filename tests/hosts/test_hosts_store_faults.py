@@ -1,5 +1,5 @@
 """Faults of the broker and the database, and a worker with another copy of a bundle, on separate hosts
-(tests/hosts_support.py): nothing lost, nothing doubled, and no restart of the API or the workers needed.
+(tests/support/hosts.py): nothing lost, nothing doubled, and no restart of the API or the workers needed.
 
 * Redis restarted without persistence while jobs wait in it: the store stays the source of truth and the API's
   sweeper publishes again what the broker lost (judge/service/celery_app.py).

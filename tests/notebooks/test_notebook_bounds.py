@@ -1,5 +1,5 @@
 """Whatever notebook a learner sends, at every door, the judge answers with one bounded verdict, in time, without
-its own memory growing: the attacker's shapes of tests/notebook_shapes.py at the service's 1 MiB body limit (a
+its own memory growing: the attacker's shapes of tests/support/notebook_shapes.py at the service's 1 MiB body limit (a
 250,000-character cell id on a crashing answer cell included), JSON Python's reader cannot take, and a .py whose
 first line looks like a notebook's JSON -- through ``Judge.grade``, ``grade()``, ``judge grade`` (a file and
 stdin), the packaged platform runner and ``judge serve``.  The attack files in ``submissions/`` go through

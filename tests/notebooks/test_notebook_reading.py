@@ -1,5 +1,5 @@
 """Reading a learner's notebook is linear and bounded, and whatever the file holds it ends as a graded source or
-one line saying why not: the attacker's shapes of tests/notebook_shapes.py at the service's 1 MiB body limit,
+one line saying why not: the attacker's shapes of tests/support/notebook_shapes.py at the service's 1 MiB body limit,
 JSON Python's reader cannot take, cell ids nbformat does not allow, a .py that looks like JSON, and the reader's
 own limits (CPU, wall time, memory).  Speed itself is measured by bench/notebook_extract.py."""
 

@@ -33,7 +33,7 @@ def _require_v2() -> None:
     sup = cgroups.detect()
     if sup.version != 2 or not sup.writable:
         unavailable(f"SKIPPING CGROUP V2 TESTS: cgroup v2 is not what this machine uses ({sup.reason}); "
-                    "run them in the VM: .ci/cgroup2-vm python3 -m pytest -m vm tests/test_cgroup_v2.py")
+                    "run them in the VM: .ci/cgroup2-vm python3 -m pytest -m vm tests/sandbox/test_cgroup_v2.py")
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ can open.  It must find nothing; and, read from outside by root, the zygote ever
 hold the secret either.  A control run that plants and searches in one file finds its own secret in all three
 places: the search works.
 
-Mode reduced runs in the judge image (tests/test_reduced_container.py); mode rootless in the rootless CI tier
+Mode reduced runs in the judge image (tests/containers/test_reduced_container.py); mode rootless in the rootless CI tier
 (as a normal user; these tests then select themselves with ``-k rootless``).
 """
 

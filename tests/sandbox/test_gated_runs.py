@@ -3,7 +3,7 @@ code runs before the buffer is clear (the process backend's gate: ResultBuffer.s
 ZygoteClient.run, Zygote.run, RunMaps.gate).
 
 The scrub is slowed down here so that the next request is always sent while it goes on: the attacker of
-tests/test_cross_run.py, graded right after the victim, must still find nothing of it; a gate the judge never
+tests/sandbox/test_cross_run.py, graded right after the victim, must still find nothing of it; a gate the judge never
 opens means no learner code at all (an internal error, nothing captured), and the zygote serves the next run as
 before.
 """

@@ -168,12 +168,12 @@ def test_doctor_prints_the_ladder():
 def test_rootless_on_cgroup_v1_reports_rlimits_with_the_reason():
     """Where cgroup v1 holds memory and pids (this host), no v2 group can be delegated: the verdict
     and doctor say rlimits and why (the cgroup-v2 VM tier tests a delegated group:
-    tests/test_rootless_delegation.py)."""
+    tests/sandbox/test_rootless_delegation.py)."""
     from judge.sandbox import cgroups
 
     require_mode("rootless")
     if cgroups.detect().version != 1:
-        pytest.skip("this machine does not use cgroup v1; tests/test_rootless_delegation.py covers v2")
+        pytest.skip("this machine does not use cgroup v1; tests/sandbox/test_rootless_delegation.py covers v2")
     path = str(SUBMISSIONS / "accepted" / "vectorised.py")
     r = _cli("grade", "--isolation", "rootless", "--format", "json", path)
     assert r.returncode == 0, r.stderr

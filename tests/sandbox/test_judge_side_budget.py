@@ -10,8 +10,8 @@ numpy cannot view, the theft attempts -- is graded on a warm judge, and its judg
 with the same for a plain wrong answer that prints nothing, side by side in one judge: at most three times
 as long, plus 0.3 s of slack for a busy machine.  Quadratic work on 64 KiB of output is seconds; this is not.
 The judge here makes no counterexample search: the search is one more sandboxed run of the learner's code,
-learner time under its own budget (``limits.search_seconds``, tests/test_counterexamples.py), and an attack that
-forges on every call spends it there.
+learner time under its own budget (``limits.search_seconds``, tests/diagnosis/test_counterexamples.py), and an
+attack that forges on every call spends it there.
 """
 
 from __future__ import annotations

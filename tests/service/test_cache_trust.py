@@ -177,12 +177,14 @@ def test_a_bundle_planted_where_the_worker_used_to_cache_versions_is_never_used(
     monkeypatch.setenv("TMPDIR", str(shared))
     monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile reads TMPDIR again
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "worker-cache"))
-    sub_id, digest = _accepted_under(store, monkeypatch, problems_copy(tmp_path / "api", "sinusoidal-pe", note="a case reviewed"))
+    sub_id, digest = _accepted_under(store, monkeypatch,
+                                      problems_copy(tmp_path / "api", "sinusoidal-pe", note="a case reviewed"))
     marker = tmp_path / "planted-reference-ran"
     _planted_bundle(shared / "numpy-judge-bundles" / f"sinusoidal-pe-{digest}" / "sinusoidal-pe", marker)
     _foreign(shared / "numpy-judge-bundles", 0o755)
 
-    monkeypatch.setenv("JUDGE_PROBLEMS_DIR", str(problems_copy(tmp_path / "worker", "sinusoidal-pe")))  # the worker's copy is older
+    # the worker's copy is older
+    monkeypatch.setenv("JUDGE_PROBLEMS_DIR", str(problems_copy(tmp_path / "worker", "sinusoidal-pe")))
     assert process_submission(store, judge, sub_id, "w1", versions=BundleVersions(store)) == "stored"
     row = store.get(sub_id)
     verdict = json.loads(row.verdict_json)
@@ -193,7 +195,8 @@ def test_a_bundle_planted_where_the_worker_used_to_cache_versions_is_never_used(
 def test_a_cached_version_that_does_not_give_its_digest_is_fetched_again(store, tmp_path, monkeypatch):
     from judge.service.bundle_versions import BundleVersions
 
-    _, digest = _accepted_under(store, monkeypatch, problems_copy(tmp_path / "api", "sinusoidal-pe", note="a case reviewed"))
+    _, digest = _accepted_under(store, monkeypatch,
+                                problems_copy(tmp_path / "api", "sinusoidal-pe", note="a case reviewed"))
     monkeypatch.setenv("JUDGE_PROBLEMS_DIR", str(problems_copy(tmp_path / "worker", "sinusoidal-pe")))
     cache = tmp_path / "worker-cache"
     marker = tmp_path / "stale-reference-ran"
@@ -207,7 +210,8 @@ def test_a_cached_version_that_does_not_give_its_digest_is_fetched_again(store, 
 def test_versions_are_kept_in_a_private_folder_even_when_the_configured_one_is_not(store, tmp_path, monkeypatch):
     from judge.service.bundle_versions import BundleVersions
 
-    _, digest = _accepted_under(store, monkeypatch, problems_copy(tmp_path / "api", "sinusoidal-pe", note="a case reviewed"))
+    _, digest = _accepted_under(store, monkeypatch,
+                                problems_copy(tmp_path / "api", "sinusoidal-pe", note="a case reviewed"))
     monkeypatch.setenv("JUDGE_PROBLEMS_DIR", str(problems_copy(tmp_path / "worker", "sinusoidal-pe")))
     theirs = _foreign(tmp_path / "theirs", 0o755)
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(theirs))

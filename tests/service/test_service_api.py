@@ -26,7 +26,7 @@ BETA_SECRET = "beta-callback-secret"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def api_server(tmp_path_factory):
     require_sandbox()
     work = tmp_path_factory.mktemp("api")
     env = service_env(JUDGE_API_TOKENS=",".join(f"{k}:{v}" for k, v in TOKENS.items()),
@@ -40,14 +40,14 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def alpha(server):
-    with server.client(TOKENS["alpha"]) as c:
+def alpha(api_server):
+    with api_server.client(TOKENS["alpha"]) as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def beta(server):
-    with server.client(TOKENS["beta"]) as c:
+def beta(api_server):
+    with api_server.client(TOKENS["beta"]) as c:
         yield c
 
 
@@ -68,19 +68,19 @@ def assert_error(response: httpx.Response, status: int, code: str | None = None)
 
 
 # -- documentation and operations ----------------------------------------------------------
-def test_openapi_and_docs_need_no_token(server):
-    spec = httpx.get(server.url + "/openapi.json").json()
+def test_openapi_and_docs_need_no_token(api_server):
+    spec = httpx.get(api_server.url + "/openapi.json").json()
     for path in ("/v1/submissions", "/v1/submissions/{submission_id}", "/v1/submissions/batch", "/v1/problems",
                  "/v1/problems/{problem_id}", "/healthz", "/metrics"):
         assert path in spec["paths"], path
     assert "HTTPBearer" in json.dumps(spec["components"]["securitySchemes"])
-    docs = httpx.get(server.url + "/docs")
+    docs = httpx.get(api_server.url + "/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
 
 
-def test_openapi_documents_the_answers_the_server_gives(server):
+def test_openapi_documents_the_answers_the_server_gives(api_server):
     """The two mismatches schemathesis found: a 200 on POST (wait or replay), and which problem ids exist."""
-    spec = httpx.get(server.url + "/openapi.json").json()
+    spec = httpx.get(api_server.url + "/openapi.json").json()
     assert "200" in spec["paths"]["/v1/submissions"]["post"]["responses"]
     assert "200" in spec["paths"]["/v1/submissions/batch"]["post"]["responses"]
     problem = spec["components"]["schemas"]["SubmissionIn"]["properties"]["problem"]
@@ -89,8 +89,8 @@ def test_openapi_documents_the_answers_the_server_gives(server):
     assert problem["enum"] == available() and "sinusoidal-pe" in problem["enum"]
 
 
-def test_healthz(server):
-    body = httpx.get(server.url + "/healthz").json()
+def test_healthz(api_server):
+    body = httpx.get(api_server.url + "/healthz").json()
     assert body["status"] == "ok" and body["mode"] == "embedded" and body["store"] == "ok"
     assert body["workers"] == 2
 
@@ -164,14 +164,14 @@ def test_wait_is_bounded(alpha):
 
 
 # -- auth and isolation ------------------------------------------------------------------------------
-def test_auth_required(server):
-    with server.client(None) as anonymous:
+def test_auth_required(api_server):
+    with api_server.client(None) as anonymous:
         for response in (anonymous.get("/v1/problems"), anonymous.post("/v1/submissions", json={})):
             assert_error(response, 401, "unauthorized")
             assert response.headers["WWW-Authenticate"] == "Bearer"
-    with server.client("not-a-token") as stranger:
+    with api_server.client("not-a-token") as stranger:
         assert_error(stranger.get("/v1/problems"), 401, "unauthorized")
-    r = httpx.get(server.url + "/v1/problems", headers={"Authorization": f"Basic {TOKENS['alpha']}"})
+    r = httpx.get(api_server.url + "/v1/problems", headers={"Authorization": f"Basic {TOKENS['alpha']}"})
     assert_error(r, 401, "unauthorized")
 
 
@@ -221,7 +221,7 @@ def test_unknown_route_and_method(alpha):
     assert_error(alpha.delete("/v1/problems"), 405, "method_not_allowed")
 
 
-def test_made_up_methods_are_one_405_and_one_metrics_series(server):
+def test_made_up_methods_are_one_405_and_one_metrics_series(api_server):
     """An anonymous client sending a new made-up method each time (and new paths) creates no series: every
     label of the request metrics comes from a closed set."""
     import re
@@ -230,10 +230,10 @@ def test_made_up_methods_are_one_405_and_one_metrics_series(server):
     known = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
     def series() -> list[str]:
-        return [line for line in httpx.get(server.url + "/metrics").text.splitlines()
+        return [line for line in httpx.get(api_server.url + "/metrics").text.splitlines()
                 if line.startswith("judge_http_requests_total{")]
 
-    with httpx.Client(base_url=server.url, timeout=30) as anonymous:
+    with httpx.Client(base_url=api_server.url, timeout=30) as anonymous:
         for n in range(300):
             answer = anonymous.request("X" + secrets.token_hex(6).upper(), f"/v1/made-up-{n}")
             assert_error(answer, 405, "method_not_allowed")
@@ -251,28 +251,28 @@ def test_made_up_methods_are_one_405_and_one_metrics_series(server):
     assert len(other) == 1 and float(other[0].split()[-1]) >= 350, other
 
 
-def _stored_count(server) -> int:  # noqa: ANN001
+def _stored_count(api_server) -> int:  # noqa: ANN001
     from judge.service.store import Store
 
-    store = Store(server.db)
+    store = Store(api_server.db)
     try:
         return sum(store.stats()["states"].values())
     finally:
         store.close()
 
 
-def test_every_item_of_a_batch_is_held_to_the_single_submissions_limit(server, alpha):
+def test_every_item_of_a_batch_is_held_to_the_single_submissions_limit(api_server, alpha):
     """A batch of one was a way around the body limit (the batch limit is 16 MiB): each item is held to what
     one submission may be, and a refused batch stores nothing."""
     big = {"problem": "sinusoidal-pe", "source": "#" * 700_000}  # over JUDGE_MAX_BODY_BYTES (600000 here)
     small = {"problem": "sinusoidal-pe", "source": SOURCES["compile_error"]}
-    before = _stored_count(server)
+    before = _stored_count(api_server)
     body = assert_error(alpha.post("/v1/submissions/batch", json={"submissions": [big]}), 413, "request_too_large")
     assert "submissions[0]" in body["message"]
     body = assert_error(alpha.post("/v1/submissions/batch", json={"submissions": [small, big]}), 413,
                         "request_too_large")
     assert "submissions[1]" in body["message"]
-    assert _stored_count(server) == before, "nothing of a refused batch is stored"
+    assert _stored_count(api_server) == before, "nothing of a refused batch is stored"
 
 
 # -- idempotency -------------------------------------------------------------------------------------
@@ -350,9 +350,9 @@ def test_callback_gives_up_after_max_attempts(alpha):
 
 
 # -- metrics -------------------------------------------------------------------------------------------------
-def test_metrics(server, alpha):
+def test_metrics(api_server, alpha):
     post(alpha, "accepted", params={"wait": "true"})
-    text = httpx.get(server.url + "/metrics").text
+    text = httpx.get(api_server.url + "/metrics").text
     assert 'judge_queue_depth{state="queued"}' in text and 'judge_queue_depth{state="running"}' in text
     accepted = [line for line in text.splitlines() if line.startswith('judge_verdicts_total{status="accepted"}')]
     assert accepted and float(accepted[0].split()[-1]) >= 1

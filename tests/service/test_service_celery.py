@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from judge.service.callbacks import verify
 from judge.service.store import Store
 from tests.support.service import (
     SOURCES,
     CallbackListener,
-    Postgres,
-    Redis,
     Server,
     Worker,
     require_sandbox,
@@ -23,13 +19,6 @@ from tests.support.service import (
 )
 
 TOKEN = "celery-token-abcdef123"
-
-
-@pytest.fixture(scope="module")
-def redis():
-    server = Redis()
-    yield server
-    server.stop()
 
 
 def _env() -> dict:
@@ -93,13 +82,6 @@ def test_worker_killed_mid_verdict_loses_nothing_and_doubles_nothing(tmp_path, r
             worker.stop()
         server.stop()
         listener.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    server = Postgres()
-    yield server
-    server.stop()
 
 
 def test_celery_with_postgres_store(tmp_path, redis, postgres):

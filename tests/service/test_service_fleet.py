@@ -2,7 +2,7 @@
 (fetched from the store by a worker whose copy differs), worker slots for an autoscaler, the age of the
 oldest queued submission, the sweeper that publishes again what the broker lost (a real Redis), and a
 schema made before ``problem_digest`` existed.  The same behaviours across real hosts are in
-tests/test_hosts_*.py."""
+tests/hosts/test_hosts_*.py."""
 
 from __future__ import annotations
 

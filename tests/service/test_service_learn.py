@@ -28,7 +28,7 @@ def _start(work, **env: str) -> Server:  # noqa: ANN001
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def learn_server(tmp_path_factory):
     srv = _start(tmp_path_factory.mktemp("learn"))
     yield srv
     srv.stop()
@@ -42,9 +42,9 @@ def fresh_server(tmp_path):
     srv.stop()
 
 
-def browser(server: Server, address: str | None = None, **headers: str) -> httpx.Client:
+def browser(learn_server: Server, address: str | None = None, **headers: str) -> httpx.Client:
     transport = httpx.HTTPTransport(local_address=address) if address else None
-    return httpx.Client(base_url=server.url, timeout=60, transport=transport, headers=headers)
+    return httpx.Client(base_url=learn_server.url, timeout=60, transport=transport, headers=headers)
 
 
 def join(client: httpx.Client, name: str, course: str = "ml101", code: str | None = None) -> httpx.Response:
@@ -82,8 +82,8 @@ def submit(client: httpx.Client, csrf: str) -> str:
 
 
 # -- identities -------------------------------------------------------------------------------------------
-def test_a_classmate_who_knows_the_course_code_cannot_read_or_submit_as_you(server):
-    ann = browser(server)
+def test_a_classmate_who_knows_the_course_code_cannot_read_or_submit_as_you(learn_server):
+    ann = browser(learn_server)
     joined = join(ann, "Ann")
     assert joined.status_code == 200 and "shown only this once" in joined.text
     code = personal_code(joined)
@@ -92,7 +92,7 @@ def test_a_classmate_who_knows_the_course_code_cannot_read_or_submit_as_you(serv
     wait_for(lambda: ann.get(f"/lti/api/submissions/{mine}", headers={"X-CSRF-Token": ann_csrf}).json()["state"]
              == "done", 120, 0.2, "Ann's verdict")
 
-    mallory = browser(server)
+    mallory = browser(learn_server)
     posing = join(mallory, "Ann")  # the same course, the course's code, Ann's name
     assert posing.status_code == 200 and personal_code(posing) != code, "a name is no identity"
     mallory_csrf = open_page(mallory, posing)
@@ -102,7 +102,7 @@ def test_a_classmate_who_knows_the_course_code_cannot_read_or_submit_as_you(serv
     assert history(ann, ann_csrf) == [mine], "and what Mallory submits is not Ann's"
 
     # Ann from another browser: her personal code, however she types it
-    other = browser(server)
+    other = browser(learn_server)
     back = other.post(f"/learn/{PROBLEM}", data={"action": "return", "personal": code.lower().replace("-", " ")})
     other_csrf = open_page(other, back)
     assert history(other, other_csrf) == [mine]
@@ -113,31 +113,32 @@ def test_a_classmate_who_knows_the_course_code_cannot_read_or_submit_as_you(serv
     assert history(ann, open_page(ann, ann.post(f"/learn/{PROBLEM}", data={"action": "continue"}))) == [mine]
     again = join(ann, "ann")  # joining again from her browser, same course and name: the same learner
     assert again.status_code == 303 and history(ann, open_page(ann, again)) == [mine]
-    wrong = browser(server).post(f"/learn/{PROBLEM}", data={"action": "return", "personal": "AAAA-BBBB-CCCC-DDDD-EEEE"})
+    wrong = browser(learn_server).post(f"/learn/{PROBLEM}",
+                                       data={"action": "return", "personal": "AAAA-BBBB-CCCC-DDDD-EEEE"})
     assert wrong.status_code == 403 and "/lti/page/" not in wrong.text
-    nothing = browser(server).post(f"/learn/{PROBLEM}", data={"action": "continue"})
+    nothing = browser(learn_server).post(f"/learn/{PROBLEM}", data={"action": "continue"})
     assert nothing.status_code == 403
 
 
-def test_another_site_cannot_sign_a_browser_in(server):
+def test_another_site_cannot_sign_a_browser_in(learn_server):
     for headers in ({"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}):
-        refused = join(browser(server, **headers), "Victim")
+        refused = join(browser(learn_server, **headers), "Victim")
         assert refused.status_code == 403 and "personal-code" not in refused.text, headers
-    same = join(browser(server, Origin=server.url, **{"Sec-Fetch-Site": "same-origin"}), "Victim")
+    same = join(browser(learn_server, Origin=learn_server.url, **{"Sec-Fetch-Site": "same-origin"}), "Victim")
     assert same.status_code == 200
 
 
-def test_the_teachers_code_opens_the_class_of_that_course(server):
+def test_the_teachers_code_opens_the_class_of_that_course(learn_server):
     learners = {}
     for name in ("Bea", "Bea", "Cai"):
-        client = browser(server)
+        client = browser(learn_server)
         answer = join(client, name)
         learners.setdefault(name, []).append((client, open_page(client, answer)))
     client, csrf = learners["Cai"][0]
     submit(client, csrf)
     assert client.get("/lti/api/class", headers={"X-CSRF-Token": csrf}).status_code == 403, "a learner is no teacher"
 
-    teacher = browser(server)
+    teacher = browser(learn_server)
     answer = teacher.post(f"/learn/{PROBLEM}", data={"course": "ml101", "code": TEACHER_CODE, "name": "Prof"})
     assert answer.status_code == 303 and answer.headers["location"].startswith("/lti/teacher/"), answer.text
     page = teacher.get(answer.headers["location"])

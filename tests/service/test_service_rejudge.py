@@ -13,15 +13,11 @@ import sys
 import time
 import uuid
 
-import pytest
-
 from judge.service.store import Store
 from tests.support.common import REPO
 from tests.support.problems import _loosen, problems_copy
 from tests.support.service import (
     CallbackListener,
-    Postgres,
-    Redis,
     Server,
     Worker,
     body_json,
@@ -128,20 +124,6 @@ def test_a_changed_bundle_is_picked_up_then_rejudged_dry_applied_and_called_back
     finally:
         server.stop()
         listener.stop()
-
-
-@pytest.fixture(scope="module")
-def redis():
-    server = Redis()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    server = Postgres()
-    yield server
-    server.stop()
 
 
 def _replicate(db: str, ids: list[str], copies: int) -> list[str]:

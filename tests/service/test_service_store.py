@@ -10,20 +10,12 @@ import pytest
 
 from judge.service.settings import Settings, SettingsError, parse_pairs
 from judge.service.store import IdempotencyConflict, NewSubmission, QueueFull, Store
-from tests.support.service import Postgres
 from tests.support.tiers import needs
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    server = Postgres()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 @needs("service", only_for="postgresql", among=("sqlite", "postgresql"))
-def store(request, tmp_path):
+def backend_store(request, tmp_path):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/store.sqlite3"
     else:
@@ -40,23 +32,23 @@ def new(key: str | None = None, source: str = "x = 1", platform: str = "lms", ca
                          callback_url=callback)
 
 
-def test_create_idempotent_and_conflicting(store):
-    [(row, replayed)] = store.create([new("k1")], 10)
+def test_create_idempotent_and_conflicting(backend_store):
+    [(row, replayed)] = backend_store.create([new("k1")], 10)
     assert not replayed and row.state == "queued"
-    [(again, replayed)] = store.create([new("k1")], 10)
+    [(again, replayed)] = backend_store.create([new("k1")], 10)
     assert replayed and again.id == row.id
     with pytest.raises(IdempotencyConflict):
-        store.create([new("k1", source="y = 2")], 10)
-    [(other, replayed)] = store.create([new("k1", platform="other")], 10)
+        backend_store.create([new("k1", source="y = 2")], 10)
+    [(other, replayed)] = backend_store.create([new("k1", platform="other")], 10)
     assert not replayed and other.id != row.id
 
 
-def test_concurrent_same_key_gives_one_submission(store):
+def test_concurrent_same_key_gives_one_submission(backend_store):
     ids, errors = [], []
 
     def go() -> None:
         try:
-            ids.append(store.create([new("same")], 100)[0][0].id)
+            ids.append(backend_store.create([new("same")], 100)[0][0].id)
         except Exception as exc:  # noqa: BLE001
             errors.append(exc)
     threads = [threading.Thread(target=go) for _ in range(8)]
@@ -67,58 +59,58 @@ def test_concurrent_same_key_gives_one_submission(store):
     assert not errors and len(set(ids)) == 1 and len(ids) == 8
 
 
-def test_queue_bound_is_all_or_nothing(store):
-    store.create([new(), new()], 3)
+def test_queue_bound_is_all_or_nothing(backend_store):
+    backend_store.create([new(), new()], 3)
     with pytest.raises(QueueFull):
-        store.create([new(), new()], 3)
-    assert store.pending_count() == 2
+        backend_store.create([new(), new()], 3)
+    assert backend_store.pending_count() == 2
 
 
-def test_claim_finish_once(store):
-    ids = [row.id for row, _ in store.create([new(), new(callback="http://127.0.0.1/x")], 10)]
-    assert store.pending_ids() == ids
-    row = store.claim(ids[0], "w1")
+def test_claim_finish_once(backend_store):
+    ids = [row.id for row, _ in backend_store.create([new(), new(callback="http://127.0.0.1/x")], 10)]
+    assert backend_store.pending_ids() == ids
+    row = backend_store.claim(ids[0], "w1")
     assert row.state == "running" and row.attempts == 1 and row.worker == "w1"
-    assert store.claim(ids[0], "w2").attempts == 2  # redelivered after a crash: judged again
-    assert store.finish(ids[0], '{"status": "accepted"}', "accepted") is True
-    assert store.finish(ids[0], '{"status": "wrong_answer"}', "wrong_answer") is False
-    assert store.get(ids[0]).status == "accepted" and store.claim(ids[0], "w3") is None
-    assert store.get(ids[0]).callback_state == "none"
-    assert store.pending_ids() == ids[1:]
-    assert store.get(ids[0], platform="someone-else") is None
+    assert backend_store.claim(ids[0], "w2").attempts == 2  # redelivered after a crash: judged again
+    assert backend_store.finish(ids[0], '{"status": "accepted"}', "accepted") is True
+    assert backend_store.finish(ids[0], '{"status": "wrong_answer"}', "wrong_answer") is False
+    assert backend_store.get(ids[0]).status == "accepted" and backend_store.claim(ids[0], "w3") is None
+    assert backend_store.get(ids[0]).callback_state == "none"
+    assert backend_store.pending_ids() == ids[1:]
+    assert backend_store.get(ids[0], platform="someone-else") is None
 
 
-def test_racing_verdicts_store_exactly_one(store):
-    [(row, _)] = store.create([new()], 10)
+def test_racing_verdicts_store_exactly_one(backend_store):
+    [(row, _)] = backend_store.create([new()], 10)
     wins: list[str] = []
     barrier = threading.Barrier(10)
 
     def attempt(n: int) -> None:
         barrier.wait()
-        if store.finish(row.id, f'{{"n": {n}}}', f"status{n}"):
+        if backend_store.finish(row.id, f'{{"n": {n}}}', f"status{n}"):
             wins.append(f"status{n}")
     threads = [threading.Thread(target=attempt, args=(n,)) for n in range(10)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(wins) == 1 and store.get(row.id).status == wins[0]
+    assert len(wins) == 1 and backend_store.get(row.id).status == wins[0]
 
 
-def test_callback_claims_are_exclusive(store):
-    [(row, _)] = store.create([new(callback="http://127.0.0.1/hook")], 10)
-    assert store.due_callbacks(time.time()) == []
-    store.finish(row.id, "{}", "accepted")
-    [due] = store.due_callbacks(time.time() + 1)
+def test_callback_claims_are_exclusive(backend_store):
+    [(row, _)] = backend_store.create([new(callback="http://127.0.0.1/hook")], 10)
+    assert backend_store.due_callbacks(time.time()) == []
+    backend_store.finish(row.id, "{}", "accepted")
+    [due] = backend_store.due_callbacks(time.time() + 1)
     lease = time.time() + 60
-    assert store.claim_callback(row.id, due.callback_attempts, lease) is True
-    assert store.claim_callback(row.id, due.callback_attempts, lease) is False  # another dispatcher
-    assert store.due_callbacks(time.time() + 1) == []  # leased
-    store.callback_result(row.id, False, "HTTP 500", time.time() - 1)
-    assert [d.callback_attempts for d in store.due_callbacks(time.time())] == [1]
-    store.callback_result(row.id, True, None, None)
-    assert store.get(row.id).callback_state == "delivered"
-    stats = store.stats()
+    assert backend_store.claim_callback(row.id, due.callback_attempts, lease) is True
+    assert backend_store.claim_callback(row.id, due.callback_attempts, lease) is False  # another dispatcher
+    assert backend_store.due_callbacks(time.time() + 1) == []  # leased
+    backend_store.callback_result(row.id, False, "HTTP 500", time.time() - 1)
+    assert [d.callback_attempts for d in backend_store.due_callbacks(time.time())] == [1]
+    backend_store.callback_result(row.id, True, None, None)
+    assert backend_store.get(row.id).callback_state == "delivered"
+    stats = backend_store.stats()
     assert stats["statuses"] == {"accepted": 1} and stats["latency"]["count"] == 1
 
 

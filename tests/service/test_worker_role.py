@@ -15,7 +15,6 @@ from judge.service.worker_role import WORKER_DENIED, WORKER_PRIVILEGES, WorkerRo
 from tests.support.deploy import compose_redis_acl_file
 from tests.support.service import (
     SOURCES,
-    Postgres,
     Redis,
     Server,
     Worker,
@@ -64,13 +63,6 @@ def test_a_worker_url_that_would_not_separate_the_worker_is_refused_by_name(owne
     with pytest.raises(WorkerRoleError, match="JUDGE_WORKER_DB_URL") as caught:
         worker_login(owner, worker)
     assert says in str(caught.value)
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    server = Postgres()
-    yield server
-    server.stop()
 
 
 def _as_worker(owner_url: str) -> str:

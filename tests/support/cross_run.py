@@ -2,7 +2,7 @@
 its own run can read, and a search of a live process's memory (issue 24: no byte of one submission reaches
 another run).
 
-Imported by tests/test_cross_run.py on the host and, mounted read-only, by the script it runs inside the judge
+Imported by tests/sandbox/test_cross_run.py on the host and, mounted read-only, by the script it runs inside the judge
 image (mode reduced in a default ``docker run``).  Standard library only.
 """
 

@@ -1,6 +1,6 @@
 """Notebooks shaped by an attacker, any size up to the service's 1 MiB body: what the notebook reader must take
 in time linear in its size, and what must never blow up a verdict.  Built as raw JSON (not with nbformat: most
-of them are not valid nbformat, on purpose).  Used by tests/test_notebook_bounds.py and
+of them are not valid nbformat, on purpose).  Used by tests/notebooks/test_notebook_bounds.py and
 bench/notebook_extract.py.
 
 Each shape is ``shape(size, answer) -> str``: a notebook of about ``size`` characters whose graded functions are

@@ -177,6 +177,6 @@ def require_mode(mode: str) -> None:
     rung = check(mode)
     if not rung.ok and "not readable by an unprivileged uid" in rung.why:
         pytest.skip(f"mode {mode} cannot run on this host's Python ({rung.why}); "
-                    "tests/test_reduced_container.py runs it where it is meant to, in a default docker run")
+                    "tests/containers/test_reduced_container.py runs it where it is meant to, in a default docker run")
     if not rung.ok:
         unavailable(f"ISOLATION MODE {mode} UNAVAILABLE, ITS TESTS NOT RUN: {rung.why}")

@@ -1,4 +1,4 @@
-"""LTI 1.3 end to end against a test platform on loopback (tests/lti_platform.py), over real HTTP with a
+"""LTI 1.3 end to end against a test platform on loopback (tests/support/lti_platform.py), over real HTTP with a
 real `judge serve` and the real sandbox: launch -> page -> submit -> verdict -> score in the gradebook,
 each launch check failing on its own, and the page API's safety rules."""
 
@@ -13,26 +13,14 @@ import pytest
 from judge.service.lti.config import load_tool_config
 from judge.service.settings import SettingsError
 from tests.support.lti_client import launch, start_launch, submit_and_wait
-from tests.support.lti_platform import CLIENT_ID, LoopbackPlatform, new_key, start_tool
-from tests.support.service import SOURCES, require_sandbox, wait_for
+from tests.support.lti_platform import CLIENT_ID, LoopbackPlatform, new_key
+from tests.support.service import SOURCES, wait_for
 
 API_TOKEN = "platform-api-token-0123456789"
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    lms = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    yield lms
-    lms.stop()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):
-    require_sandbox()
-    srv = start_tool(tmp_path_factory.mktemp("lti"), platform, JUDGE_API_TOKENS=f"alpha:{API_TOKEN}",
-                     JUDGE_LEARN_CODES="ml101:open-sesame", JUDGE_LEARNER_RATE_LIMIT="0.01:4")
-    yield srv
-    srv.stop()
+TOOL_ENV = {"JUDGE_API_TOKENS": f"alpha:{API_TOKEN}", "JUDGE_LEARN_CODES": "ml101:open-sesame",
+            "JUDGE_LEARNER_RATE_LIMIT": "0.01:4"}
 
 
 def scores_for(platform: LoopbackPlatform, user: str) -> list[dict]:

@@ -1,5 +1,5 @@
 """An attacker's look at the LTI tool's doors, over real HTTP against `judge serve` and the test LMS
-(tests/lti_platform.py): what an anonymous client, a learner with odd data in the roster and a platform
+(tests/support/lti_platform.py): what an anonymous client, a learner with odd data in the roster and a platform
 that signs a bad return URL can send.
 
 - CSV cells a spreadsheet would run as formulas come out as text;
@@ -24,26 +24,14 @@ import jwt
 import pytest
 
 from tests.support.lti_client import launch, start_launch
-from tests.support.lti_platform import CLIENT_ID, DEPLOYMENT, KID, LoopbackPlatform, new_key, start_tool
-from tests.support.service import Server, require_sandbox
+from tests.support.lti_platform import CLIENT_ID, DEPLOYMENT, KID, LoopbackPlatform, new_key
+from tests.support.service import Server
 
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 INSTRUCTOR, LEARNER = [MEMBERSHIP + "Instructor"], [MEMBERSHIP + "Learner"]
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    lms = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    yield lms
-    lms.stop()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):  # noqa: F811 - the LMS above
-    require_sandbox()
-    srv = start_tool(tmp_path_factory.mktemp("lti-attacks"), platform, JUDGE_LEARN_CODES="ml101:open-sesame")
-    yield srv
-    srv.stop()
+TOOL_ENV = {"JUDGE_LEARN_CODES": "ml101:open-sesame"}
 
 
 def _csrf(page: str) -> str:

@@ -38,8 +38,8 @@ import httpx
 import pytest
 
 from tests.support.lti_client import start_launch
-from tests.support.lti_platform import LoopbackPlatform, start_tool
-from tests.support.service import Server, require_sandbox
+from tests.support.lti_platform import LoopbackPlatform
+from tests.support.service import Server
 
 V2 = "http://purl.imsglobal.org/vocab/lis/v2/"
 M, I, S = V2 + "membership#", V2 + "institution/person#", V2 + "system/person#"  # noqa: E741
@@ -90,20 +90,7 @@ ROLE_SETS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    lms = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    lms.members["course-1"] = [{"user_id": "s-1", "name": "Someone", "roles": [M + "Learner"]}]
-    yield lms
-    lms.stop()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):
-    require_sandbox()
-    srv = start_tool(tmp_path_factory.mktemp("lti-roles"), platform)
-    yield srv
-    srv.stop()
+MEMBERS = {"course-1": [{"user_id": "s-1", "name": "Someone", "roles": [M + "Learner"]}]}
 
 
 def _launch(platform: LoopbackPlatform, server: Server, user: str, **overrides) -> tuple[httpx.Client, str]:

@@ -15,28 +15,15 @@ import pytest
 
 from tests.support.common import REPO
 from tests.support.lti_client import INSTRUCTOR, _member, _source, _teacher, launch, start_launch, submit_and_wait
-from tests.support.lti_platform import LoopbackPlatform, start_tool_on_a_copy
-from tests.support.service import require_sandbox, wait_for
+from tests.support.lti_platform import LoopbackPlatform
+from tests.support.service import wait_for
 
 WRONG, RIGHT = "wrong_answer/sin_cos_swapped.py", "accepted/vectorised.py"
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    lms = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    lms.members["course-1"] = [_member("t-1", "Grace Teacher", INSTRUCTOR), _member("s-ada", "Ada"),
-                               _member("s-bob", "Bob")]
-    yield lms
-    lms.stop()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):
-    require_sandbox()
-    # a copy of the problems: a case is added to it
-    srv = start_tool_on_a_copy(tmp_path_factory.mktemp("standing"), platform, JUDGE_LEARNER_RATE_LIMIT="1000:10000")
-    yield srv
-    srv.stop()
+MEMBERS = {"course-1": [_member("t-1", "Grace Teacher", INSTRUCTOR), _member("s-ada", "Ada"), _member("s-bob", "Bob")]}
+TOOL_ON_A_COPY = True  # a case is added to it
+TOOL_ENV = {"JUDGE_LEARNER_RATE_LIMIT": "1000:10000"}
 
 
 def _posts(platform: LoopbackPlatform, user: str) -> list[dict]:

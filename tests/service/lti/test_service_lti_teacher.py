@@ -1,4 +1,4 @@
-"""The teacher's side of LTI 1.3 against the test LMS (tests/lti_platform.py), over real HTTP with a real
+"""The teacher's side of LTI 1.3 against the test LMS (tests/support/lti_platform.py), over real HTTP with a real
 `judge serve` and the real sandbox: adding the exercise by Deep Linking 2.0, the class view (roster from the
 platform's NRPS, the class's mistakes, CSV), and who may see it."""
 
@@ -22,29 +22,16 @@ from tests.support.lti_client import (
     start_launch,
     submit_and_wait,
 )
-from tests.support.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields, start_tool_on_a_copy
-from tests.support.service import Server, require_sandbox
+from tests.support.lti_platform import CLIENT_ID, LoopbackPlatform, form_fields
+from tests.support.service import Server
 
 TA = ["http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"]
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    lms = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    lms.members["course-1"] = [_member("t-1", "Grace Teacher", INSTRUCTOR), _member("s-ada", "Ada"),
-                               _member("s-bob", "Bob"), _member("s-cy", "Cy"), _member("s-dee", "Dee (never came)")]
-    lms.members["course-2"] = [_member("t-2", "Other Teacher", INSTRUCTOR), _member("s-eve", "Eve")]
-    yield lms
-    lms.stop()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):
-    require_sandbox()
-    # a copy of the problems: the last test changes the bundle on disk
-    srv = start_tool_on_a_copy(tmp_path_factory.mktemp("lti-teacher"), platform)
-    yield srv
-    srv.stop()
+MEMBERS = {"course-1": [_member("t-1", "Grace Teacher", INSTRUCTOR), _member("s-ada", "Ada"), _member("s-bob", "Bob"),
+                        _member("s-cy", "Cy"), _member("s-dee", "Dee (never came)")],
+           "course-2": [_member("t-2", "Other Teacher", INSTRUCTOR), _member("s-eve", "Eve")]}
+TOOL_ON_A_COPY = True  # the last test changes the bundle on disk
 
 
 # -- Deep Linking 2.0 ------------------------------------------------------------------------------------------

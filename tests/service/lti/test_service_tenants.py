@@ -8,38 +8,23 @@ from __future__ import annotations
 import time
 
 import httpx
-import pytest
 from sqlalchemy import func, select
 
 from judge.service.store import Store
 from tests.support.common import REPO
 from tests.support.lti_client import INSTRUCTOR, _member, _teacher, launch, submit_and_wait
-from tests.support.lti_platform import LoopbackPlatform, start_tool_on_a_copy
-from tests.support.service import SOURCES, CallbackListener, Server, body_json, require_sandbox, wait_done, wait_for
+from tests.support.service import SOURCES, CallbackListener, Server, body_json, wait_done, wait_for
 
 TOKENS = {name: f"{name}-token-0123456789" for name in ("alpha", "beta", "gamma", "delta", "eps")}
 PER_TENANT, MAX_PENDING, MAX_REJUDGE_ITEMS = 3, 6, 2
 FLOAT32 = (REPO / "submissions" / "sinusoidal-pe" / "wrong_answer" / "float32_table.py").read_text()
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    lms = LoopbackPlatform(tmp_path_factory.mktemp("lms"))
-    lms.members["course-1"] = [_member("t-1", "Grace Teacher", INSTRUCTOR), _member("s-1", "Ada")]
-    yield lms
-    lms.stop()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, platform):
-    require_sandbox()
-    # a copy of the problems: the last test changes the bundle on disk
-    srv = start_tool_on_a_copy(tmp_path_factory.mktemp("tenants"), platform,
-                               JUDGE_API_TOKENS=",".join(f"{k}:{v}" for k, v in TOKENS.items()),
-                               JUDGE_MAX_PENDING=str(MAX_PENDING), JUDGE_MAX_PENDING_PER_TENANT=str(PER_TENANT),
-                               JUDGE_MAX_REJUDGE_ITEMS=str(MAX_REJUDGE_ITEMS), JUDGE_LEARNER_RATE_LIMIT="1000:10000")
-    yield srv
-    srv.stop()
+MEMBERS = {"course-1": [_member("t-1", "Grace Teacher", INSTRUCTOR), _member("s-1", "Ada")]}
+TOOL_ON_A_COPY = True  # the last test changes the bundle on disk
+TOOL_ENV = {"JUDGE_API_TOKENS": ",".join(f"{k}:{v}" for k, v in TOKENS.items()), "JUDGE_MAX_PENDING": str(MAX_PENDING),
+            "JUDGE_MAX_PENDING_PER_TENANT": str(PER_TENANT), "JUDGE_MAX_REJUDGE_ITEMS": str(MAX_REJUDGE_ITEMS),
+            "JUDGE_LEARNER_RATE_LIMIT": "1000:10000"}
 
 
 def _client(server: Server, name: str) -> httpx.Client:

@@ -2,8 +2,8 @@
 
 A map that drifts is worse than none: a newcomer trusts it.  So ARCHITECTURE.md names every module of the
 sandbox and the service (a module added without its line fails here), every path or dotted name it gives
-exists, and its layer table and the README's table say what ``tests/test_layout.py`` enforces.  The layers are
-read from test_layout.py's source (its ``LAYERS`` literal), not imported: a test module imports no other.
+exists, and its layer table and the README's table say what ``tests/unit/project/test_layout.py`` enforces.  The
+layers are read from test_layout.py's source (its ``LAYERS`` literal), not imported: a test module imports no other.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _layer(module: str, layers: list[tuple[str, ...]]) -> int:
     """As test_layout decides it: the layer of the longest name that is the module or a package above it."""
     found = [(len(prefix), index) for index, prefixes in enumerate(layers) for prefix in prefixes
              if module == prefix or module.startswith(prefix + ".")]
-    assert found, f"{module} is in no layer of tests/test_layout.py"
+    assert found, f"{module} is in no layer of tests/unit/project/test_layout.py"
     return max(found)[1]
 
 

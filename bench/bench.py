@@ -617,7 +617,7 @@ def notebook_cost(runs: int) -> None:
     each example, its Colab-shaped twin (the file's paragraphs as cells between markdown, magics, a training
     loop, a plot and 200 kB of outputs per cell: tests/support/notebook.py) and the file itself, graded in turn
     (which goes first alternates), ``runs`` pairs, the median of each."""
-    from tests.notebook_support import twin
+    from tests.support.notebook import twin
 
     compile_checkout()
     rows = []

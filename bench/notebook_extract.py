@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from judge.notebooks import read_submission  # noqa: E402
 from judge.notebooks import submitted as door  # noqa: E402
-from tests.notebook_shapes import REQUIRED, SHAPES  # noqa: E402
+from tests.support.notebook_shapes import REQUIRED, SHAPES  # noqa: E402
 
 BEFORE = """
 import json, sys, time
@@ -91,7 +91,7 @@ def _after(data: str) -> tuple[float, float, str]:
 
 def _cold(tree: Path, folder: Path, runs: int) -> None:
     """Median wall time of a cold ``judge grade`` before and after, for an honest notebook and its .py twin."""
-    from tests.notebook_shapes import GOOD
+    from tests.support.notebook_shapes import GOOD
 
     notebook = folder / "homework.ipynb"
     notebook.write_text(SHAPES["honest_colab"][0](200_000))

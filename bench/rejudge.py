@@ -24,8 +24,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from tests.service_support import Server, service_env, wait_done  # noqa: E402
 from tests.test_service_rejudge import _loosen, _problems, _replicate  # noqa: E402
+
+from tests.support.service import Server, service_env, wait_done  # noqa: E402
 
 TOKEN = "bench-rejudge-token-123456"
 SEED = ["accepted/vectorised.py", "accepted/loops_with_math.py", "accepted/einsum_or_outer.py",

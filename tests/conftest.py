@@ -8,7 +8,7 @@ import mmap
 
 import pytest
 
-from tests.support.common import PROBLEM_DIR, require_sandbox
+from tests.support.common import PROBLEM_DIR, require_docker, require_sandbox
 from tests.support.tiers import TIERS, VM, derive
 
 
@@ -19,6 +19,25 @@ def judge():
 
     with Judge() as j:
         yield j
+
+
+@pytest.fixture(scope="module")
+def pj():
+    """A judge of the module's own: its workers and caches start fresh with the module."""
+    require_sandbox()
+    from judge import Judge
+
+    with Judge() as j:
+        yield j
+
+
+@pytest.fixture(scope="module")
+def engine(request):
+    """A Docker client whose engine holds the module's ``ENGINE_IMAGES``; skip (or fail under CI) otherwise."""
+    client = require_docker(*request.module.ENGINE_IMAGES,
+                            what=getattr(request.module, "ENGINE_WHAT", "CONTAINER TESTS"))
+    yield client
+    client.close()
 
 
 @pytest.fixture(scope="module")

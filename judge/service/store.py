@@ -220,8 +220,8 @@ def _add_missing_columns(conn: Connection, dialect: str) -> None:
             conn.execute(text(backfill))
 
 
-#: The modules besides this one that define a table on :data:`metadata` (tests/unit/project/test_package_layout.py checks the
-#: list against the code).
+#: The modules besides this one that define a table on :data:`metadata` (tests/unit/project/test_package_layout.py
+#: checks the list against the code).
 TABLE_MODULES = ("judge.service.rejudge", "judge.service.claims", "judge.service.worker_slots",
                  "judge.service.bundle_versions", "judge.service.lti.tables")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.common import SUBMISSIONS, require_docker, roomy_problem
+from tests.support.common import SUBMISSIONS, roomy_problem
 
 SANDBOX_IMAGE = os.environ.get("JUDGE_CONTAINER_IMAGE", "numpy-judge:sandbox")
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
@@ -26,11 +26,7 @@ IMAGE_FLAGS = ["--cap-drop", "ALL", "--cap-add", "SYS_ADMIN", "--cap-add", "SETU
 CORPUS = sorted(SUBMISSIONS.glob("*/*.py"))
 
 
-@pytest.fixture(scope="module")
-def engine():
-    client = require_docker(SANDBOX_IMAGE, JUDGE_IMAGE)
-    yield client
-    client.close()
+ENGINE_IMAGES = (SANDBOX_IMAGE, JUDGE_IMAGE)  # what the engine fixture (tests/conftest.py) needs
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +34,6 @@ def cj(engine):
     from judge import Judge
 
     with Judge(backend="container", image=SANDBOX_IMAGE) as j:
-        yield j
-
-
-@pytest.fixture(scope="module")
-def pj():
-    from tests.support.common import require_sandbox
-
-    require_sandbox()
-    from judge import Judge
-
-    with Judge() as j:
         yield j
 
 

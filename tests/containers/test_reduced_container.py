@@ -43,7 +43,7 @@ with Judge() as judge:
 
 
 @pytest.fixture(scope="module")
-def graded():
+def graded_in_image():
     require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
     canary = "canary-" + secrets.token_hex(12)
     r = subprocess.run(["docker", "run", "--rm", "-e", f"JUDGE_CANARY={canary}", "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
@@ -54,10 +54,10 @@ def graded():
     return canary, {row["file"]: row for row in rows}
 
 
-def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded):
+def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded_in_image):
     from judge.sandbox.modes import mode_named
 
-    canary, rows = graded
+    canary, rows = graded_in_image
     expected = {f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*") if p.suffix in (".py", ".ipynb")}
     assert set(rows) == expected
     wrong = {f: r["status"] for f, r in rows.items() if r["status"] != f.split("/")[0]}
@@ -72,8 +72,8 @@ def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded):
         assert isolation["uid"] not in (0, None)
 
 
-def test_memory_hogs_are_memory_limit_exceeded_from_kernel_records(graded):
-    _, rows = graded
+def test_memory_hogs_are_memory_limit_exceeded_from_kernel_records(graded_in_image):
+    _, rows = graded_in_image
     for name in ("memory_hog.py", "catch_memoryerror_and_continue.py", "python_bytes_hog.py"):
         verdict = json.loads(rows[f"memory_limit_exceeded/{name}"]["verdict"])
         assert verdict["resources"]["oom_kills"] >= 1 or "RLIMIT_AS" in verdict["message"], verdict["message"]
@@ -187,10 +187,10 @@ def test_two_grader_containers_at_once_never_share_a_uid():
     correct = [CORRECT_IN_IMAGE] * 4
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         a, b = pool.submit(_grade_in_container, bombs), pool.submit(_grade_in_container, correct)
-        bombed, graded = a.result(), b.result()
-    assert [r["status"] for r in graded] == ["accepted"] * 4, graded
+        bombed, graded_in_image = a.result(), b.result()
+    assert [r["status"] for r in graded_in_image] == ["accepted"] * 4, graded_in_image
     assert [r["status"] for r in bombed] == ["runtime_error"] * 4, bombed
-    uids = {r["uid"] for r in bombed} | {r["uid"] for r in graded}
+    uids = {r["uid"] for r in bombed} | {r["uid"] for r in graded_in_image}
     assert len(uids) == 2 and min(uids) >= 1 << 24, uids
 
 

@@ -83,17 +83,6 @@ def test_moving_every_hidden_case_leaves_the_candidates_as_they_were(tmp_path, p
         moved.close()
 
 
-@pytest.fixture(scope="module")
-def judge():
-    from tests.support.common import require_sandbox
-
-    require_sandbox()
-    from judge import Judge
-
-    with Judge() as j:
-        yield j
-
-
 def _rows(found) -> int:  # noqa: ANN001 - a Counterexample
     from judge.problem.inputs import materialize
 

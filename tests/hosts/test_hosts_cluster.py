@@ -11,28 +11,17 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from tests.support.common import SUBMISSIONS
 from tests.support.hosts import Cluster, cluster_namespaces
-from tests.support.service import SOURCES, require_sandbox, wait_done, wait_for
+from tests.support.service import SOURCES, wait_done, wait_for
 
 VISIBILITY_TIMEOUT = 8  # seconds: a job held by a dead or cut-off worker comes back after this
 #: about 4 s: the sandbox's wall limit ends each call of this sleeper (time_limit_exceeded), almost no CPU used
 SLOW = (SUBMISSIONS / "time_limit_exceeded" / "sleep.py").read_text()
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    require_sandbox()  # the workers grade in the real sandbox
-    c = Cluster(workers=2, worker_env={"JUDGE_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-                                       "JUDGE_RESTORE_INTERVAL": "2"},
-                api_env={"JUDGE_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT), "JUDGE_RESTORE_INTERVAL": "2"})
-    try:
-        yield c
-    finally:
-        c.close()
-        assert not c.leftovers(), c.leftovers()
+API_ENV = {"JUDGE_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT), "JUDGE_RESTORE_INTERVAL": "2"}
+WORKER_ENV = {"JUDGE_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT), "JUDGE_RESTORE_INTERVAL": "2"}
 
 
 def _submit(cluster: Cluster, sources: list[str]) -> list[str]:

@@ -17,8 +17,6 @@ import re
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.support.hosts import Cluster
 from tests.support.service import wait_for
 
@@ -30,12 +28,8 @@ SLOW = (SUBMISSIONS / "time_limit_exceeded" / "sleep.py").read_text()
 SWEEP, GRACE = 2, 3  # the API's sweeper: every 2 s, a published job is looked for after 3 s
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with Cluster(workers=2, api_env={"JUDGE_SWEEP_SECONDS": str(SWEEP), "JUDGE_SWEEP_GRACE": str(GRACE)},
-                 worker_env={"JUDGE_VISIBILITY_TIMEOUT": "30", "JUDGE_RESTORE_INTERVAL": "2"}) as c:
-        yield c
-    assert c.leftovers() == []
+API_ENV = {"JUDGE_SWEEP_SECONDS": str(SWEEP), "JUDGE_SWEEP_GRACE": str(GRACE)}
+WORKER_ENV = {"JUDGE_VISIBILITY_TIMEOUT": "30", "JUDGE_RESTORE_INTERVAL": "2"}
 
 
 def submit(cluster: Cluster, sources: list[str]) -> list[str]:

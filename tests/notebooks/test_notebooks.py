@@ -11,7 +11,7 @@ import pytest
 from judge.notebooks import GradedSource, NotebookProblem, graded_source, looks_like_notebook
 from judge.notebooks.ipython import to_python
 from judge.verdict import Status
-from tests.support.common import REPO, require_sandbox
+from tests.support.common import REPO
 from tests.support.notebook import notebook, paragraphs, twin
 
 PE = ["sinusoidal_pe", "add_positional_encoding"]
@@ -122,15 +122,6 @@ def _examples():
             for path in sorted((REPO / "submissions" / problem / folder).glob("*.py")):
                 if not path.name.startswith("attack_"):
                     yield problem, path
-
-
-@pytest.fixture(scope="module")
-def judge():
-    require_sandbox()
-    from judge import Judge
-
-    with Judge() as j:
-        yield j
 
 
 @pytest.mark.parametrize("item", list(_examples()), ids=lambda i: f"{i[0]}/{i[1].parent.name}/{i[1].stem}")

@@ -66,11 +66,8 @@ def reduced_mode_exists() -> bool:
 REDUCED = reduced_mode_exists()
 
 
-@pytest.fixture(scope="module")
-def engine():
-    client = require_docker(*IMAGES.values(), what="PLATFORM CONTAINER TESTS")
-    yield client
-    client.close()
+ENGINE_IMAGES = tuple(IMAGES.values())  # what the engine fixture (tests/conftest.py) needs
+ENGINE_WHAT = "PLATFORM CONTAINER TESTS"
 
 
 @pytest.fixture(scope="module")

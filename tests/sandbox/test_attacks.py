@@ -122,7 +122,7 @@ def make_judge(mode: str, workers: int = 1):
 
 
 @pytest.fixture(scope="module")
-def judges(canary):
+def mode_judges(canary):
     """mode -> a Judge made lazily (so a mode the machine lacks skips only its tests)."""
     made: dict = {}
     engines: list = []
@@ -260,11 +260,11 @@ def _source(path: Path, listener: _Listener) -> bytes:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", ATTACKS, ids=[f"{p.parent.name}/{p.name}" for p in ATTACKS])
-def test_attack_does_no_harm(path: Path, backend: str, judges, canary: str, listener: _Listener):
+def test_attack_does_no_harm(path: Path, backend: str, mode_judges, canary: str, listener: _Listener):
     from judge.sandbox.guarantees import HARM_ROWS
     from judge.sandbox.modes import mode_named
 
-    judge = judges(backend)
+    judge = mode_judges(backend)
     source = _source(path, listener)
     markers = MARKERS + (path.stem,) if path.stem.startswith("attack_") else MARKERS
     problems_before = _tree_digest(PROBLEMS)
@@ -289,7 +289,7 @@ def test_attack_does_no_harm(path: Path, backend: str, judges, canary: str, list
     if backend != "container":
         _process_leftovers(judge, v)
     else:
-        _container_leftovers(judge, judges.engine())
+        _container_leftovers(judge, mode_judges.engine())
     _still_accepts(judge)
     assert _tree_digest(PROBLEMS) == problems_before, "a file under problems/ changed"
     assert _marked(markers) - marked_before == set(), "the attack created a file on the host"
@@ -299,9 +299,9 @@ def test_attack_does_no_harm(path: Path, backend: str, judges, canary: str, list
         _process_leftovers(judge, v)
 
 
-def test_attack_outputs_say_nothing_was_reached(judges, listener: _Listener):
+def test_attack_outputs_say_nothing_was_reached(mode_judges, listener: _Listener):
     """What the attacks report about themselves (process backend): nothing found, read or written."""
-    judge = judges("process")
+    judge = mode_judges("process")
     checks = {
         "runtime_error/attack_find_reference.py": ("no implementation found", "STOLEN"),
         "runtime_error/attack_environ.py": ("nothing secret found", "SECRETS"),
@@ -324,10 +324,10 @@ def test_attack_outputs_say_nothing_was_reached(judges, listener: _Listener):
 # --------------------------------------------------------------------------- inputs that are not learner files
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_50mb_source_is_refused_quickly(backend: str, judges, canary: str):
+def test_50mb_source_is_refused_quickly(backend: str, mode_judges, canary: str):
     from judge.verdict import Status
 
-    judge = judges(backend)
+    judge = mode_judges(backend)
     body = CORRECT.encode() + b"\n# padding\n" + (b"#" * 79 + b"\n") * ((50 << 20) // 80)
     assert len(body) >= 50 << 20
     for source in (body, body.decode()):
@@ -342,10 +342,10 @@ def test_50mb_source_is_refused_quickly(backend: str, judges, canary: str):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_non_utf8_source_is_refused(backend: str, judges, canary: str):
+def test_non_utf8_source_is_refused(backend: str, mode_judges, canary: str):
     from judge.verdict import Status
 
-    judge = judges(backend)
+    judge = mode_judges(backend)
     latin1 = ("# caf\u00e9: encoded as latin-1, not UTF-8\n" + CORRECT).encode("latin-1")
     v = judge.grade(latin1)
     assert v.status is Status.COMPILE_ERROR, (v.status, v.message)

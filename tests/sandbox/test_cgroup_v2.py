@@ -21,7 +21,7 @@ import pytest
 from judge.problem.timescale import time_scale
 from judge.sandbox import cgroups
 from tests.support.common import unavailable
-from tests.support.sandbox import cgroup_pids, learner, require_sandbox, worker_name
+from tests.support.sandbox import cgroup_pids, learner, worker_name
 
 MiB = 1 << 20
 SCALE = time_scale()  # JUDGE_TIME_SCALE, set in the VM
@@ -155,15 +155,6 @@ def test_stale_worker_with_leaves_is_pruned():
 
 
 # --------------------------------------------------------------------------- the judge, every run
-
-
-@pytest.fixture(scope="module")
-def judge():
-    require_sandbox()
-    from judge import Judge
-
-    with Judge() as j:
-        yield j
 
 
 def test_peak_memory_is_reported_for_every_run(judge):

@@ -38,14 +38,14 @@ def add_positional_encoding(x, base=10000.0):
 '''
 
 
-def _judge_side_seconds(judge, source: str | bytes) -> tuple[float, object]:
+def _judge_side_seconds(judge_without_search, source: str | bytes) -> tuple[float, object]:
     """The judge's own time on one verdict: grading less the run, plus every rendering of it."""
     from judge.formats import FORMATS, export
     from judge.formats.text import render_text
 
-    verdict = judge.grade(source)
+    verdict = judge_without_search.grade(source)
     started = time.perf_counter()
-    bundle = judge.problem("sinusoidal-pe").bundle
+    bundle = judge_without_search.problem("sinusoidal-pe").bundle
     for fmt in FORMATS:
         export(verdict, fmt, bundle)
     render_text(verdict)
@@ -56,7 +56,7 @@ def _judge_side_seconds(judge, source: str | bytes) -> tuple[float, object]:
 
 
 @pytest.fixture(scope="module")
-def judge():
+def judge_without_search():
     """A warm judge without the counterexample search's run (see the module's docstring)."""
     require_sandbox()
     from judge import Judge
@@ -66,11 +66,11 @@ def judge():
 
 
 @pytest.mark.parametrize("name", ADVERSARIAL)
-def test_the_judge_side_of_a_verdict_stays_bounded_on_adversarial_output(judge, name: str):
+def test_the_judge_side_of_a_verdict_stays_bounded_on_adversarial_output(judge_without_search, name: str):
     require_sandbox()
-    _judge_side_seconds(judge, PLAIN)  # warm: bundle prepared, diagnosis imported
-    plain = min(_judge_side_seconds(judge, PLAIN)[0] for _ in range(2))
-    hostile, verdict = _judge_side_seconds(judge, (SUBMISSIONS / name).read_bytes())
+    _judge_side_seconds(judge_without_search, PLAIN)  # warm: bundle prepared, diagnosis imported
+    plain = min(_judge_side_seconds(judge_without_search, PLAIN)[0] for _ in range(2))
+    hostile, verdict = _judge_side_seconds(judge_without_search, (SUBMISSIONS / name).read_bytes())
     assert verdict.status.value == name.split("/")[0], (verdict.status, verdict.message[:300])
     assert hostile <= 3 * plain + 0.3, (
         f"{name}: judge side {hostile:.2f} s against {plain:.2f} s for a plain wrong answer"

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from judge.grading.slots import SlotHeader
 from judge.sandbox import wire
-from tests.support.sandbox import assert_still_grades, require_sandbox
+from tests.support.sandbox import assert_still_grades
 
 _PREFIX = struct.Struct("<8sI")
 
@@ -114,14 +114,6 @@ def test_slot_header_rejects_huge_time():
 
 
 # --------------------------------------------------------------------------- forged slots, end to end
-
-@pytest.fixture(scope="module")
-def pj():
-    require_sandbox()
-    from judge import Judge
-
-    with Judge() as j:
-        yield j
 
 
 FORGER = '''

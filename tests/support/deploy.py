@@ -1,7 +1,7 @@
 """The deploy files as their tools read them, for tests/deploy/test_deploy_manifests.py and
 tests/service/test_worker_role.py: Compose's variable interpolation and override merge (what
-``docker-compose config`` prints; one test checks them against it), and the Redis users (ACL) of compose.yaml's redis command or of
-an ACL file."""
+``docker-compose config`` prints; one test checks them against it), and the Redis users (ACL) of compose.yaml's
+redis command or of an ACL file."""
 
 from __future__ import annotations
 

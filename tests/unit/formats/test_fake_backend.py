@@ -14,12 +14,12 @@ from tests.support.fake import RECORDED, RUNS, SOURCES, make_small_bundle
 
 
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
+def small_bundle(tmp_path_factory):
     return make_small_bundle(tmp_path_factory.mktemp("small"))
 
 
 @pytest.fixture(scope="module")
-def judge():
+def replay_judge():
     from judge import Judge
     from judge.sandbox.fake import ReplayBackend
 
@@ -39,29 +39,29 @@ def test_replay_backend_meets_the_contract():
 
 
 @pytest.mark.parametrize("stem", sorted(RECORDED))
-def test_stored_runs_grade_as_recorded(judge, bundle, stem):
-    v = judge.grade(SOURCES[stem].read_text(), bundle)
+def test_stored_runs_grade_as_recorded(replay_judge, small_bundle, stem):
+    v = replay_judge.grade(SOURCES[stem].read_text(), small_bundle)
     assert v.status.value == RECORDED[stem], (v.status, v.message)
     assert v.isolation is not None and v.isolation.mode in ("full", "rootless", "reduced")
 
 
-def test_replayed_details_reach_the_verdict(judge, bundle):
-    hog = judge.grade(SOURCES["memory_hog"].read_text(), bundle)
+def test_replayed_details_reach_the_verdict(replay_judge, small_bundle):
+    hog = replay_judge.grade(SOURCES["memory_hog"].read_text(), small_bundle)
     assert hog.resources.oom_kills >= 1 and "memory limit" in hog.message
     assert [c.status.value for c in hog.cases][1:] == ["skipped"] * (len(hog.cases) - 1)
-    mutated = judge.grade(SOURCES["input_mutated"].read_text(), bundle)
+    mutated = replay_judge.grade(SOURCES["input_mutated"].read_text(), small_bundle)
     assert any(c.input_changed for c in mutated.cases), [c.message for c in mutated.cases]
-    swapped = judge.grade(SOURCES["sin_cos_swapped"].read_text(), bundle)
+    swapped = replay_judge.grade(SOURCES["sin_cos_swapped"].read_text(), small_bundle)
     assert swapped.diagnoses and swapped.diagnoses[0].id.startswith("sin_cos"), swapped.diagnoses
 
 
 @pytest.mark.parametrize("fmt", ["gradescope", "exercism", "junit"])
-def test_exports_from_replayed_verdicts(judge, bundle, fmt):
+def test_exports_from_replayed_verdicts(replay_judge, small_bundle, fmt):
     from judge.formats import export
     from judge.problem.loader import load_problem
 
-    v = judge.grade(SOURCES["sin_cos_swapped"].read_text(), bundle)
-    text = export(v, fmt, load_problem(bundle))
+    v = replay_judge.grade(SOURCES["sin_cos_swapped"].read_text(), small_bundle)
+    text = export(v, fmt, load_problem(small_bundle))
     if fmt != "junit":
         data = json.loads(text)
         assert data
@@ -70,9 +70,9 @@ def test_exports_from_replayed_verdicts(judge, bundle, fmt):
     assert v.counterexample.call in text, "the call itself, as a learner would paste it"
 
 
-def test_unknown_source_is_an_internal_error_not_a_crash(judge, bundle):
-    v = judge.grade("import numpy as np\n\ndef sinusoidal_pe(max_len, d_model, base=10000.0):\n    return 1\n"
-                    "\ndef add_positional_encoding(x, base=10000.0):\n    return x\n", bundle)
+def test_unknown_source_is_an_internal_error_not_a_crash(replay_judge, small_bundle):
+    v = replay_judge.grade("import numpy as np\n\ndef sinusoidal_pe(max_len, d_model, base=10000.0):\n    return 1\n"
+                    "\ndef add_positional_encoding(x, base=10000.0):\n    return x\n", small_bundle)
     assert v.status.value == "internal_error" and "no stored run" in v.message
 
 
@@ -88,14 +88,14 @@ def test_readme_guarantee_table_is_the_code_table():
     assert text[start:end] == render_markdown()
 
 
-def test_replayed_counterexample_is_the_recorded_search(judge, bundle):
+def test_replayed_counterexample_is_the_recorded_search(replay_judge, small_bundle):
     """The search's run was recorded beside the grading run: replayed, its request must be the very one recorded
     (same candidates, so a deterministic search), and the counterexample comes out of the judge's own code."""
-    swapped = judge.grade(SOURCES["sin_cos_swapped"].read_text(), bundle)
+    swapped = replay_judge.grade(SOURCES["sin_cos_swapped"].read_text(), small_bundle)
     found = swapped.counterexample
     assert found is not None and found.differs == "values", found
     assert found.function in ("sinusoidal_pe", "add_positional_encoding")
-    assert judge.grade(SOURCES["vectorised"].read_text(), bundle).counterexample is None
+    assert replay_judge.grade(SOURCES["vectorised"].read_text(), small_bundle).counterexample is None
 
 
 def test_replay_refuses_a_run_it_did_not_record():

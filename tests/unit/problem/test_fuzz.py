@@ -30,7 +30,7 @@ ORIGINAL = {name: (PROBLEM_DIR / name).read_bytes() for name in FILES}
 
 
 @pytest.fixture(scope="module")
-def bundle_copy(tmp_path_factory):
+def fuzz_bundle(tmp_path_factory):
     target = tmp_path_factory.mktemp("fuzz") / "sinusoidal-pe"
     shutil.copytree(PROBLEM_DIR, target)
     return target
@@ -60,19 +60,19 @@ yaml_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_
 
 @FUZZ
 @given(name=st.sampled_from(FILES), data=st.binary(max_size=600))
-def test_loader_random_bytes(bundle_copy, name, data):
-    _load_with(bundle_copy, name, data)
+def test_loader_random_bytes(fuzz_bundle, name, data):
+    _load_with(fuzz_bundle, name, data)
 
 
 @FUZZ
 @given(name=st.sampled_from(FILES), value=yaml_values)
-def test_loader_random_yaml(bundle_copy, name, value):
-    _load_with(bundle_copy, name, yaml.safe_dump(value, allow_unicode=True).encode())
+def test_loader_random_yaml(fuzz_bundle, name, value):
+    _load_with(fuzz_bundle, name, yaml.safe_dump(value, allow_unicode=True).encode())
 
 
 @FUZZ
 @given(name=st.sampled_from(FILES), data=st.data())
-def test_loader_mutated_real_files(bundle_copy, name, data):
+def test_loader_mutated_real_files(fuzz_bundle, name, data):
     lines = ORIGINAL[name].decode().splitlines(keepends=True)
     for _ in range(data.draw(st.integers(1, 4))):
         if not lines:
@@ -93,7 +93,7 @@ def test_loader_mutated_real_files(bundle_copy, name, data):
                                                                         "true", "null"])), 1)
         elif action == "indent":
             lines[i] = "  " + lines[i]
-    _load_with(bundle_copy, name, "".join(lines).encode())
+    _load_with(fuzz_bundle, name, "".join(lines).encode())
 
 
 # --------------------------------------------------------------------------- result decoder

@@ -19,7 +19,7 @@ import yaml
 from judge.diagnosis.counterexample.candidates import size_of
 from judge.diagnosis.counterexample.search import with_defaults
 from judge.verdict import Status
-from tests.support.common import REPO, require_sandbox
+from tests.support.common import REPO, example_files, require_sandbox
 
 PROBLEMS = ("sinusoidal-pe", "rotary-embedding")
 FAILING = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
@@ -27,9 +27,7 @@ FAILING = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
 
 def _examples(folders: tuple[str, ...]) -> list[tuple[str, Path]]:
     """The learners' mistakes of both problems (the red team's attack_* files are not mistakes: left out)."""
-    return [(problem, path) for problem in PROBLEMS for folder in folders
-            for path in sorted((REPO / "submissions" / problem / folder).glob("*.py"))
-            if not path.name.startswith("attack_")]
+    return [(problem, path) for problem in PROBLEMS for path in example_files(problem, folders)]
 
 
 def _id(item) -> str:

@@ -13,7 +13,7 @@ import time
 
 from tests.support.common import SUBMISSIONS
 from tests.support.hosts import Cluster, cluster_namespaces
-from tests.support.service import SOURCES, wait_done, wait_for
+from tests.support.service import SOURCES, submit_batch, wait_done, wait_for
 
 VISIBILITY_TIMEOUT = 8  # seconds: a job held by a dead or cut-off worker comes back after this
 #: about 4 s: the sandbox's wall limit ends each call of this sleeper (time_limit_exceeded), almost no CPU used
@@ -26,10 +26,7 @@ WORKER_ENV = {"JUDGE_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT), "JUDGE_RESTOR
 
 def _submit(cluster: Cluster, sources: list[str]) -> list[str]:
     with cluster.client() as client:
-        r = client.post("/v1/submissions/batch",
-                        json={"submissions": [{"problem": "sinusoidal-pe", "source": s} for s in sources]})
-    assert r.status_code == 202, r.text
-    return [s["id"] for s in r.json()["submissions"]]
+        return submit_batch(client, sources)
 
 
 def _all_done_once(cluster: Cluster, ids: list[str]) -> dict:

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from judge.cli import main
-from tests.support.common import PROBLEM_DIR, REPO, SUBMISSIONS, require_sandbox, unavailable
+from tests.support.common import PROBLEM_DIR, REPO, SUBMISSIONS, example_files, require_sandbox, unavailable
 
 ROTARY = REPO / "problems" / "rotary-embedding"
 
@@ -100,12 +100,7 @@ def test_a_handout_is_refused_as_a_full_bundle_and_edits_are_clear_errors(handou
 
 
 def _examples() -> list[Path]:
-    return sorted(
-        p
-        for folder in ("accepted", "wrong_answer", "runtime_error")
-        for p in (SUBMISSIONS / folder).iterdir()
-        if p.suffix in (".py", ".ipynb") and not p.name.startswith("attack_")
-    )
+    return sorted(example_files("sinusoidal-pe", ("accepted", "wrong_answer", "runtime_error"), (".py", ".ipynb")))
 
 
 def test_every_example_gets_on_the_public_cases_what_the_full_bundle_gives(handout, judge):

@@ -11,7 +11,7 @@ import pytest
 from judge.notebooks import GradedSource, NotebookProblem, graded_source, looks_like_notebook
 from judge.notebooks.ipython import to_python
 from judge.verdict import Status
-from tests.support.common import REPO
+from tests.support.common import REPO, example_files
 from tests.support.notebook import notebook, paragraphs, twin
 
 PE = ["sinusoidal_pe", "add_positional_encoding"]
@@ -118,10 +118,8 @@ def test_every_line_knows_its_cell():
 
 def _examples():
     for problem in ("sinusoidal-pe", "rotary-embedding"):
-        for folder in ("accepted", "wrong_answer", "runtime_error"):
-            for path in sorted((REPO / "submissions" / problem / folder).glob("*.py")):
-                if not path.name.startswith("attack_"):
-                    yield problem, path
+        for path in example_files(problem, ("accepted", "wrong_answer", "runtime_error")):
+            yield problem, path
 
 
 @pytest.mark.parametrize("item", list(_examples()), ids=lambda i: f"{i[0]}/{i[1].parent.name}/{i[1].stem}")

@@ -14,6 +14,7 @@ from tests.support.service import (
     Worker,
     require_sandbox,
     service_env,
+    submit_batch,
     wait_done,
     wait_for,
 )
@@ -27,12 +28,8 @@ def _env() -> dict:
                        JUDGE_CALLBACK_POLL_SECONDS="0.2")
 
 
-def _submit(client, kinds: list[str], callback: str | None = None) -> list[str]:
-    items = [{"problem": "sinusoidal-pe", "source": SOURCES[k], **({"callback_url": callback} if callback else {})}
-             for k in kinds]
-    r = client.post("/v1/submissions/batch", json={"submissions": items})
-    assert r.status_code == 202, r.text
-    return [s["id"] for s in r.json()["submissions"]]
+def _submit(client, kinds: list[str], callback: str | None = None) -> list[str]:  # noqa: ANN001
+    return submit_batch(client, [SOURCES[k] for k in kinds], callback)
 
 
 def _expected(kinds: list[str]) -> list[str]:

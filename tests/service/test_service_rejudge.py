@@ -23,6 +23,7 @@ from tests.support.service import (
     body_json,
     require_sandbox,
     service_env,
+    submit_batch,
     wait_done,
     wait_for,
 )
@@ -35,11 +36,7 @@ FLIPS = {"wrong_answer/float32_table.py"}
 
 
 def _submit(client, files: list[str], callback: str | None = None) -> list[str]:  # noqa: ANN001
-    items = [{"problem": "sinusoidal-pe", "source": (REPO / "submissions" / "sinusoidal-pe" / f).read_text(),
-              **({"callback_url": callback} if callback else {})} for f in files]
-    answer = client.post("/v1/submissions/batch", json={"submissions": items})
-    assert answer.status_code == 202, answer.text
-    return [s["id"] for s in answer.json()["submissions"]]
+    return submit_batch(client, [(REPO / "submissions" / "sinusoidal-pe" / f).read_text() for f in files], callback)
 
 
 def _finished(client, rid: str, timeout: float) -> dict:  # noqa: ANN001

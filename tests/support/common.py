@@ -16,6 +16,13 @@ PROBLEM_DIR = REPO / "problems" / "sinusoidal-pe"
 SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
 
 
+def example_files(problem: str, folders: tuple[str, ...], suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
+    """A problem's example submissions in ``folders`` (in that order, each folder's sorted by name): the learners'
+    files, not the red team's ``attack_*`` ones."""
+    return [path for folder in folders for path in sorted((REPO / "submissions" / problem / folder).iterdir())
+            if path.suffix in suffixes and not path.name.startswith("attack_")]
+
+
 def unavailable(message: str) -> None:
     """A test that cannot run here: skip with a loud reason, or fail under CI=true, where
     .ci/run installs and starts everything the tests need."""

@@ -147,6 +147,15 @@ class Worker(Process):
         return " ready." in self.output()
 
 
+def submit_batch(client: httpx.Client, sources: list[str], callback: str | None = None,
+                 problem: str = "sinusoidal-pe") -> list[str]:
+    """Submit ``sources`` in one batch (with ``callback`` as each one's callback URL); their ids, in order."""
+    items = [{"problem": problem, "source": s, **({"callback_url": callback} if callback else {})} for s in sources]
+    answer = client.post("/v1/submissions/batch", json={"submissions": items})
+    assert answer.status_code == 202, answer.text
+    return [s["id"] for s in answer.json()["submissions"]]
+
+
 def wait_done(client: httpx.Client, ids: list[str], timeout: float) -> dict[str, dict]:
     done: dict[str, dict] = {}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-import uuid
 
 from judge.service.store import Store
 from tests.support.common import REPO
@@ -20,6 +19,7 @@ from tests.support.service import (
     CallbackListener,
     Server,
     Worker,
+    _replicate,
     body_json,
     require_sandbox,
     service_env,
@@ -121,29 +121,6 @@ def test_a_changed_bundle_is_picked_up_then_rejudged_dry_applied_and_called_back
     finally:
         server.stop()
         listener.stop()
-
-
-def _replicate(db: str, ids: list[str], copies: int) -> list[str]:
-    """More stored submissions like these (a course's worth): rows copied in the store with new ids."""
-    from sqlalchemy import insert, select
-
-    from judge.service.store import submissions
-
-    store = Store(db)
-    made = []
-    with store._write() as conn:
-        rows = sorted((dict(r) for r in conn.execute(select(submissions).where(submissions.c.id.in_(ids)))
-                       .mappings()), key=lambda r: ids.index(r["id"]))
-        batch = []
-        for k in range(copies):
-            for row in rows:
-                new_id = uuid.uuid4().hex
-                batch.append({**row, "id": new_id, "idempotency_key": None, "callback_url": None,
-                              "callback_state": "none", "created_at": row["created_at"] + k})
-                made.append(new_id)
-        conn.execute(insert(submissions), batch)
-    store.close()
-    return made
 
 
 def test_a_rejudge_of_a_few_hundred_with_celery_redis_and_postgresql(tmp_path, redis, postgres):

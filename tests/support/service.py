@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -337,4 +338,27 @@ def body_json(record: dict) -> dict:
 
 
 __all__ = ["SOURCES", "Server", "Worker", "Redis", "Postgres", "CallbackListener", "wait_for", "wait_done",
-           "service_env", "free_port", "missing", "require_sandbox", "body_json"]
+           "service_env", "free_port", "missing", "require_sandbox", "body_json", "submit_batch"]
+
+
+def _replicate(db: str, ids: list[str], copies: int) -> list[str]:
+    """More stored submissions like these (a course's worth): rows copied in the store with new ids."""
+    from sqlalchemy import insert, select
+
+    from judge.service.store import Store, submissions
+
+    store = Store(db)
+    made = []
+    with store._write() as conn:
+        rows = sorted((dict(r) for r in conn.execute(select(submissions).where(submissions.c.id.in_(ids)))
+                       .mappings()), key=lambda r: ids.index(r["id"]))
+        batch = []
+        for k in range(copies):
+            for row in rows:
+                new_id = uuid.uuid4().hex
+                batch.append({**row, "id": new_id, "idempotency_key": None, "callback_url": None,
+                              "callback_state": "none", "created_at": row["created_at"] + k})
+                made.append(new_id)
+        conn.execute(insert(submissions), batch)
+    store.close()
+    return made

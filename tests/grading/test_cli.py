@@ -91,7 +91,7 @@ def test_verify_every_example_submission(tmp_path):
     """judge verify: the reference passes, hand-checked values hold, every example gets its folder's status.
 
     The memory examples are verified against the bundle with room to reach its memory limit
-    (conftest.roomy_problem: on this project's VMs touching 512 MiB can take longer than the 4 s per call);
+    (tests.support.common.roomy_problem: on this project's VMs touching 512 MiB can take longer than the 4 s per call);
     every other example against the bundle itself."""
     from tests.support.common import roomy_problem
 

@@ -272,7 +272,7 @@ def test_attack_does_no_harm(path: Path, backend: str, mode_judges, canary: str,
     contacts_before = listener.contacts
     row = HARM_ROWS[harm(path)]
 
-    # a verdict about memory gets wall time enough to reach the memory limit (conftest.roomy_problem)
+    # a verdict about memory gets wall time enough to reach the memory limit (tests/support/common.py: roomy_problem)
     v = judge.grade(source, roomy_problem() if path.parent.name == "memory_limit_exceeded" else "sinusoidal-pe")
 
     assert v.isolation is not None and v.isolation.mode == backend

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hosts tier: the scaled-out service spread over network namespaces as separate hosts on this machine
-# (broker, db, api, two worker hosts; tests/hosts_support.py) and the faults of tests/test_hosts*.py: a worker host
+# (broker, db, api, two worker hosts; tests/support/hosts.py) and the faults of tests/hosts/test_hosts*.py: a worker host
 # killed mid-job, one cut off longer than the visibility timeout.  Runs as root; exit status = pytest's.
 # Whatever this run leaves (namespaces jh<pid>-*, link jh<pid>h, by the pytest process's pid) is removed on exit.
 set -uo pipefail
@@ -21,9 +21,9 @@ bash .ci/services.sh || exit 1   # redis-server and PostgreSQL
 
 # -s: the fault tests print "RECOVERY <fault>: <seconds> s"; the logs of every host are kept for a failure
 export JUDGE_HOSTS_KEEP_LOGS="${JUDGE_HOSTS_KEEP_LOGS:-test-artifacts/hosts}"
-python3 -m pytest -p no:cacheprovider -m hosts -v -s --durations=0 tests/test_hosts*.py &
+python3 -m pytest -p no:cacheprovider -m hosts -v -s --durations=0 tests/hosts/test_hosts*.py &
 pytest_pid=$!
-cleanup() { PYTHONPATH="$PWD:$PWD/tests" python3 tests/hosts_support.py cleanup "jh${pytest_pid}" || true; }
+cleanup() { PYTHONPATH="$PWD" python3 tests/support/hosts.py cleanup "jh${pytest_pid}" || true; }
 trap cleanup EXIT
 trap 'kill -INT "$pytest_pid" 2>/dev/null' INT TERM
 wait "$pytest_pid"

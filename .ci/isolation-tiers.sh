@@ -52,7 +52,7 @@ PY
       && '$VENV/bin/python' -m judge.cli verify roomy/sinusoidal-pe --submissions memory-examples --isolation rootless >>/tmp/rootless-verify.log \
       && '$VENV/bin/python' -m judge.cli verify rotary-embedding --isolation rootless >>/tmp/rootless-verify.log \
       && '$VENV/bin/python' -c \"from judge import check; v = check('sinusoidal-pe', 'submissions/sinusoidal-pe/accepted/vectorised.py', show=False); assert (v.status.value, v.isolation.mode) == ('accepted', 'rootless'), v.isolation; print('check():', v.isolation.mode)\" \
-      && '$VENV/bin/python' -m pytest -q -p no:cacheprovider tests/test_attacks.py tests/test_isolation_modes.py tests/test_cross_run.py tests/test_search_isolation.py \
+      && '$VENV/bin/python' -m pytest -q -p no:cacheprovider tests/sandbox/test_attacks.py tests/sandbox/test_isolation_modes.py tests/sandbox/test_cross_run.py tests/sandbox/test_search_isolation.py \
            -k 'rootless or corpus_is_complete or unknown_and_weaker or cli_isolation or doctor_prints' " \
     || { tail -40 /tmp/rootless-verify.log 2>/dev/null; rm -rf "$copy"; return 1; }
   rm -rf "$copy"
@@ -61,7 +61,7 @@ PY
 reduced() {
   log "mode reduced: numpy-judge:local under a default docker run (no added capability, default seccomp)"
   JUDGE_IMAGE="${JUDGE_IMAGE:-numpy-judge:local}" CI=true python3 -m pytest -q -p no:cacheprovider \
-    tests/test_reduced_container.py tests/test_container.py -k 'reduced or without_flags'
+    tests/containers/test_reduced_container.py tests/containers/test_container.py -k 'reduced or without_flags'
 }
 
 tiers=("$@")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The otter-grader and nbgrader virtualenv for tests/test_notebook_courses.py (their dependencies stay out of the
+# The otter-grader and nbgrader virtualenv for tests/notebooks/test_notebook_courses.py (their dependencies stay out of the
 # test environment): $JUDGE_NBTOOLS, default /opt/judge-nbtools.  Idempotent; about a minute the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the servers the service tests run: redis-server and PostgreSQL (Debian packages).
 # It only installs them: each test starts its own private instance on a random loopback port
-# (tests/service_support.py) and stops it by pid, so no system service is started here.
+# (tests/support/service.py) and stops it by pid, so no system service is started here.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 

@@ -432,7 +432,7 @@ def container(source: str, runs: int) -> float | None:
         return None
 
 
-PLATFORM_RUNS = {   # the platform's own flags (tests/test_platforms.py), mounts, and where the result lands
+PLATFORM_RUNS = {   # the platform's own flags (tests/platforms/test_platforms.py), mounts, and where the result lands
     "gradescope": (["--memory", "768m", "--cpus", "0.5"], ["-v", "{sub}:/autograder/submission",
                    "-v", "{out}:/autograder/results"], ["/autograder/run_autograder"], "results.json"),
     "prairielearn": (["--network", "none", "-m", "2g", "--memory-swap", "2g", "--cpu-quota", "90000",
@@ -615,9 +615,9 @@ def counterexample_cost(runs: int) -> None:
 def notebook_cost(runs: int) -> None:
     """(12) Cold ``judge grade`` of a notebook beside the same functions as a ``.py`` (issue 20: <= 1.05x): for
     each example, its Colab-shaped twin (the file's paragraphs as cells between markdown, magics, a training
-    loop, a plot and 200 kB of outputs per cell: tests/notebook_support.py) and the file itself, graded in turn
+    loop, a plot and 200 kB of outputs per cell: tests/support/notebook.py) and the file itself, graded in turn
     (which goes first alternates), ``runs`` pairs, the median of each."""
-    from tests.notebook_support import twin
+    from tests.support.notebook import twin
 
     compile_checkout()
     rows = []

@@ -1,4 +1,4 @@
-"""A deadline's burst on separate hosts (network namespaces, tests/hosts_support.py), as root:
+"""A deadline's burst on separate hosts (network namespaces, tests/support/hosts.py), as root:
 
     python bench/burst.py                          # 2000 submissions from 200 clients within ~60 s, 2 worker hosts
     python bench/burst.py -n 300 --clients 100 --spread 15 --workers 2
@@ -40,8 +40,6 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-if str(REPO / "tests") not in sys.path:
-    sys.path.insert(0, str(REPO / "tests"))
 
 SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
 PROBLEM = "sinusoidal-pe"
@@ -124,7 +122,7 @@ class BurstReport:
 
 def run_burst(cluster, n: int, clients: int, spread: float, direct: int, seed: int = 2026,  # noqa: C901
               timeout: float = 3600) -> BurstReport:  # noqa: ANN001
-    """Send the burst to ``cluster`` (a :class:`tests.hosts_support.Cluster`), wait for every verdict, check
+    """Send the burst to ``cluster`` (a :class:`tests.support.hosts.Cluster`), wait for every verdict, check
     them, then grade ``direct`` of the same files through ``Judge`` with as many sandboxes as the cluster has
     worker slots."""
     jobs = workload(n, seed)
@@ -265,7 +263,7 @@ def main() -> int:
     args = parser.parse_args()
     if not (1 <= args.n <= 5000 and 1 <= args.clients <= 500):
         parser.error("-n must be 1..5000 and --clients 1..500")
-    from hosts_support import Cluster
+    from tests.support.hosts import Cluster
 
     with Cluster(workers=args.workers, api_env={"JUDGE_MAX_PENDING": str(args.n + 100),
                                                 "JUDGE_MAX_PENDING_PER_TENANT": str(args.n + 100),

@@ -25,10 +25,9 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))  # tests/conftest.py imports its sibling tiers.py as pytest puts it: top-level
+sys.path.insert(0, str(REPO))  # the checkout's tests/ package, for its service support
 
-from tests.service_support import Redis, Server, Worker, service_env  # noqa: E402
+from tests.support.service import Redis, Server, Worker, service_env  # noqa: E402
 
 SUBMISSIONS = REPO / "submissions" / "sinusoidal-pe"
 

@@ -2,7 +2,7 @@
 
     python bench/notebook_extract.py [--before c1278f3] [--sizes 65536,262144,1048576] [--timeout 60]
 
-For each shape of tests/notebook_shapes.py (an honest Colab notebook, huge outputs, bare ``%`` lines, tens of
+For each shape of tests/support/notebook_shapes.py (an honest Colab notebook, huge outputs, bare ``%`` lines, tens of
 thousands of unbound names, thousands of cells, a long cell id, deep JSON, a too-deep expression, a
 5,000-digit number) and each size up to the service's 1 MiB body:
 
@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from judge.notebooks import read_submission  # noqa: E402
 from judge.notebooks import submitted as door  # noqa: E402
-from tests.notebook_shapes import REQUIRED, SHAPES  # noqa: E402
+from tests.support.notebook_shapes import REQUIRED, SHAPES  # noqa: E402
 
 BEFORE = """
 import json, sys, time
@@ -91,7 +91,7 @@ def _after(data: str) -> tuple[float, float, str]:
 
 def _cold(tree: Path, folder: Path, runs: int) -> None:
     """Median wall time of a cold ``judge grade`` before and after, for an honest notebook and its .py twin."""
-    from tests.notebook_shapes import GOOD
+    from tests.support.notebook_shapes import GOOD
 
     notebook = folder / "homework.ipynb"
     notebook.write_text(SHAPES["honest_colab"][0](200_000))

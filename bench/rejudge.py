@@ -22,10 +22,14 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
 
-from tests.service_support import Server, service_env, wait_done  # noqa: E402
-from tests.test_service_rejudge import _loosen, _problems, _replicate  # noqa: E402
+from tests.support.problems import _loosen, problems_copy  # noqa: E402
+from tests.support.service import (  # noqa: E402
+    Server,
+    _replicate,
+    service_env,
+    wait_done,
+)
 
 TOKEN = "bench-rejudge-token-123456"
 SEED = ["accepted/vectorised.py", "accepted/loops_with_math.py", "accepted/einsum_or_outer.py",
@@ -58,7 +62,7 @@ def main() -> None:
     parser.add_argument("--live", type=int, default=20)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="judge-bench-rejudge-"))
-    problems = _problems(work)
+    problems = problems_copy(work / "problems")
     db = f"sqlite:///{work}/judge.sqlite3"
     server = Server(work, db, service_env(JUDGE_API_TOKENS=f"bench:{TOKEN}", JUDGE_PROBLEMS_DIR=str(problems)))
     try:

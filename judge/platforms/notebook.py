@@ -11,7 +11,7 @@ DIR gets what a learner opens and what ``check()`` reads in their kernel:
 
 Nothing in DIR computes an answer or shows a hidden case: no reference, no mistakes module, no input domain
 (counterexamples are searched when the learner submits), no reference checks, and of the hidden cases only how
-many there are.  ``tests/test_notebook_handout.py`` scans the folder for all of it.
+many there are.  ``tests/notebooks/test_notebook_handout.py`` scans the folder for all of it.
 """
 
 from __future__ import annotations

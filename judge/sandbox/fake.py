@@ -10,7 +10,7 @@ into its own result buffer and returning the stored report.  Everything after
 the run (slot validation, comparison, statuses from the report, diagnosis,
 exports) is the real code.
 
-Recording is done by the tests' support (``tests/fake_support.py``, on a machine that can isolate).
+Recording is done by the tests' support (``tests/support/fake.py``, on a machine that can isolate).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ every worker unpacks and grades with.  A worker needs far less: claim a submissi
 read bundle versions, beat into the fleet table, keep a learner's pictures, grade a rejudge's items.
 :data:`WORKER_PRIVILEGES` is that list, table by table and column by column; every other table of the
 service is denied (:data:`WORKER_DENIED` names them, so that a new table is a decision, not an accident:
-tests/test_worker_role.py fails on a table in neither).
+tests/service/test_worker_role.py fails on a table in neither).
 
 Why the API sets it up, at each start, after it creates the tables: table grants need the tables, and the
 API creates them from the code's own schema; an init script of the database image would have to repeat that

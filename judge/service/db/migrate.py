@@ -20,7 +20,7 @@ it; on SQLite the store's write transaction (``BEGIN IMMEDIATE``) is the lock.
 Changing the schema: edit :mod:`judge.service.db.schema`, then ``python3 -m judge.service.db.migrate "what
 changes"`` writes the next revision from the difference (Alembic's autogenerate, against a scratch SQLite
 database at head); read it, and make it right for a database that has rows (a backfill, a server default).
-tests/test_service_migrations.py fails until the revisions make exactly what the schema says.
+tests/service/test_service_migrations.py fails until the revisions make exactly what the schema says.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every table of the service, on one :data:`metadata`: the schema the migrations bring a database to.
 
 The data map (who writes and reads each table) is :mod:`judge.service.db`'s docstring.  A table added or changed
-here needs a revision in ``migrations/versions`` too: tests/test_service_migrations.py compares the migrated
+here needs a revision in ``migrations/versions`` too: tests/service/test_service_migrations.py compares the migrated
 database with this module and fails on any difference.
 """
 

@@ -111,8 +111,8 @@ def _source(source: str | Path | None, shell: Any, caller: str | None = None) ->
 def _judge(isolation: str | None) -> Any:
     """One judge per isolation choice for the kernel's life (its sandbox stays warm between checks)."""
     from judge.engine import Judge
-    from judge.sandbox.ladder import ENV_MODE, choose
     from judge.sandbox.modes import mode_named
+    from judge.sandbox.modes.ladder import ENV_MODE, choose
 
     key = isolation or os.environ.get(ENV_MODE) or "auto"
     with _lock:

@@ -49,7 +49,7 @@ def require_docker(*images: str, what: str = "CONTAINER TESTS"):
 def require_sandbox() -> None:
     """Skip (or fail under CI=true) when this machine cannot run the isolated sandbox."""
     from judge.errors import SandboxUnavailable
-    from judge.sandbox.capabilities import choose_isolation
+    from judge.sandbox.modes.capabilities import choose_isolation
 
     try:
         choose_isolation(False)
@@ -118,7 +118,7 @@ def results(prepared):
 
 def clear_slot_headers(prepared, results) -> None:
     """Erase every slot header of ``results``, as the judge does before a run."""
-    from judge.sandbox import wire
+    from judge.sandbox.boundary import wire
 
     for case in prepared.cases:
         results[case.slot_offset:case.slot_offset + wire.SLOT_HEADER_SIZE] = bytes(wire.SLOT_HEADER_SIZE)

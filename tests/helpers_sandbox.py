@@ -169,7 +169,7 @@ def require_mode(mode: str) -> None:
     import pytest
     from conftest import unavailable
 
-    from judge.sandbox.ladder import check
+    from judge.sandbox.modes.ladder import check
 
     if mode == "rootless" and os.geteuid() == 0:
         pytest.skip("mode rootless is for normal users (root is exempt from RLIMIT_NPROC): "

@@ -21,7 +21,7 @@ from conftest import unavailable
 from helpers_sandbox import cgroup_pids, learner, require_sandbox, worker_name
 
 from judge.problem.timescale import time_scale
-from judge.sandbox import cgroups
+from judge.sandbox.kernel import cgroups
 
 MiB = 1 << 20
 SCALE = time_scale()  # JUDGE_TIME_SCALE, set in the VM

@@ -138,7 +138,7 @@ def test_the_isolation_mode_is_compared_only_in_the_mode_classes():
     """``mode == "reduced"`` anywhere else means learning a mode takes reading the whole package: a mode's
     behaviour is one of its class's methods (judge.sandbox.modes).  launch.py names the one mode a cold start
     launches before anything is imported (AHEAD_MODE), as a constant."""
-    from judge.sandbox.contract import LADDER
+    from judge.sandbox.boundary.contract import LADDER
 
     offenders = []
     for path in PACKAGE.rglob("*.py"):

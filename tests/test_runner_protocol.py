@@ -17,7 +17,7 @@ from helpers_sandbox import assert_still_grades, require_sandbox
 from pydantic import ValidationError
 
 from judge.grading.slots import SlotHeader
-from judge.sandbox import wire
+from judge.sandbox.boundary import wire
 
 _PREFIX = struct.Struct("<8sI")
 

@@ -21,9 +21,9 @@ import numpy as np
 
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
-from judge.sandbox import memfd
-from judge.sandbox.contract import ArgSpec, ArrayRef
-from judge.sandbox.wire import align
+from judge.sandbox.boundary import memfd
+from judge.sandbox.boundary.contract import ArgSpec, ArrayRef
+from judge.sandbox.boundary.wire import align
 
 
 @dataclass

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from judge.sandbox.contract import Hello, RunReport, RunRequest
-    from judge.sandbox.guarantees import Cell
-    from judge.sandbox.isolation import ChildLimits
-    from judge.sandbox.supervisor import Policy
-    from judge.sandbox.zygote import Zygote
+    from judge.sandbox.boundary.contract import Hello, RunReport, RunRequest
+    from judge.sandbox.chain.supervisor import Policy
+    from judge.sandbox.chain.zygote import Zygote
+    from judge.sandbox.kernel.lockdown import ChildLimits
+    from judge.sandbox.modes.guarantees import Cell
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,11 @@ class Mode:
     sandboxed: ClassVar[bool] = True
     #: The ladder tries it when no mode is demanded.
     automatic: ClassVar[bool] = False
-    #: How its runs are started: "process" (a warm zygote forks each one, :mod:`judge.sandbox.client`) or
-    #: "engine" (a container engine starts each one, :mod:`judge.sandbox.container`).
+    #: How its runs are started: "process" (a warm zygote forks each one,
+    #: :mod:`judge.sandbox.backends.zygote_client`) or
+    #: "engine" (a container engine starts each one, :mod:`judge.sandbox.backends.container_client`).
     backend: ClassVar[str] = "process"
-    #: The zygote joins its worker cgroup in a thread while it imports numpy (:mod:`judge.sandbox.zygote_boot`).
+    #: The zygote joins its worker cgroup in a thread while it imports numpy (:mod:`judge.sandbox.chain.zygote_boot`).
     joins_cgroup_early: ClassVar[bool] = False
 
     # -- the judge's side ------------------------------------------------------------------------
@@ -60,7 +61,7 @@ class Mode:
 
     def cells(self, landlock: bool = True) -> dict[str, Cell]:
         """Its column of the guarantee table, as a run had it (``landlock``: whether Landlock confined it)."""
-        from judge.sandbox.guarantees import TABLE
+        from judge.sandbox.modes.guarantees import TABLE
 
         return dict(TABLE[self.name])
 
@@ -93,7 +94,7 @@ class Mode:
 
     # -- the run's side ---------------------------------------------------------------------------
     def become(self, policy: Policy, limits: ChildLimits) -> None:
-        """In the sandbox's init: isolate it, in this mode's order of steps (:mod:`judge.sandbox.isolation`)."""
+        """In the sandbox's init: isolate it, in this mode's order of steps (:mod:`judge.sandbox.kernel.lockdown`)."""
         raise NotImplementedError
 
     def become_learner(self, policy: Policy, limits: ChildLimits) -> None:
@@ -102,7 +103,7 @@ class Mode:
     def clean_up(self, policy: Policy, report: RunReport, proc: int | None) -> None:
         """In the supervisor, after the run: end every process the run left (the supervisor is their subreaper).
         Only pids are read; nothing of the learner enters the zygote."""
-        from judge.sandbox import leftovers
+        from judge.sandbox.kernel import leftovers
 
         left, stuck = leftovers.kill_descendants(proc=proc)
         report.processes_left, report.processes_stuck = left, len(stuck)

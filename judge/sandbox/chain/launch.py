@@ -25,7 +25,8 @@ ENV_MODE = "JUDGE_ISOLATION"
 #: The one mode a cold start launches ahead, before the ladder has chosen (``full_likely`` guesses it): named
 #: here rather than asked of :mod:`judge.sandbox.modes`, which this module runs too early to import.
 AHEAD_MODE = "full"
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: The folder ``judge`` is in: this file is judge/sandbox/chain/launch.py, four levels below it.
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # Variables a numerical child may legitimately need; everything else is dropped.
 _PASS_THROUGH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 #: The environment a sandbox's trusted start-up process gets (the zygote here, the container's init in

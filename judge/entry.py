@@ -19,7 +19,7 @@ _CHANGES_THE_SANDBOX = ("--isolation", "--backend", "--unsafe-no-sandbox", "--im
 def run() -> None:
     args = sys.argv[1:]
     if args[:1] == ["grade"] and not any(a.split("=", 1)[0] in _CHANGES_THE_SANDBOX for a in args):
-        from judge.sandbox.chain.launch import launch_full_ahead
+        from judge.sandbox import launch_full_ahead
 
         launch_full_ahead()
     from judge.cli import run as cli_run

@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 
 def abandon_ahead() -> None:
     """Stop the zygote :mod:`judge.entry` launched ahead if no grading took it."""
-    from judge.sandbox.backends.factory import stop_launched
-    from judge.sandbox.chain.launch import take_ahead
+    from judge.sandbox import stop_launched, take_ahead
 
     stop_launched(take_ahead())
 
@@ -49,8 +48,7 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
     :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine).
     ``name``: the submitted file's name, if it has one (``.ipynb``: a notebook; see :meth:`judge.Judge.grade`)."""
     from judge.grading.run_plan import EarlyRun
-    from judge.sandbox.backends.factory import prestarted_factory_for
-    from judge.sandbox.chain.launch import take_ahead
+    from judge.sandbox import prestarted_factory_for, take_ahead
 
     # pydantic looks for plugins in every installed distribution's entry points (~20 ms of a cold start);
     # the judge uses none.  An explicit setting is kept.

@@ -237,6 +237,7 @@ def test_the_launch_imports_only_what_starting_a_process_needs():
     # judge.entry launches full's zygote after this import alone: each module it drags in delays the run.
     added = modules_after("import judge.sandbox.chain.launch") - modules_after("pass")
     assert {m for m in added if m.startswith("judge")} == {"judge", "judge._version", "judge.sandbox",
+                                                           "judge.sandbox.chain",
                                                            "judge.sandbox.chain.launch"}, sorted(added)
     assert not added & {"dataclasses", "inspect", "typing", "pathlib", *HEAVY}, sorted(added)
 

@@ -16,7 +16,7 @@ import numpy as np
 from judge.grading.compare import tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.problem.expected import raises_expected
-from judge.sandbox.boundary.outputs import NotAnOutput, pack
+from judge.sandbox import NotAnOutput, pack
 from judge.verdict import Status, Verdict
 
 INF = float("inf")

@@ -20,7 +20,7 @@ from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
 from judge.problem.models import FunctionSpec
 from judge.problem.modules import import_bundle_file, require_callables
-from judge.sandbox.boundary.outputs import NotAnOutput, Packed, pack
+from judge.sandbox import NotAnOutput, Packed, pack
 
 
 @dataclass(frozen=True)

@@ -64,8 +64,9 @@ def main() -> None:
     try:
         from judge.sandbox.boundary.contract import RunRequest
         from judge.sandbox.boundary.progress import ProgressPage
-        from judge.sandbox.chain.supervisor import Policy, RunMaps, child_limits, sandbox_init
+        from judge.sandbox.chain.supervisor import RunMaps, child_limits, sandbox_init
         from judge.sandbox.modes import mode_named
+        from judge.sandbox.modes.base import Policy
 
         def path(name: str) -> str:
             return os.path.join(MOUNT_DIR, name)

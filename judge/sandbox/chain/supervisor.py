@@ -21,7 +21,7 @@ import select
 import signal
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from judge.sandbox.boundary.contract import NAMESPACES, SETUP_FAILED_EXIT, RunReport, RunRequest
@@ -30,37 +30,16 @@ from judge.sandbox.chain.harness import Harness
 from judge.sandbox.chain.watch import POLL_SECONDS, MemoryWatch, Watchdog, kill_tree
 from judge.sandbox.kernel import linux
 from judge.sandbox.kernel.lockdown import KEPT_BY_INIT, ChildLimits, redirect_output
-from judge.sandbox.kernel.rootfs import RootPlan
-from judge.sandbox.kernel.seccomp import DenyListFilter
+from judge.sandbox.modes.base import Policy
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from judge.sandbox.modes.base import Mode
 
 NAMESPACE_FLAGS = linux.namespace_flags(NAMESPACES)
 SETUP_DONE = b"\0setup-done"
 #: What a learner's process writes on the status pipe (then exits) when its own part of the set-up failed: its
 #: code never ran.  Only set-up code can write it: the pipe is closed before the learner's file is loaded.
 LEARNER_SETUP_FAILED = b"\0learner-setup-failed "
-
-
-@dataclass
-class Policy:
-    """How the zygote's runs are isolated; fixed when the zygote starts (mode reduced's uid may change)."""
-
-    mode: Mode  #: the isolation mode (judge.sandbox.modes): how the init becomes isolated, what is cleaned up
-    plan: RootPlan | None = None  #: the new root (full, rootless)
-    seccomp: DenyListFilter | None = None  #: every mode but none
-    uid: int | None = None  #: reduced: the uid of this zygote's runs
-    workdir: str | None = None  #: reduced: the run's private folder (HOME, TMPDIR, cwd)
-    memory_watch: bool = False  #: no cgroup: RLIMIT_AS + the supervisor's memory watch
-    own_uid_count: bool = False  #: RLIMIT_NPROC counts only the run (reduced, rootless)
-    landlock_abi: int = 0  #: reduced: the kernel's Landlock ABI (0: none; see judge.sandbox.kernel.landlock)
-    landlock_rules: list = field(default_factory=list)  #: reduced: (O_PATH fd, rights) of the run's file view
-    shared_folders: tuple[str, ...] = ()  #: reduced: folders the uid could write, swept after each run
-    workdir_parent: str | None = None  #: reduced: where each run's private folder is made
-    workdir_in_memory: bool = False  #: reduced: that folder is on tmpfs, so its files count as memory
 
 
 @dataclass
@@ -97,7 +76,8 @@ class MemoryBudget:
     address_space: int  #: RLIMIT_AS backstop
 
 
-def _vm_size() -> int:
+def vm_size() -> int:
+    """This process's virtual size in bytes (the baseline a run's RLIMIT_AS is added to)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[0]) * mmap.PAGESIZE
 

@@ -44,10 +44,11 @@ from judge.sandbox.boundary.contract import Hello, RunReport, RunRequest
 from judge.sandbox.boundary.messages import recv_message, send_message
 from judge.sandbox.boundary.progress import ProgressPage
 from judge.sandbox.chain.background import InBackground
-from judge.sandbox.chain.supervisor import MemoryBudget, Policy, RunMaps, _vm_size, supervise
+from judge.sandbox.chain.supervisor import MemoryBudget, RunMaps, supervise, vm_size
 from judge.sandbox.kernel import linux
 from judge.sandbox.kernel.leftovers import kill_descendants
 from judge.sandbox.modes import mode_named
+from judge.sandbox.modes.base import Policy
 
 if TYPE_CHECKING:
     from judge.sandbox.kernel.cgroups.interface import WorkerCgroup
@@ -88,7 +89,7 @@ class Zygote:
         # (~5 ms of every cold start): what the imports left behind is a few objects, frozen or not.
         gc.freeze()
         self.baseline_rss = _rss_bytes()
-        self.baseline_vm = _vm_size()
+        self.baseline_vm = vm_size()
 
     def describe(self) -> Hello:
         return Hello(

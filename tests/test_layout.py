@@ -157,6 +157,25 @@ def test_no_circle_inside_the_sandbox_type_hints_included():
     assert _circles(graph) == [], _circles(graph)
 
 
+#: The sandbox's lower rooms, and what each may import of the sandbox besides itself (hints included).
+SANDBOX_FLOORS = {"judge.sandbox.boundary": (), "judge.sandbox.kernel": ("judge.sandbox.boundary",)}
+
+
+def test_the_sandbox_lower_rooms_import_only_below_them():
+    """What crosses the boundary is read from both ends, so it depends on nothing else of the sandbox; a kernel
+    mechanism is wrapped without policy, so it knows the boundary's records and no process or mode that uses it.
+    The chain, the modes and the backends above them use one another (the chain calls the modes' hooks)."""
+    modules = _modules()
+    wrong = []
+    for name, path in modules.items():
+        for floor, allowed in SANDBOX_FLOORS.items():
+            if name == floor or name.startswith(floor + "."):
+                wrong.extend(f"{name} imports {t}" for t in sorted(_imports(path, modules, type_hints=True))
+                             if _in_sandbox(t) and not any(t == r or t.startswith(r + ".")
+                                                           for r in (floor, *allowed)))
+    assert wrong == [], "\n".join(wrong)
+
+
 def test_nothing_outside_the_sandbox_imports_its_internals():
     """The sandbox has one face, ``judge.sandbox`` and the names of its ``__all__``: the rest of the judge
     imports nothing else of it (type hints and imports inside functions included), so its rooms can be

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from judge.sandbox.boundary.contract import RunRequest, TimedOut
 from judge.sandbox.boundary.progress import PHASE_RUNNING
+from judge.sandbox.kernel.procfs import process_tree, status_kib
 
 POLL_SECONDS = 0.02
 
@@ -35,61 +36,6 @@ class Watchdog:
         if phase == PHASE_RUNNING and case in self.case_ns and now_ns - case_start > self.case_ns[case]:
             return "case"
         return None
-
-
-def _read(proc: int | None, path: str) -> bytes:
-    fd = os.open(path if proc is not None else "/proc/" + path, os.O_RDONLY, dir_fd=proc)
-    try:
-        return os.read(fd, 1 << 16)
-    finally:
-        os.close(fd)
-
-
-def _list(proc: int | None, path: str) -> list[str]:
-    if proc is None:
-        return os.listdir("/proc/" + path)
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY, dir_fd=proc)
-    try:
-        return os.listdir(fd)
-    finally:
-        os.close(fd)
-
-
-def _status_kib(pid: int, proc: int | None = None) -> tuple[int, int]:
-    """(VmRSS, VmHWM) of ``pid`` in KiB from /proc; (0, 0) once it is gone."""
-    rss = hwm = 0
-    try:
-        for line in _read(proc, f"{pid}/status").splitlines():
-            if line.startswith(b"VmRSS:"):
-                rss = int(line.split()[1])
-            elif line.startswith(b"VmHWM:"):
-                hwm = int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return rss, hwm
-
-
-def process_tree(root: int, proc: int | None = None) -> list[int]:
-    """``root`` and every descendant, from /proc/<pid>/task/<tid>/children.
-
-    ``proc``: an open /proc folder, for a supervisor whose mount namespace lost /proc when the
-    sandbox's init switched root (pivot_root moves every process of the namespace).  The
-    sandbox's init is a subreaper (or PID 1 of its namespace), so orphans stay in its tree."""
-    found: list[int] = []
-    todo = [root]
-    while todo and len(found) < 4096:
-        pid = todo.pop()
-        found.append(pid)
-        try:
-            tids = _list(proc, f"{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                todo.extend(int(x) for x in _read(proc, f"{pid}/task/{tid}/children").split())
-            except (OSError, ValueError):
-                continue
-    return found
 
 
 class MemoryWatch:
@@ -117,7 +63,7 @@ class MemoryWatch:
     def poll(self) -> bool:
         """Read every process's VmRSS/VmHWM once; kill and return True when the limit is passed."""
         for pid in process_tree(self.root_pid, self.proc):
-            rss, hwm = _status_kib(pid, self.proc)
+            rss, hwm = status_kib(pid, self.proc)
             self.peak_kib = max(self.peak_kib, rss, hwm)
         if self.files_on:
             self.files_peak_kib = max(self.files_peak_kib, _used_kib(self.files_on) - self.files_base)

@@ -24,7 +24,7 @@ import stat
 import time
 from dataclasses import dataclass
 
-from judge.sandbox.chain.watch import process_tree
+from judge.sandbox.kernel.procfs import process_tree
 
 #: Folders anyone may write on most systems (the clean-up also walks what :func:`writable_folders` finds).
 SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")

@@ -40,7 +40,7 @@ RUN set -eux; \
     fi; \
     python3 -m pip install /src; \
     rm -rf /src /tmp/build-ca.pem; \
-    python3 -c 'import judge.sandbox.container_entry, numpy; print("numpy", numpy.__version__)'
+    python3 -c 'import judge.sandbox.backends.container_entry, numpy; print("numpy", numpy.__version__)'
 WORKDIR /tmp
 
 FROM sandbox AS judge

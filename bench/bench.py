@@ -63,9 +63,9 @@ def _load_submission(submission: Path):  # noqa: ANN202 - the learner's module
 def _floor_once(prepared, module, thp_off: bool = False, collect: bool = True) -> float:  # noqa: ANN001
     """One pass of (1): every case's call and comparison in this process, in seconds.  ``thp_off``: with
     transparent huge pages off for this process during the pass, as the sandbox's learner process runs
-    (``PR_SET_THP_DISABLE`` in :func:`judge.sandbox.isolation.lock_down`): its arrays then fault in 4 KiB pages.
+    (``PR_SET_THP_DISABLE`` in :func:`judge.sandbox.kernel.lockdown.lock_down`): its arrays then fault in 4 KiB pages.
     ``collect``: a full garbage collection first, outside the timing."""
-    from judge.sandbox import linux
+    from judge.sandbox.kernel import linux
 
     args = [{k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in ci.values.items()}
             for ci in prepared.inputs.cases]  # writable copies, made outside the timing
@@ -211,7 +211,7 @@ def cold_cli(submission: Path, runs: int, cpu: list[float] | None = None) -> flo
     it started (the zygote, reaped by this bench after the command exits: :func:`_reap_orphans`)."""
     import resource
 
-    from judge.sandbox import linux
+    from judge.sandbox.kernel import linux
 
     compile_checkout()
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
@@ -646,7 +646,7 @@ def notebook_cost(runs: int) -> None:
 
 def modes(source: str, submission: Path, runs: int) -> None:
     """(8) Warm per-verdict cost of every isolation mode this machine gives, beside the floor."""
-    from judge.sandbox.ladder import check
+    from judge.sandbox.modes.ladder import check
 
     print(f"{'isolation mode':16} {'ms/verdict':>11} {'floor ms':>9} {'overhead ms':>12} {'x floor':>8}  limits by"
           "  (each mode beside its own floor, round by round: overhead = median of the rounds' differences)")

@@ -31,8 +31,8 @@ def main() -> None:
     import judge.engine as engine
     from judge import Judge
     from judge.grading.slots import CaseJudging
-    from judge.sandbox import result_buffer
-    from judge.sandbox.contract import BackendError
+    from judge.sandbox.boundary import result_buffer
+    from judge.sandbox.boundary.contract import BackendError
 
     built_runner, built_scrub = engine._search_runner, result_buffer.ResultBuffer.scrub_in_background
 

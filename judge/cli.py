@@ -46,7 +46,7 @@ def _read_submission(path: str) -> bytes:
 
 def _isolation_option(f: Callable) -> Callable:
     """``--isolation MODE`` (grade, verify, serve, worker): the agreed names, env JUDGE_ISOLATION."""
-    from judge.sandbox.ladder import CHOICES
+    from judge.sandbox import CHOICES
 
     return click.option("--isolation", type=click.Choice(CHOICES), default=None,
                         help="isolation mode [env JUDGE_ISOLATION; default auto: the best of full, rootless, "
@@ -316,9 +316,7 @@ def show(problem: str, as_learner: bool) -> None:
 def doctor() -> None:
     """Report what this machine allows, the isolation ladder, and the mode the judge will use."""
     from judge.errors import SandboxUnavailable
-    from judge.sandbox import guarantees
-    from judge.sandbox.capabilities import probe
-    from judge.sandbox.ladder import choose, ladder
+    from judge.sandbox import choose, guarantees, ladder, probe
 
     for cap in probe():
         click.echo(f"{'ok  ' if cap.ok else 'NO  '} {cap.name:12} {cap.detail}")
@@ -330,8 +328,7 @@ def doctor() -> None:
     except SandboxUnavailable as exc:
         click.echo(f"\nisolation: unavailable: {exc}")
         raise click.exceptions.Exit(EXIT_VERDICT) from exc
-    from judge.sandbox.ladder import landlock_here
-    from judge.sandbox.modes import mode_named
+    from judge.sandbox import landlock_here, mode_named
 
     chosen = mode_named(mode)
     landlock = landlock_here()
@@ -350,7 +347,7 @@ def _demand_isolation(isolation: str | None) -> None:
     if isolation:
         import os
 
-        from judge.sandbox.ladder import ENV_MODE
+        from judge.sandbox import ENV_MODE
 
         os.environ[ENV_MODE] = isolation
 

@@ -24,13 +24,12 @@ from judge.grading.prepare import PreparedProblem, bundle_mtimes
 from judge.grading.run_plan import prepare_and_plan
 from judge.grading.static_check import check_source, decode_source
 from judge.problem.loader import Bundle, load_problem, resolve
-from judge.sandbox.background import InBackground
-from judge.sandbox.contract import BackendError, BackendFactory, RunReport, RunRequest, SandboxBackend
+from judge.sandbox import BackendError, BackendFactory, InBackground, RunReport, RunRequest, SandboxBackend
 
 if TYPE_CHECKING:
     from judge.diagnosis.counterexample.search import Budget
     from judge.grading.run_plan import EarlyRun
-    from judge.sandbox.contract import Capture
+    from judge.sandbox import Capture
     from judge.verdict import CapturedOutput, CaseResult, Counterexample, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
@@ -138,10 +137,10 @@ class Judge:
     """Grades submissions; reusable and thread-safe.  Use as a context manager.
 
     Learner code runs in backends made by ``backend_factory`` (slot index -> a
-    :class:`~judge.sandbox.contract.SandboxBackend`); without one, the judge
+    :class:`~judge.sandbox.boundary.contract.SandboxBackend`); without one, the judge
     makes the backend of an isolation mode: ``isolation`` (full, rootless,
     reduced, container, none; default: env JUDGE_ISOLATION, else the best this
-    machine can give, see :mod:`judge.sandbox.ladder`).  ``unsafe_no_sandbox``
+    machine can give, see :mod:`judge.sandbox.modes.ladder`).  ``unsafe_no_sandbox``
     allows mode none where the machine cannot isolate; ``backend="container"``
     is ``isolation="container"``.  Every verdict records the mode in
     ``verdict.isolation``.  ``counterexamples``: for a wrong answer or a runtime error, search the function's
@@ -152,7 +151,7 @@ class Judge:
                  image: str | None = None, isolation: str | None = None,
                  backend_factory: BackendFactory | None = None, counterexamples: bool = True) -> None:
         if backend_factory is None:
-            from judge.sandbox.factory import backend_factory_for
+            from judge.sandbox import backend_factory_for
 
             backend_factory = backend_factory_for(isolation, unsafe_no_sandbox, image=image, backend=backend)
         self._factory = backend_factory

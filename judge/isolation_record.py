@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 
 class Isolation(BaseModel):
-    """How the run was isolated; what each mode guarantees is judge.sandbox.guarantees (README table)."""
+    """How the run was isolated; what each mode guarantees is judge.sandbox.modes.guarantees (README table)."""
 
     mode: Literal["full", "rootless", "reduced", "container", "none"]
     namespaces: list[str] = Field(default_factory=list)

@@ -114,8 +114,7 @@ def _source(source: str | Path | None, shell: Any, caller: str | None = None) ->
 def _judge(isolation: str | None) -> Any:
     """One judge per isolation choice for the kernel's life (its sandbox stays warm between checks)."""
     from judge.engine import Judge
-    from judge.sandbox.ladder import ENV_MODE, choose
-    from judge.sandbox.modes import mode_named
+    from judge.sandbox import ENV_MODE, choose, mode_named
 
     key = isolation or os.environ.get(ENV_MODE) or "auto"
     with _lock:
@@ -167,7 +166,7 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
     behind ``check()`` and the otter and nbgrader adapters (:mod:`judge.platforms.otter`, ``.nbgrader``).
     ``caller``: the file of the code that called ``check()``, graded when it is a script on disk."""
     from judge.problem.locate import resolve
-    from judge.sandbox.modes import mode_named
+    from judge.sandbox import mode_named
 
     text, near, script = _source(source, _ipython(), caller)
     if problem is None:

@@ -3,7 +3,7 @@
 On course platforms every submission is a cold start, so this path orders its
 work for the shortest wall time on two cores:
 
-1. the zygote is launched first, with light imports only (:mod:`judge.sandbox.launch`);
+1. the zygote is launched first, with light imports only (:mod:`judge.sandbox.chain.launch`);
 2. if the bundle has a current run plan, the learner's run is sent to it as soon as
    it is ready (:class:`judge.grading.run_plan.EarlyRun`);
 3. meanwhile this process imports numpy, pydantic and the grading code and loads the
@@ -13,7 +13,7 @@ work for the shortest wall time on two cores:
    (:class:`judge.grading.slots.CaseJudging`), so the verdict is ready ~1 ms after the run;
 5. the zygote is let go rather than waited for: it frees the run's files, removes
    its worker group and exits after this process
-   (:meth:`judge.sandbox.client.ZygoteClient.retire`).
+   (:meth:`judge.sandbox.backends.zygote_client.ZygoteClient.retire`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 
 def abandon_ahead() -> None:
     """Stop the zygote :mod:`judge.entry` launched ahead if no grading took it."""
-    from judge.sandbox.factory import stop_launched
-    from judge.sandbox.launch import take_ahead
+    from judge.sandbox import stop_launched, take_ahead
 
     stop_launched(take_ahead())
 
@@ -49,8 +48,7 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
     :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine).
     ``name``: the submitted file's name, if it has one (``.ipynb``: a notebook; see :meth:`judge.Judge.grade`)."""
     from judge.grading.run_plan import EarlyRun
-    from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.launch import take_ahead
+    from judge.sandbox import prestarted_factory_for, take_ahead
 
     # pydantic looks for plugins in every installed distribution's entry points (~20 ms of a cold start);
     # the judge uses none.  An explicit setting is kept.

@@ -16,7 +16,7 @@ import numpy as np
 from judge.grading.compare import tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.problem.expected import raises_expected
-from judge.sandbox.outputs import NotAnOutput, pack
+from judge.sandbox import NotAnOutput, pack
 from judge.verdict import Status, Verdict
 
 INF = float("inf")
@@ -48,7 +48,7 @@ def example_killer(name: str, verdict: Verdict) -> Killer:
 
 def judge_output(case: PreparedCase, out: object) -> tuple[bool, float]:
     """(caught, tolerance ratio) of a bank implementation's return value on a case that must return (packed as
-    the harness packs a learner's: :func:`judge.sandbox.outputs.pack`)."""
+    the harness packs a learner's: :func:`judge.sandbox.boundary.outputs.pack`)."""
     try:
         packed = pack(out, case.returns)
     except NotAnOutput:

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from judge.sandbox.modes import mode_named
+from judge.sandbox import mode_named
 from judge.verdict import Status, Verdict
 
 _COLOURS = {

@@ -16,7 +16,7 @@ every case's inputs in its own memory anyway; the verdict's whole capture
 
 from __future__ import annotations
 
-from judge.sandbox.contract import CAPTURE_BYTES, Capture
+from judge.sandbox import CAPTURE_BYTES, Capture
 from judge.verdict import CallOutput, CaseResult
 
 CALL_OUTPUT_KEEP = 4000  # characters per stream per call

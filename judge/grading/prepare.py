@@ -18,8 +18,7 @@ from judge.problem.inputs import InputFile, build_input_file
 from judge.problem.loader import Bundle
 from judge.problem.models import CaseSpec, Tolerance
 from judge.problem.private_paths import private_paths
-from judge.sandbox import wire
-from judge.sandbox.contract import Call, RunLimits, RunRequest
+from judge.sandbox import Call, RunLimits, RunRequest, wire
 
 
 @dataclass

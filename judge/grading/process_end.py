@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import signal
 
-from judge.sandbox.contract import RunReport
+from judge.sandbox import RunReport
 from judge.verdict import Resources, Status
 
 

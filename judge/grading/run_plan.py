@@ -33,14 +33,12 @@ from typing import TYPE_CHECKING
 from judge._version import __version__
 from judge.problem.cache import cache_dir, write_atomic
 from judge.problem.timescale import ENV as TIME_SCALE_ENV
-from judge.sandbox import memfd
-from judge.sandbox.background import InBackground
-from judge.sandbox.contract import RunReport, RunRequest
+from judge.sandbox import InBackground, RunReport, RunRequest, memfd
 
 if TYPE_CHECKING:
     from judge.grading.prepare import PreparedProblem
     from judge.problem.loader import Bundle
-    from judge.sandbox.contract import SandboxBackend
+    from judge.sandbox import SandboxBackend
 
 PLAN_SCHEMA = 1
 MAX_FINGERPRINTED = 8 << 20  # a bundle folder holding a larger file gets no plan (its hashing would cost more)

@@ -23,9 +23,7 @@ from judge.grading.compare import compare_arrays, tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.grading.process_end import process_death
 from judge.grading.terms import Terms, mismatch_kinds, value_window
-from judge.sandbox import wire
-from judge.sandbox.background import InBackground
-from judge.sandbox.contract import RunReport
+from judge.sandbox import InBackground, RunReport, wire
 from judge.verdict import CaseResult, Status
 
 if TYPE_CHECKING:

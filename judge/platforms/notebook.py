@@ -82,7 +82,7 @@ def _write_bundle(bundle: Bundle, target: Path, public: list[int]) -> None:
 def save_output(folder: Path, stem: str, values: np.ndarray, parts: tuple | None, dtypes: list | None = None) -> str:
     """One recorded output: ``stem.npy``, or for a tuple output ``stem.npz`` holding its items in order (a
     recorded function then returns the tuple again, :mod:`judge.problem.recorded`).  The file's name."""
-    from judge.sandbox.outputs import unpack
+    from judge.sandbox import unpack
 
     if parts is None:
         np.save(folder / f"{stem}.npy", values, allow_pickle=False)
@@ -137,7 +137,7 @@ def _record(bundle: Bundle, folder: Path, public: list[int]) -> None:
 
 def _record_one(bundle: Bundle, folder: Path, name: str, attr: str, values: dict, function) -> str:  # noqa: ANN001
     from judge.problem.expected import packed_output
-    from judge.sandbox.outputs import NotAnOutput
+    from judge.sandbox import NotAnOutput
 
     try:
         assert bundle.bank is not None  # recorded only for a bundle with a bank

@@ -20,20 +20,20 @@ from judge.problem.inputs import InputFile
 from judge.problem.loader import Bundle
 from judge.problem.models import FunctionSpec
 from judge.problem.modules import import_bundle_file, require_callables
-from judge.sandbox.outputs import NotAnOutput, Packed, pack
+from judge.sandbox import NotAnOutput, Packed, pack
 
 
 @dataclass(frozen=True)
 class Expected:
     """A case's expected output as the judge compares it: float64 values (a tuple's items one after another, see
-    :mod:`judge.sandbox.outputs`) and, for a function returning a tuple, each item's shape."""
+    :mod:`judge.sandbox.boundary.outputs`) and, for a function returning a tuple, each item's shape."""
 
     values: np.ndarray
     parts: tuple[tuple[int, ...], ...] | None = None
 
 
 def packed_output(function: FunctionSpec, value: Any) -> Packed:
-    """What ``function`` returned, as the harness packs a learner's value (:func:`judge.sandbox.outputs.pack`):
+    """What ``function`` returned, as the harness packs a learner's value (:func:`judge.sandbox.boundary.outputs.pack`):
     the reference's and the bank's outputs are compared in the same form.  Raises NotAnOutput."""
     return pack(value, function.wire_returns)
 

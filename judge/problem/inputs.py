@@ -21,9 +21,8 @@ import numpy as np
 
 from judge.problem.cache import write_atomic
 from judge.problem.models import ArrayArg, CaseSpec, Generate
-from judge.sandbox import memfd
-from judge.sandbox.contract import ArgSpec, ArrayRef
-from judge.sandbox.wire import align
+from judge.sandbox import ArgSpec, ArrayRef, memfd
+from judge.sandbox import wire as slot_layout  # "wire" is a local name below: the arguments as they cross
 
 
 @dataclass
@@ -187,7 +186,7 @@ def build_input_file(cases: list[CaseSpec], cache_dir: Path | None = None) -> In
             if isinstance(value, ArrayArg):
                 placed = _place(value, size)
                 args.append((name, placed))
-                size = align(size + placed.nbytes)
+                size = slot_layout.align(size + placed.nbytes)
             else:
                 args.append((name, value))
         planned.append(args)

@@ -241,7 +241,8 @@ class FunctionSpec(_Strict):
 
     @property
     def wire_returns(self) -> str:
-        """What the harness is told to expect (:func:`judge.sandbox.outputs.pack`): array, scalar or tuple:<k>."""
+        """What the harness is told to expect (:func:`judge.sandbox.boundary.outputs.pack`): array, scalar or
+        tuple:<k>."""
         names = self.part_names
         return f"tuple:{len(names)}" if names else str(self.returns)
 

@@ -3,7 +3,7 @@
 Modes full, rootless and container give the run a root of their own, where none
 of these exist.  Mode reduced shares the machine's file system: where Landlock
 cannot confine it, the sandbox hides each path named here from the run's uid
-(:mod:`judge.sandbox.acl`), or refuses to run when it can do neither.  A red
+(:mod:`judge.sandbox.kernel.acl`), or refuses to run when it can do neither.  A red
 team found the bundle's text beyond the bundle folder: a git checkout's packed
 history holds every ``reference.py`` ever committed, and a course repository
 keeps accepted example solutions beside its problems.  So the list is: the

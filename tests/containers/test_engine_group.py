@@ -1,6 +1,6 @@
 """The container backend's view of the group the Docker engine puts a run's container under.
 
-:class:`judge.sandbox.cgroups.counters.EngineGroup` reads that group with the process
+:class:`judge.sandbox.kernel.cgroups.counters.EngineGroup` reads that group with the process
 backend's reader and removes it afterwards.  Here the test plays the engine on the real
 kernel: it creates ``/<name>/run-1`` in every hierarchy mounted at its root, as the engine's
 cgroupfs driver does for ``--cgroup-parent``, runs a child in it, and checks the counters
@@ -16,9 +16,9 @@ import sys
 import pytest
 
 from judge.problem.timescale import time_scale
-from judge.sandbox import cgroups
-from judge.sandbox.cgroups.counters import EngineGroup
-from judge.sandbox.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts
+from judge.sandbox.kernel import cgroups
+from judge.sandbox.kernel.cgroups.counters import EngineGroup
+from judge.sandbox.kernel.cgroups.mounts import _best_v2_mount, _cgroup_mounts, _v1_controller_mounts
 from tests.support.common import unavailable
 from tests.support.tiers import needs
 

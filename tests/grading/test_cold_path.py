@@ -33,15 +33,16 @@ def test_cli_and_the_prestart_path_import_nothing_heavy():
     # What runs before the zygote is launched and the early run is sent: the CLI module, the ladder, the factory,
     # the client, the one-shot path and the run plan (judge.grading.run_plan).
     loaded = modules_after(
-        "import judge.cli, judge.entry, judge.sandbox.ladder, judge.sandbox.factory, "
-        "judge.sandbox.client, judge.oneshot, judge.grading.run_plan, judge.problem.locate, judge.grading.static_check"
+        "import judge.cli, judge.entry, judge.sandbox.modes.ladder, judge.sandbox.backends.factory, "
+        "judge.sandbox.backends.zygote_client, judge.oneshot, judge.grading.run_plan, judge.problem.locate, "
+        "judge.grading.static_check"
     )
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
 def test_zygote_loads_no_pydantic_and_no_judge_side_code():
     # Every learner child inherits the zygote's memory: numpy and the sandbox's code, nothing of the grader.
-    loaded = modules_after("import judge.sandbox.zygote")
+    loaded = modules_after("import judge.sandbox.chain.zygote")
     assert "numpy" in loaded
     assert not loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.engine", "judge.problem"}, \
         sorted(loaded & {"pydantic", "yaml", "judge.verdict", "judge.feedback", "judge.engine", "judge.problem"})
@@ -89,7 +90,7 @@ with Judge() as j:
 
 def test_an_unused_prestarted_zygote_is_stopped():
     require_sandbox()
-    from judge.sandbox.factory import prestarted_factory_for
+    from judge.sandbox.backends.factory import prestarted_factory_for
 
     factory = prestarted_factory_for()
     first = factory._first
@@ -113,7 +114,7 @@ def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
                          stderr=subprocess.PIPE)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 2 and b"Traceback" not in err, err.decode()[-1000:]
-    # full mode names the zygote's worker cgroup after the judge's pid (judge.sandbox.factory, judge.oneshot)
+    # full mode names the zygote's worker cgroup after the judge's pid (judge.sandbox.backends.factory, judge.oneshot)
     left = glob.glob(f"/sys/fs/cgroup/*/judge/w{p.pid}-*") + glob.glob(f"/sys/fs/cgroup/judge/w{p.pid}-*")
     assert not left, left
     zygotes = [line for line in subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
@@ -124,8 +125,8 @@ def test_cli_that_fails_early_leaves_no_zygote_or_cgroup_behind(module, args):
 def test_the_judge_command_grades_with_the_zygote_it_launched_first():
     # `python -m judge grade FILE` (judge.entry) launches full's zygote before importing the command line.
     require_sandbox()
-    from judge.sandbox.ladder import choose
-    from judge.sandbox.launch import full_likely
+    from judge.sandbox.chain.launch import full_likely
+    from judge.sandbox.modes.ladder import choose
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode: nothing is launched ahead")
@@ -156,7 +157,7 @@ def test_result_buffer_holds_only_zeros_at_every_run_start_and_a_first_run_fault
     that did not happen, when the run starts.  A fresh buffer is the kernel's zeros: nothing is touched."""
     import numpy as np
 
-    from judge.sandbox.result_buffer import ResultBuffer
+    from judge.sandbox.boundary.result_buffer import ResultBuffer
 
     buffer = ResultBuffer(8 << 20)
     try:
@@ -191,9 +192,9 @@ def _children() -> list[int]:
 
 def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
     require_sandbox()
-    from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.ladder import choose
-    from judge.sandbox.launch import full_likely
+    from judge.sandbox.backends.factory import prestarted_factory_for
+    from judge.sandbox.chain.launch import full_likely
+    from judge.sandbox.modes.ladder import choose
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode")
@@ -207,8 +208,8 @@ def test_full_zygote_is_launched_before_the_ladder_probe_and_is_the_one_used():
 def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
     require_sandbox()
     from judge.errors import SandboxUnavailable
-    from judge.sandbox.factory import prestarted_factory_for
-    from judge.sandbox.launch import full_likely
+    from judge.sandbox.backends.factory import prestarted_factory_for
+    from judge.sandbox.chain.launch import full_likely
 
     if not full_likely():
         pytest.skip("no zygote is launched ahead here (mode full is not likely)")
@@ -224,9 +225,10 @@ def test_a_ladder_that_refuses_kills_the_zygote_launched_ahead(monkeypatch):
 
 def test_the_launch_imports_only_what_starting_a_process_needs():
     # judge.entry launches full's zygote after this import alone: each module it drags in delays the run.
-    added = modules_after("import judge.sandbox.launch") - modules_after("pass")
+    added = modules_after("import judge.sandbox.chain.launch") - modules_after("pass")
     assert {m for m in added if m.startswith("judge")} == {"judge", "judge._version", "judge.sandbox",
-                                                           "judge.sandbox.launch"}, sorted(added)
+                                                           "judge.sandbox.chain",
+                                                           "judge.sandbox.chain.launch"}, sorted(added)
     assert not added & {"dataclasses", "inspect", "typing", "pathlib", *HEAVY}, sorted(added)
 
 
@@ -248,8 +250,8 @@ def test_a_one_shot_zygote_finishes_alone_after_the_judge_exits():
     # `judge grade` lets its zygote go without waiting: the zygote holds the run's files (their pages are freed
     # by its exit, off the verdict's path), ends its processes, removes its own worker group and exits 0.
     require_sandbox()
-    from judge.sandbox.ladder import choose
-    from judge.sandbox.launch import full_likely
+    from judge.sandbox.chain.launch import full_likely
+    from judge.sandbox.modes.ladder import choose
 
     if not full_likely() or choose()[0] != "full":
         pytest.skip("mode full is not this machine's best mode: no worker group to remove")

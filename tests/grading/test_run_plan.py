@@ -85,7 +85,7 @@ def _grade_early(root: Path, source: bytes, problem=None):
     """One cold-start grading as judge.oneshot does it, returning the early run for inspection."""
     from judge.engine import Judge
     from judge.grading.run_plan import EarlyRun
-    from judge.sandbox.factory import prestarted_factory_for
+    from judge.sandbox.backends.factory import prestarted_factory_for
 
     with prestarted_factory_for() as factory:
         early = EarlyRun.start(factory.launched, source, root)

@@ -4,7 +4,7 @@ For each attack file (every ``submissions/sinusoidal-pe/*/attack_*.py`` plus the
 attack examples named in ``OLDER_ATTACKS``) and each mode (full, rootless, reduced,
 container; never none, where an attack's kill(-1) would reach the judge's own user), the
 test grades it with a judge whose own environment holds a canary secret.  What it expects
-comes from the guarantee table (judge.sandbox.guarantees, the README's table): each attack
+comes from the guarantee table (judge.sandbox.modes.guarantees, the README's table): each attack
 names the harm it tries (``# harm: <id>``), the table says which row stops it; where the
 mode enforces that row:
 
@@ -80,7 +80,7 @@ def harm(path: Path) -> str:
 
 
 def test_corpus_is_complete():
-    from judge.sandbox.guarantees import HARM_ROWS
+    from judge.sandbox.modes.guarantees import HARM_ROWS
 
     assert len(list(SUBMISSIONS.glob("*/attack_*.py"))) >= 11
     for path in ATTACKS:
@@ -223,7 +223,7 @@ def _process_leftovers(judge, verdict) -> None:
         assert leftover_learner_processes(name) == []
         assert len(cgroup_pids(verdict)) == 1, cgroup_pids(verdict)  # only the zygote stays in the worker's group
         return
-    from judge.sandbox.watch import process_tree
+    from judge.sandbox.chain.watch import process_tree
 
     for zygote in _workers(judge):  # every process of a run descends from its zygote (a subreaper)
         assert process_tree(zygote.pid) == [zygote.pid], process_tree(zygote.pid)
@@ -261,8 +261,8 @@ def _source(path: Path, listener: _Listener) -> bytes:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", ATTACKS, ids=[f"{p.parent.name}/{p.name}" for p in ATTACKS])
 def test_attack_does_no_harm(path: Path, backend: str, mode_judges, canary: str, listener: _Listener):
-    from judge.sandbox.guarantees import HARM_ROWS
     from judge.sandbox.modes import mode_named
+    from judge.sandbox.modes.guarantees import HARM_ROWS
 
     judge = mode_judges(backend)
     source = _source(path, listener)

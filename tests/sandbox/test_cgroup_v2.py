@@ -19,7 +19,7 @@ import time
 import pytest
 
 from judge.problem.timescale import time_scale
-from judge.sandbox import cgroups
+from judge.sandbox.kernel import cgroups
 from tests.support.common import unavailable
 from tests.support.sandbox import cgroup_pids, learner, worker_name
 

@@ -1,4 +1,4 @@
-"""Real-kernel tests for judge.sandbox.cgroups (no mocks).
+"""Real-kernel tests for judge.sandbox.kernel.cgroups (no mocks).
 
 Children are started with a stdin handshake: they block on a line from stdin,
 the test moves them into the group, then releases them.  The test process
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 import pytest
 
 from judge.problem.timescale import time_scale
-from judge.sandbox import cgroups
-from judge.sandbox.cgroups import CgroupSnapshot, WorkerCgroup
+from judge.sandbox.kernel import cgroups
+from judge.sandbox.kernel.cgroups import CgroupSnapshot, WorkerCgroup
 from tests.support.common import unavailable
 from tests.support.tiers import needs
 
@@ -227,7 +227,7 @@ def test_a_member_returns_home_and_removes_its_own_group() -> None:
     name = _name()
     code = f"""
 import json, os
-from judge.sandbox import cgroups
+from judge.sandbox.kernel import cgroups
 home = open('/proc/self/cgroup').read()
 g = cgroups.create_worker_cgroup({name!r})
 g.add_process(os.getpid())

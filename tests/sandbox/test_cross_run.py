@@ -45,7 +45,7 @@ def _judge(mode: str, workers: int = 1):
 
 def _zygote_pids(judge) -> list[int]:
     """The warm zygotes' pids (the container backend has none: each run is a fresh container)."""
-    from judge.sandbox.client import ZygoteClient
+    from judge.sandbox.backends.zygote_client import ZygoteClient
 
     return [w.pid for w in list(judge._pool.queue) if isinstance(w, ZygoteClient)]
 

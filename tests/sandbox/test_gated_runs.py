@@ -26,7 +26,7 @@ MODES = ["full", "none"]
 def _slow_scrub(monkeypatch) -> list[bool]:
     """Every scrub takes 0.3 s longer; returns a list that gets, per ``clear()``, whether a scrub was still going
     on when the run's request had been sent (the case the gate is for)."""
-    import judge.sandbox.result_buffer as rb
+    import judge.sandbox.boundary.result_buffer as rb
 
     real_zero, real_clear = rb._zero, rb.ResultBuffer.clear
     seen: list[bool] = []
@@ -82,8 +82,8 @@ def test_a_run_sent_during_the_last_scrub_reads_nothing_of_the_last(mode: str, m
 @pytest.mark.parametrize("mode", MODES)
 def test_a_gate_never_opened_runs_no_learner_code(mode: str, monkeypatch):
     from judge import Judge
-    from judge.sandbox.client import ZygoteClient
-    from judge.sandbox.messages import send_message
+    from judge.sandbox.backends.zygote_client import ZygoteClient
+    from judge.sandbox.boundary.messages import send_message
     from judge.verdict import Status
 
     require_mode(mode)

@@ -1,7 +1,7 @@
 """The isolation ladder, mode by mode, on the real sandbox: every mode this machine gives.
 
 Each mode must give the example verdicts their folder's status where the guarantee table
-(judge.sandbox.guarantees) says it enforces the limit involved, say in every verdict which
+(judge.sandbox.modes.guarantees) says it enforces the limit involved, say in every verdict which
 mode ran and what enforced the limits, and leave no process behind.  Memory without a
 cgroup is decided from the kernel's records of the learner's processes (VmRSS/VmHWM,
 wait4), so a hog that catches MemoryError is still memory_limit_exceeded.
@@ -34,7 +34,7 @@ def mj(request):
 
 
 def _no_leftovers(judge) -> None:
-    from judge.sandbox.watch import process_tree
+    from judge.sandbox.chain.watch import process_tree
 
     for backend in list(judge._pool.queue):
         assert backend.alive()
@@ -120,7 +120,7 @@ def test_output_is_capped(mj):
 
 def test_unknown_and_weaker_modes_are_refused_with_a_clear_message(monkeypatch):
     from judge.errors import SandboxUnavailable
-    from judge.sandbox.ladder import choose, strength
+    from judge.sandbox.modes.ladder import choose, strength
 
     with pytest.raises(SandboxUnavailable, match="unknown isolation mode 'fortress'"):
         choose("fortress")
@@ -136,7 +136,7 @@ def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 
 def test_cli_isolation_flag_env_and_minimum():
-    from judge.sandbox.ladder import check
+    from judge.sandbox.modes.ladder import check
 
     require_sandbox()
     modes = [m for m in ("full", "rootless", "reduced") if check(m).ok]
@@ -169,7 +169,7 @@ def test_rootless_on_cgroup_v1_reports_rlimits_with_the_reason():
     """Where cgroup v1 holds memory and pids (this host), no v2 group can be delegated: the verdict
     and doctor say rlimits and why (the cgroup-v2 VM tier tests a delegated group:
     tests/sandbox/test_rootless_delegation.py)."""
-    from judge.sandbox import cgroups
+    from judge.sandbox.kernel import cgroups
 
     require_mode("rootless")
     if cgroups.detect().version != 1:
@@ -189,7 +189,7 @@ def test_rootless_on_cgroup_v1_reports_rlimits_with_the_reason():
 def test_every_refused_rung_gives_its_reason_from_a_fresh_interpreter():
     """The ladder is asked first thing by `judge grade`/`judge doctor`, before anything imported sysconfig's
     platform module: a probe that needed it after dropping its uid used to say only ModuleNotFoundError."""
-    code = ("from judge.sandbox.ladder import check\n"
+    code = ("from judge.sandbox.modes.ladder import check\n"
             "for m in ('full', 'rootless', 'reduced'):\n"
             "    r = check(m)\n"
             "    print(m, r.ok, r.why)\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from judge.sandbox.progress import PAGE_BYTES, PHASE_RUNNING, PHASE_SETUP, ProgressFile, ProgressPage
+from judge.sandbox.boundary.progress import PAGE_BYTES, PHASE_RUNNING, PHASE_SETUP, ProgressFile, ProgressPage
 
 
 def test_the_file_reader_sees_what_the_mapped_page_wrote_and_zeros_once_truncated(tmp_path):

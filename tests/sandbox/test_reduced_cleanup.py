@@ -39,7 +39,7 @@ def _chain(top: Path, depth: int, name: str = "d") -> None:
 def test_a_folder_chain_deeper_than_recursion_and_path_max_is_removed(scratch: Path):
     import sys
 
-    from judge.sandbox.leftovers import remove_tree
+    from judge.sandbox.kernel.leftovers import remove_tree
 
     top = scratch / "run"
     top.mkdir()
@@ -58,7 +58,7 @@ def test_a_folder_chain_deeper_than_recursion_and_path_max_is_removed(scratch: P
 
 
 def test_the_budget_stops_the_walk_and_says_what_is_left(scratch: Path):
-    from judge.sandbox.leftovers import _Budget, remove_tree
+    from judge.sandbox.kernel.leftovers import _Budget, remove_tree
 
     top = scratch / "wide"
     top.mkdir()
@@ -70,7 +70,7 @@ def test_the_budget_stops_the_walk_and_says_what_is_left(scratch: Path):
 
 
 def test_only_the_uid_s_own_entries_are_removed_from_shared_folders(scratch: Path):
-    from judge.sandbox.leftovers import remove_files_of
+    from judge.sandbox.kernel.leftovers import remove_files_of
 
     uid = 1 << 25
     shared = scratch / "shared"
@@ -88,7 +88,7 @@ def test_only_the_uid_s_own_entries_are_removed_from_shared_folders(scratch: Pat
 def test_uid_claims_are_random_high_and_locked_where_only_root_can_enter():
     if os.geteuid() != 0:
         pytest.skip("uid claims are made by root (mode reduced)")
-    from judge.sandbox import uids
+    from judge.sandbox.kernel import uids
 
     a, b = uids.claim(), uids.claim()
     try:
@@ -106,7 +106,7 @@ def test_uid_claims_are_random_high_and_locked_where_only_root_can_enter():
 def test_a_planted_lock_folder_is_skipped(monkeypatch, scratch: Path):
     if os.geteuid() != 0:
         pytest.skip("uid claims are made by root (mode reduced)")
-    from judge.sandbox import uids
+    from judge.sandbox.kernel import uids
 
     planted = scratch / "planted"
     planted.mkdir()
@@ -120,7 +120,7 @@ def test_a_planted_lock_folder_is_skipped(monkeypatch, scratch: Path):
 def test_stale_lock_files_are_pruned(monkeypatch, scratch: Path):
     if os.geteuid() != 0:
         pytest.skip("uid claims are made by root (mode reduced)")
-    from judge.sandbox import uids
+    from judge.sandbox.kernel import uids
 
     folder = scratch / "locks"
     monkeypatch.setattr(uids, "LOCK_FOLDERS", (str(folder),))
@@ -136,7 +136,7 @@ def test_stale_lock_files_are_pruned(monkeypatch, scratch: Path):
 
 
 def test_acl_entries_close_a_folder_to_writes_and_are_given_back(scratch: Path):
-    from judge.sandbox import acl
+    from judge.sandbox.kernel import acl
 
     uid = (1 << 25) + 7
     folder = scratch / "open"
@@ -153,8 +153,8 @@ def test_acl_entries_close_a_folder_to_writes_and_are_given_back(scratch: Path):
 
 
 def test_landlock_view_masks_site_packages_but_keeps_the_allowed_packages():
-    from judge.sandbox.landlock import FileView
-    from judge.sandbox.rootfs import RootPlan
+    from judge.sandbox.kernel.landlock import FileView
+    from judge.sandbox.kernel.rootfs import RootPlan
 
     plan = RootPlan.for_this_interpreter()
     paths = {rule.path for rule in FileView.for_root_plan(plan).rules}

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.sandbox.acl import denied_by, deny_uid
-from judge.sandbox.uids import FIRST
+from judge.sandbox.kernel.acl import denied_by, deny_uid
+from judge.sandbox.kernel.uids import FIRST
 from tests.support.common import unavailable
 
 UID = FIRST + 999  # a uid no test file is owned by
@@ -64,7 +64,7 @@ def test_an_acl_entry_denying_the_uid_counts(open_dir: Path):
 _ON_READ_ONLY = r'''
 import json, sys
 from judge.errors import SandboxUnavailable
-from judge.sandbox.acl import hide_from_uid
+from judge.sandbox.kernel.acl import hide_from_uid
 out = {}
 for name in sys.argv[2:]:
     try:

@@ -33,8 +33,8 @@ from pathlib import Path
 import pytest
 
 from judge.problem.timescale import time_scale
-from judge.sandbox import cgroups
-from judge.sandbox.cgroups.files import read_pids
+from judge.sandbox.kernel import cgroups
+from judge.sandbox.kernel.cgroups.files import read_pids
 from tests.support.common import unavailable
 from tests.support.fake import make_small_bundle
 
@@ -203,7 +203,7 @@ def test_without_a_delegated_group_rootless_uses_rlimits_and_says_why(user):
 
 
 def test_a_group_shared_with_another_process_is_not_used(user, delegated):
-    done = _as_user(user, ["-c", "from judge.sandbox.cgroups.delegation import find; print(find().describe())"],
+    done = _as_user(user, ["-c", "from judge.sandbox.kernel.cgroups.delegation import find; print(find().describe())"],
                     delegated, alone=False)
     assert done.stdout.startswith(f"cgroup v2 delegation: no — {delegated[len(CG):]} is ours but also holds "
                                   "processes"), (done.stdout, done.stderr)

@@ -138,7 +138,7 @@ def test_through_judge_serve_one_learner_s_run_reads_nothing_of_another_s(tmp_pa
         found, clean = findings(verdict["stdout"]["text"])
         assert found == [] and len(clean) == 3, verdict["stdout"]["text"][-1500:]
         assert verdict["status"] == "wrong_answer" and secret not in str(second)
-        from judge.sandbox.watch import process_tree
+        from judge.sandbox.chain.watch import process_tree
 
         zygotes = [pid for pid in process_tree(server.proc.pid) if pid != server.proc.pid]
         assert zygotes, "judge serve started no zygote"

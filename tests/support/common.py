@@ -57,7 +57,7 @@ def require_docker(*images: str, what: str = "CONTAINER TESTS"):
 def require_sandbox() -> None:
     """Skip (or fail under CI=true) when this machine cannot run the isolated sandbox."""
     from judge.errors import SandboxUnavailable
-    from judge.sandbox.capabilities import choose_isolation
+    from judge.sandbox.modes.capabilities import choose_isolation
 
     try:
         choose_isolation(False)

@@ -52,8 +52,8 @@ def record(out_dir: str, files: list[str], problem: str = "sinusoidal-pe") -> No
     """Grade ``files`` in a real sandbox and store each run as OUT_DIR/<file stem>.json (a wrong answer's
     counterexample search run beside it, as <file stem>.search.json)."""
     from judge.engine import Judge
-    from judge.sandbox.factory import backend_factory_for
-    from judge.sandbox.fake import RecordingBackend, source_key
+    from judge.sandbox.backends.factory import backend_factory_for
+    from judge.sandbox.backends.fake import RecordingBackend, source_key
 
     inner = backend_factory_for()
     recorders: list[RecordingBackend] = []

@@ -168,7 +168,7 @@ def require_mode(mode: str) -> None:
     """Skip (or fail under CI) when this machine cannot give isolation ``mode``."""
     import pytest
 
-    from judge.sandbox.ladder import check
+    from judge.sandbox.modes.ladder import check
     from tests.support.common import unavailable
 
     if mode == "rootless" and os.geteuid() == 0:

@@ -40,9 +40,7 @@ from judge.grading.prepare import PreparedCase, PreparedProblem
 from judge.grading.slots import JudgedRun, Observed
 from judge.problem.expected import Expected, packed_output
 from judge.problem.models import ArrayArg, CaseSpec
-from judge.sandbox import wire
-from judge.sandbox.contract import RunLimits, RunRequest
-from judge.sandbox.outputs import NotAnOutput, unpack
+from judge.sandbox import NotAnOutput, RunLimits, RunRequest, unpack, wire
 from judge.verdict import CaseResult, Status, Verdict
 
 #: Statuses of a candidate that show a difference (time and memory prove nothing under the search's budget).

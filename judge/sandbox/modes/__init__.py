@@ -13,7 +13,7 @@ none       a separate process with rlimits: trusted code only (:mod:`.none`)
 
 Every mode implements :class:`~judge.sandbox.modes.base.Mode`; the rest of the judge asks :func:`mode_named`
 and calls the mode's methods, never compares the mode's name.  Adding a mode is one module here, a column of
-the guarantee table (:mod:`judge.sandbox.guarantees`) and its place on :data:`LADDER`.  Each module imports
+the guarantee table (:mod:`judge.sandbox.modes.guarantees`) and its place on :data:`LADDER`.  Each module imports
 only what its own methods need, lazily where a zygote's start-up would pay for it: the zygote imports the one
 mode it serves.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from judge.sandbox.contract import LADDER
+from judge.sandbox.boundary.contract import LADDER
 
 if TYPE_CHECKING:
     from judge.sandbox.modes.base import Mode

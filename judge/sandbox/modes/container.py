@@ -1,5 +1,5 @@
 """Mode container: one short-lived container per submission through a Docker engine
-(:mod:`judge.sandbox.container`), only when demanded (``--backend container``).  The engine gives the
+(:mod:`judge.sandbox.backends.container_client`), only when demanded (``--backend container``).  The engine gives the
 namespaces, uid 65534, no capabilities, a read-only root, no network and the memory and pids limits; inside,
 the container's init adds what every mode's runs get (:meth:`ContainerMode.become`)."""
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from judge.sandbox.modes.base import Mode, Rung
 
 if TYPE_CHECKING:
-    from judge.sandbox.contract import Hello
+    from judge.sandbox.boundary.contract import Hello
 
 
 class ContainerMode(Mode):
@@ -31,7 +31,7 @@ class ContainerMode(Mode):
             return Rung(self.name, False, f"no Docker engine: {str(exc)[:120]}")
 
     def isolation_fields(self, hello: Hello, last_uid: int | None) -> dict:
-        from judge.sandbox.contract import NAMESPACES, SANDBOX_UID
+        from judge.sandbox.boundary.contract import NAMESPACES, SANDBOX_UID
 
         return {"namespaces": list(NAMESPACES), "uid": SANDBOX_UID, "cgroup": None}
 
@@ -39,13 +39,13 @@ class ContainerMode(Mode):
         """In the container's init: the engine already gave the namespaces, uid 65534, no capabilities and a
         read-only root; add what the other modes' runs get: only the init's report descriptor kept, a clean
         environment, rlimits, no_new_privs, the judge's seccomp filter (stacked on the engine's profile)."""
-        from judge.sandbox import isolation
+        from judge.sandbox.kernel import lockdown
 
-        isolation.close_other_fds(keep=(0, 1, 2, report_fd))
-        isolation.clean_environment()
+        lockdown.close_other_fds(keep=(0, 1, 2, report_fd))
+        lockdown.clean_environment()
         os.chdir("/tmp")
-        isolation.apply_rlimits(limits)
-        isolation.lock_down(policy.seccomp)
+        lockdown.apply_rlimits(limits)
+        lockdown.lock_down(policy.seccomp)
 
 
 MODE = ContainerMode()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from judge.sandbox.modes.base import Mode, Rung
 
 if TYPE_CHECKING:
-    from judge.sandbox.contract import Hello
+    from judge.sandbox.boundary.contract import Hello
 
 
 class FullMode(Mode):
@@ -23,8 +23,8 @@ class FullMode(Mode):
     def check(self) -> Rung:
         if os.geteuid() != 0:
             return Rung(self.name, False, "not running as root")
-        from judge.sandbox.cgroups import detect
-        from judge.sandbox.probes import in_child, unshare_all
+        from judge.sandbox.kernel.cgroups import detect
+        from judge.sandbox.kernel.probes import in_child, unshare_all
 
         support = detect()
         if support.version is None or not support.writable:
@@ -33,19 +33,19 @@ class FullMode(Mode):
         return Rung(self.name, ok, f"namespaces, cgroup v{support.version}" if ok else f"namespaces refused: {why}")
 
     def isolation_fields(self, hello: Hello, last_uid: int | None) -> dict:
-        from judge.sandbox.contract import NAMESPACES, SANDBOX_UID
+        from judge.sandbox.boundary.contract import NAMESPACES, SANDBOX_UID
 
         return {"namespaces": list(NAMESPACES), "uid": SANDBOX_UID, "cgroup": hello.cgroup}
 
     def remove_worker_group(self, name: str, hello: Hello | None, returncode: int | None) -> None:
         if returncode != 0:  # 0: the zygote left and removed its group itself
-            from judge.sandbox.cgroups import remove_worker_cgroup
+            from judge.sandbox.kernel.cgroups import remove_worker_cgroup
 
             remove_worker_cgroup(name)
 
     def start_zygote(self, zygote) -> None:
-        from judge.sandbox.cgroups import join_worker_cgroup
-        from judge.sandbox.rootfs import RootPlan
+        from judge.sandbox.kernel.cgroups import join_worker_cgroup
+        from judge.sandbox.kernel.rootfs import RootPlan
 
         zygote.policy.plan = RootPlan.for_this_interpreter()
         # begun before numpy's import (zygote_boot), or now
@@ -59,16 +59,16 @@ class FullMode(Mode):
 
     def become(self, policy, limits) -> None:
         """Everything between fork and learner code for a fully isolated child."""
-        from judge.sandbox import isolation
-        from judge.sandbox.rootfs import enter_new_root
+        from judge.sandbox.kernel import lockdown
+        from judge.sandbox.kernel.rootfs import enter_new_root
 
-        isolation.raise_oom_score()
-        isolation.close_other_fds(keep=(0, 1, 2, 3))  # 3: the setup-status pipe, closed once setup is done
+        lockdown.raise_oom_score()
+        lockdown.close_other_fds(keep=(0, 1, 2, 3))  # 3: the setup-status pipe, closed once setup is done
         enter_new_root(policy.plan)
-        isolation.clean_environment()
-        isolation.apply_rlimits(limits)
-        isolation.drop_privileges()
-        isolation.lock_down(policy.seccomp)
+        lockdown.clean_environment()
+        lockdown.apply_rlimits(limits)
+        lockdown.drop_privileges()
+        lockdown.lock_down(policy.seccomp)
 
 
 MODE = FullMode()

@@ -16,11 +16,11 @@ class NoneMode(Mode):
 
     def become(self, policy, limits) -> None:
         """A separate process with rlimits, nothing more."""
-        from judge.sandbox import isolation, linux
+        from judge.sandbox.kernel import linux, lockdown
 
-        isolation.close_other_fds(keep=(0, 1, 2, 3))
-        isolation.clean_environment()
-        isolation.apply_rlimits(limits)
+        lockdown.close_other_fds(keep=(0, 1, 2, 3))
+        lockdown.clean_environment()
+        lockdown.apply_rlimits(limits)
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
 
 

@@ -3,9 +3,9 @@ writes are refused but root can still change uid.
 
 Everything the mode does, in the order a run meets it:
 
-- the zygote draws a uid of its own at random (:mod:`judge.sandbox.uids`: two grader containers on one host
+- the zygote draws a uid of its own at random (:mod:`judge.sandbox.kernel.uids`: two grader containers on one host
   practically never share one, and RLIMIT_NPROC then counts only its runs), and reads the kernel's Landlock
-  ABI (:mod:`judge.sandbox.landlock`);
+  ABI (:mod:`judge.sandbox.kernel.landlock`);
 - each run gets a fresh private folder (HOME, TMPDIR, working directory), on disk where there is one: files
   on tmpfs are memory, which the supervisor's watch then counts;
 - the run's init confines files with Landlock to mode full's view plus that folder, sets rlimits,
@@ -17,7 +17,7 @@ Everything the mode does, in the order a run meets it:
   the uid could write (found by one scan per zygote) is closed to it, and the verdict says the file system
   row is not enforced;
 - after the run the supervisor kills every process of the uid, removes its folder, what it owns in every
-  shared folder and its System V objects (:mod:`judge.sandbox.leftovers`); a process that outlives SIGKILL
+  shared folder and its System V objects (:mod:`judge.sandbox.kernel.leftovers`); a process that outlives SIGKILL
   leaves the uid quarantined and the next run takes another.
 """
 
@@ -28,12 +28,12 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from judge.sandbox import acl
+from judge.sandbox.kernel import acl
 from judge.sandbox.modes.base import Mode, Rung
 
 if TYPE_CHECKING:
-    from judge.sandbox.contract import Hello
-    from judge.sandbox.uids import UidPool
+    from judge.sandbox.boundary.contract import Hello
+    from judge.sandbox.kernel.uids import UidPool
 
 
 class ReducedMode(Mode):
@@ -51,13 +51,13 @@ class ReducedMode(Mode):
     def check(self) -> Rung:
         if os.geteuid() != 0:
             return Rung(self.name, False, "needs root (in a container) to change to the sandbox uid")
-        from judge.sandbox.probes import in_child, readable_python_as_other_uid
+        from judge.sandbox.kernel.probes import in_child, readable_python_as_other_uid
 
         ok, why = in_child(readable_python_as_other_uid)
         return Rung(self.name, ok, "uid change, no_new_privs, seccomp filter" if ok else why)
 
     def cells(self, landlock: bool = True) -> dict:
-        from judge.sandbox.guarantees import REDUCED_WITHOUT_LANDLOCK
+        from judge.sandbox.modes.guarantees import REDUCED_WITHOUT_LANDLOCK
 
         column = super().cells(landlock)
         if not landlock:
@@ -69,10 +69,10 @@ class ReducedMode(Mode):
 
     # -- the zygote's side
     def start_zygote(self, zygote) -> None:
-        from judge.sandbox import landlock
-        from judge.sandbox.leftovers import SHARED_WRITABLE
-        from judge.sandbox.rootfs import RootPlan
-        from judge.sandbox.uids import UidPool
+        from judge.sandbox.kernel import landlock
+        from judge.sandbox.kernel.leftovers import SHARED_WRITABLE
+        from judge.sandbox.kernel.rootfs import RootPlan
+        from judge.sandbox.kernel.uids import UidPool
 
         policy = zygote.policy
         self.uids = UidPool()
@@ -122,7 +122,7 @@ class ReducedMode(Mode):
     def _hide(self, zygote, paths: list[str]) -> None:
         """Without Landlock: the paths the judge named, unreadable to this uid (when an ACL is full, entries of
         uids no zygote holds any more make room)."""
-        from judge.sandbox.uids import held_elsewhere
+        from judge.sandbox.kernel.uids import held_elsewhere
 
         uid = zygote.policy.uid
         todo = [path for path in paths if (path, uid) not in self.hidden]
@@ -172,38 +172,38 @@ class ReducedMode(Mode):
         the supervisor's memory watch finds it."""
         from dataclasses import replace
 
-        from judge.sandbox import isolation, linux
+        from judge.sandbox.kernel import linux, lockdown
 
         rules = policy.landlock_rules or []
-        isolation.raise_oom_score()
-        isolation.close_other_fds(keep=(0, 1, 2, 3, *(fd for fd, _ in rules)))
-        isolation.clean_environment(HOME=policy.workdir, TMPDIR=policy.workdir)
+        lockdown.raise_oom_score()
+        lockdown.close_other_fds(keep=(0, 1, 2, 3, *(fd for fd, _ in rules)))
+        lockdown.clean_environment(HOME=policy.workdir, TMPDIR=policy.workdir)
         os.chdir(policy.workdir)
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
         if policy.landlock_abi:
-            from judge.sandbox import landlock
+            from judge.sandbox.kernel import landlock
 
             linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # what Landlock needs from a process without CAP_SYS_ADMIN
             landlock.restrict_self(policy.landlock_abi, rules, policy.workdir)
             for fd, _ in rules:
                 os.close(fd)
-        isolation.apply_rlimits(replace(limits, processes=None))  # RLIMIT_NPROC counts the uid that forks
-        isolation.lock_down(policy.seccomp)
+        lockdown.apply_rlimits(replace(limits, processes=None))  # RLIMIT_NPROC counts the uid that forks
+        lockdown.lock_down(policy.seccomp)
 
     def become_learner(self, policy, limits) -> None:
         """In the learner's process right after the fork: its process limit, then the run's uid."""
         import resource
 
-        from judge.sandbox import isolation
+        from judge.sandbox.kernel import lockdown
 
         if limits.processes is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-        isolation.drop_privileges(policy.uid)
+        lockdown.drop_privileges(policy.uid)
 
     def clean_up(self, policy, report, proc) -> None:
         """Every process of the uid killed; its folder, what it owns in every shared folder and its System V
         objects removed: bounded, iterative, and in this process (the supervisor), which exits afterwards."""
-        from judge.sandbox import leftovers
+        from judge.sandbox.kernel import leftovers
 
         leftovers.kill_uid(policy.uid)
         super().clean_up(policy, report, proc)
@@ -359,7 +359,7 @@ def writable_folders(uid: int, system_uid_below: int = 1 << 24) -> tuple[list[st
 
 
 def hide_paths(paths: list[str], uid: int, stale=None) -> list[str]:
-    """Hide each of ``paths`` from ``uid`` (:func:`judge.sandbox.acl.hide_from_uid`); what was done.  Raises
+    """Hide each of ``paths`` from ``uid`` (:func:`judge.sandbox.kernel.acl.hide_from_uid`); what was done.  Raises
     :class:`~judge.errors.SandboxUnavailable` for a path that can be neither hidden nor already denied."""
     done = []
     for path in paths:

@@ -1,7 +1,7 @@
 """Grading, diagnosis and exports from stored runs, through the replay backend: no root, no sandbox.
 
 The stored runs (tests/data/runs) are real sandboxed runs of example files, recorded by
-``judge.sandbox.fake.RecordingBackend``; everything after the run is the judge's real code.
+``judge.sandbox.backends.fake.RecordingBackend``; everything after the run is the judge's real code.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ def small_bundle(tmp_path_factory):
 @pytest.fixture(scope="module")
 def replay_judge():
     from judge import Judge
-    from judge.sandbox.fake import ReplayBackend
+    from judge.sandbox.backends.fake import ReplayBackend
 
     with Judge(backend_factory=lambda slot: ReplayBackend.from_dir(RUNS)) as j:
         yield j
 
 
 def test_replay_backend_meets_the_contract():
-    from judge.sandbox.contract import SandboxBackend
-    from judge.sandbox.fake import RecordingBackend, ReplayBackend
+    from judge.sandbox.backends.fake import RecordingBackend, ReplayBackend
+    from judge.sandbox.boundary.contract import SandboxBackend
 
     backend = ReplayBackend.from_dir(RUNS)
     assert isinstance(backend, SandboxBackend)
@@ -77,8 +77,8 @@ def test_unknown_source_is_an_internal_error_not_a_crash(replay_judge, small_bun
 
 
 def test_readme_guarantee_table_is_the_code_table():
-    """One source: the README's table is rendered from judge.sandbox.guarantees."""
-    from judge.sandbox.guarantees import render_markdown
+    """One source: the README's table is rendered from judge.sandbox.modes.guarantees."""
+    from judge.sandbox.modes.guarantees import render_markdown
     from tests.support.fake import REPO
 
     text = (REPO / "README.md").read_text()
@@ -100,8 +100,8 @@ def test_replayed_counterexample_is_the_recorded_search(replay_judge, small_bund
 
 def test_replay_refuses_a_run_it_did_not_record():
     """A stored run answers only the calls it was recorded for (the grading run is no answer to a search)."""
-    from judge.sandbox.contract import BackendError, Call, RunLimits, RunRequest
-    from judge.sandbox.fake import ReplayBackend
+    from judge.sandbox.backends.fake import ReplayBackend
+    from judge.sandbox.boundary.contract import BackendError, Call, RunLimits, RunRequest
 
     backend = ReplayBackend.from_dir(RUNS)
     backend.result_buffer_for(1 << 16)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from judge.engine import Judge
 from judge.grading.capture import split_output
-from judge.sandbox.contract import CAPTURE_BYTES, Capture
+from judge.sandbox.boundary.contract import CAPTURE_BYTES, Capture
 
 
 def cap(text: str) -> Capture:

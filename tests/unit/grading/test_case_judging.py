@@ -79,7 +79,7 @@ def test_judging_early_ends_as_judging_after_the_run(prepared, results, data):
     """Whatever moments the judge looks at the buffer while the harness writes it, the final results,
     observed outputs and spans are those of judging the final buffer once."""
     from judge.grading.slots import CaseJudging
-    from judge.sandbox.contract import RunReport
+    from judge.sandbox.boundary.contract import RunReport
 
     clear_slot_headers(prepared, results)
     written = data.draw(st.integers(0, len(prepared.cases)), label="cases written before the process ended")
@@ -115,7 +115,7 @@ def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results,
     """Only code that reaches the harness's mapping can rewrite a slot; its result is then what the slot holds
     at the end, as if nothing had been judged early."""
     from judge.grading.slots import CaseJudging
-    from judge.sandbox.contract import RunReport
+    from judge.sandbox.boundary.contract import RunReport
 
     clear_slot_headers(prepared, results)
     judging = CaseJudging(prepared, results)
@@ -132,7 +132,7 @@ def test_a_slot_rewritten_after_it_was_judged_is_judged_again(prepared, results,
 def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results):
     """A slot whose header stays malformed is never judged early, and the cases after it wait for the end."""
     from judge.grading.slots import CaseJudging
-    from judge.sandbox.contract import RunReport
+    from judge.sandbox.boundary.contract import RunReport
 
     clear_slot_headers(prepared, results)
     judging = CaseJudging(prepared, results)
@@ -148,7 +148,7 @@ def test_a_header_that_never_completes_is_judged_after_the_run(prepared, results
 def test_weakly_ordered_machines_judge_nothing_early(prepared, results, monkeypatch):
     """Without total store order a header may be seen before the array bytes it follows: judge after the run."""
     import judge.grading.slots as outcome
-    from judge.sandbox.contract import RunReport
+    from judge.sandbox.boundary.contract import RunReport
 
     monkeypatch.setattr(outcome, "STORES_IN_ORDER", False)
     clear_slot_headers(prepared, results)

@@ -1,7 +1,7 @@
 """Functions that return one number or a tuple (``returns:`` in problem.yaml): the packing both sides share, the
 slot checks of each tuple item, and what a learner can send through them.
 
-The harness packs what a learner's function returned (judge/sandbox/outputs.py) next to untrusted code: exact
+The harness packs what a learner's function returned (judge/sandbox/boundary/outputs.py) next to untrusted code: exact
 types only, nothing the learner's objects define is called.  The judge re-validates every item's shape from the
 header before it believes it; a forged header can only describe the learner's own output, badly.
 """
@@ -14,8 +14,8 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from judge.sandbox import wire
-from judge.sandbox.outputs import NotAnOutput, pack, unpack
+from judge.sandbox.boundary import wire
+from judge.sandbox.boundary.outputs import NotAnOutput, pack, unpack
 
 # -- packing ---------------------------------------------------------------------------------------------------
 

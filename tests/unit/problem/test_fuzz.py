@@ -118,7 +118,7 @@ slots = st.one_of(
     .map(lambda t: _PREFIX.pack(t[0], t[1]) + t[2]),
 )
 def _report(fields: dict):
-    from judge.sandbox.contract import RunReport
+    from judge.sandbox.boundary.contract import RunReport
 
     return RunReport(**fields)
 
@@ -155,7 +155,7 @@ def test_forged_zero_size_shapes_are_handled(prepared, results, shape):
 
 def _decode(prepared, results, data, reply):
     from judge.grading.slots import judge_cases
-    from judge.sandbox import wire
+    from judge.sandbox.boundary import wire
 
     results.seek(0)
     clear_slot_headers(prepared, results)

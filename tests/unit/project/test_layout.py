@@ -59,12 +59,14 @@ def _layer(module: str) -> int:
     return best
 
 
-def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
-    """The judge modules ``path`` imports when it runs (anywhere in it, but not under TYPE_CHECKING)."""
+def _imports(path: Path, modules: dict[str, Path], type_hints: bool = False) -> set[str]:
+    """The judge modules ``path`` imports when it runs (anywhere in it, but not under TYPE_CHECKING unless
+    ``type_hints``)."""
     tree = ast.parse(path.read_text())
     typing_only = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+        if (not type_hints and isinstance(node, ast.If)
+                and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING"):
             typing_only.update(id(n) for n in ast.walk(node))
 
     def resolve(name: str) -> str | None:
@@ -98,7 +100,8 @@ def test_every_module_imports_only_its_own_layer_and_those_below(graph):
     assert upward == [], "\n".join(upward)
 
 
-def test_no_import_circles(graph):
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -131,14 +134,102 @@ def test_no_import_circles(graph):
     for v in graph:
         if v not in index:
             visit(v)
-    assert circles == [], circles
+    return circles
+
+
+def test_no_import_circles(graph):
+    assert _circles(graph) == [], _circles(graph)
+
+
+SANDBOX = "judge.sandbox"
+
+
+def _in_sandbox(module: str) -> bool:
+    return module == SANDBOX or module.startswith(SANDBOX + ".")
+
+
+def test_no_circle_inside_the_sandbox_type_hints_included():
+    """Its rooms read in one direction: a hint that points back (a mode's hook naming the zygote's class, the
+    supervisor's policy naming the mode) is still a circle a reader must hold in mind, so hints count here."""
+    modules = _modules()
+    graph = {name: {t for t in _imports(path, modules, type_hints=True) if _in_sandbox(t)} - {name}
+             for name, path in modules.items() if _in_sandbox(name)}
+    assert _circles(graph) == [], _circles(graph)
+
+
+#: The sandbox's lower rooms, and what each may import of the sandbox besides itself (hints included).
+SANDBOX_FLOORS = {"judge.sandbox.boundary": (), "judge.sandbox.kernel": ("judge.sandbox.boundary",)}
+
+
+def test_the_sandbox_lower_rooms_import_only_below_them():
+    """What crosses the boundary is read from both ends, so it depends on nothing else of the sandbox; a kernel
+    mechanism is wrapped without policy, so it knows the boundary's records and no process or mode that uses it.
+    The chain, the modes and the backends above them use one another (the chain calls the modes' hooks)."""
+    modules = _modules()
+    wrong = []
+    for name, path in modules.items():
+        for floor, allowed in SANDBOX_FLOORS.items():
+            if name == floor or name.startswith(floor + "."):
+                wrong.extend(f"{name} imports {t}" for t in sorted(_imports(path, modules, type_hints=True))
+                             if _in_sandbox(t) and not any(t == r or t.startswith(r + ".")
+                                                           for r in (floor, *allowed)))
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_nothing_outside_the_sandbox_imports_its_internals():
+    """The sandbox has one face, ``judge.sandbox`` and the names of its ``__all__``: the rest of the judge
+    imports nothing else of it (type hints and imports inside functions included), so its rooms can be
+    rearranged behind the face without touching the judge.  Inside the sandbox, modules import each other
+    by room and never the face (that would be a circle: the face's hints import them all)."""
+    import judge.sandbox
+
+    face = set(judge.sandbox.__all__)
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        inside = parts[:2] == ("judge", "sandbox")
+        for node in ast.walk(ast.parse(path.read_text())):
+            where = f"{path.relative_to(PACKAGE.parent)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and _in_sandbox(node.module or ""):
+                if inside and node.module == SANDBOX:
+                    offenders.append(f"{where}: imports the face from inside the sandbox")
+                elif not inside and node.module != SANDBOX:
+                    offenders.append(f"{where}: from {node.module} import ...")
+                elif not inside:
+                    offenders.extend(f"{where}: {a.name} is not in judge.sandbox.__all__" for a in node.names
+                                     if a.name not in face)
+            elif isinstance(node, ast.Import) and not inside:
+                offenders.extend(f"{where}: import {a.name}" for a in node.names
+                                 if _in_sandbox(a.name) and a.name != SANDBOX)
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_the_face_gives_every_name_it_lists():
+    """``__all__`` is resolved lazily (the zygote imports ``judge.sandbox`` first and must not pay for it): each
+    name must still be there, and be the very object its type hints (the ``TYPE_CHECKING`` imports) say."""
+    import importlib
+
+    import judge.sandbox
+
+    hinted = {}
+    for node in ast.walk(ast.parse((PACKAGE / "sandbox" / "__init__.py").read_text())):
+        if isinstance(node, ast.ImportFrom) and _in_sandbox(node.module or ""):
+            hinted.update({a.asname or a.name: (node.module, a.name) for a in node.names})
+    assert sorted(hinted) == sorted(judge.sandbox.__all__), "the face's hints and __all__ differ"
+    wrong = []
+    for name, (module, attribute) in hinted.items():
+        home = importlib.import_module(module)
+        expected = getattr(home, attribute, None) or importlib.import_module(f"{module}.{attribute}")
+        if getattr(judge.sandbox, name) is not expected:
+            wrong.append(f"{name}: {getattr(judge.sandbox, name)!r}, the hints say {expected!r}")
+    assert wrong == [], wrong
 
 
 def test_the_isolation_mode_is_compared_only_in_the_mode_classes():
     """``mode == "reduced"`` anywhere else means learning a mode takes reading the whole package: a mode's
     behaviour is one of its class's methods (judge.sandbox.modes).  launch.py names the one mode a cold start
     launches before anything is imported (AHEAD_MODE), as a constant."""
-    from judge.sandbox.contract import LADDER
+    from judge.sandbox.boundary.contract import LADDER
 
     offenders = []
     for path in PACKAGE.rglob("*.py"):

@@ -40,7 +40,7 @@ def _layer(module: str, layers: list[tuple[str, ...]]) -> int:
 
 
 def _module_of(path: str) -> str:
-    """``judge/sandbox/chain/zygote.py`` -> ``judge.sandbox.chain.zygote``; ``judge/platforms/`` -> ``judge.platforms``."""
+    """``judge/sandbox/chain/zygote.py`` -> ``judge.sandbox.chain.zygote``; ``judge/service/`` -> ``judge.service``."""
     parts = path.rstrip("/").removesuffix(".py").split("/")
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.platforms.assets import build_wheels, copy_bundle, submission_name
-from judge.platforms.runner import find_submission, run_packaged
+from judge.platforms.runner import find_submission, learner_safe, run_packaged
 from judge.progress import Progress, quiet
 
 if TYPE_CHECKING:
@@ -183,7 +183,9 @@ def smoke_tests(
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, folder / submission_name(bundle.id))
             verdict = judge.grade(path.read_bytes(), bundle.root, name=path.name)
-            (folder / "expected_results.json").write_text(json.dumps(results(verdict, bundle), indent=2) + "\n")
+            # what the packaged runner writes: the learner's view, cut by the bundle's feedback policy
+            seen = learner_safe(verdict, bundle)
+            (folder / "expected_results.json").write_text(json.dumps(results(seen, bundle), indent=2) + "\n")
             names.append(name)
     return names
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The isolation ladder's CI tiers (issue 9), run by .ci/run after the main tests, as root:
+# The isolation ladder's CI tiers, run by .ci/run after the main tests, as root:
 #
 #   rootless  an unprivileged user (created here) runs the examples (judge verify), the attack corpus
 #             and the limit tests in mode rootless, from a copy of the repository it can read, with a

@@ -1,4 +1,4 @@
-"""Judge overhead benchmark (issue 5).  Run by hand, as root, on an otherwise idle machine:
+"""Judge overhead benchmark.  Run by hand, as root, on an otherwise idle machine:
 
     python3 bench/bench.py [--submission FILE] [--runs 20]
 
@@ -530,7 +530,7 @@ def peak_rss_largest(submission: Path) -> tuple[float, float, float]:
 
 
 def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
-    """(7) What explaining a wrong answer costs in the judge's process (issue 11: <= 100 ms per verdict):
+    """(7) What explaining a wrong answer costs in the judge's process (target: <= 100 ms per verdict):
     explain() timed inside Judge.grade, cold (fresh caches) and warm, beside warm grade times, then the
     slowest warm figure over every wrong_answer example."""
     import judge.diagnosis as diagnosis
@@ -574,7 +574,7 @@ def diagnosis_cost(judge: Judge, wrong: Path, runs: int) -> None:
 
 
 def counterexample_cost(runs: int) -> None:
-    """(11) What the counterexample search adds to a verdict (issue 22: <= 150 ms, median over the wrong
+    """(11) What the counterexample search adds to a verdict (target: <= 150 ms, median over the wrong
     examples; nothing to an accepted one): two warm judges side by side, with and without the search, each file
     graded by both in turn (which goes first alternates), per file the median of ``runs`` verdicts."""
     examples = []
@@ -613,7 +613,7 @@ def counterexample_cost(runs: int) -> None:
 
 
 def notebook_cost(runs: int) -> None:
-    """(12) Cold ``judge grade`` of a notebook beside the same functions as a ``.py`` (issue 20: <= 1.05x): for
+    """(12) Cold ``judge grade`` of a notebook beside the same functions as a ``.py`` (target: <= 1.05x): for
     each example, its Colab-shaped twin (the file's paragraphs as cells between markdown, magics, a training
     loop, a plot and 200 kB of outputs per cell: tests/support/notebook.py) and the file itself, graded in turn
     (which goes first alternates), ``runs`` pairs, the median of each."""

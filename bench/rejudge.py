@@ -1,4 +1,4 @@
-"""Rejudging cost and what it does to live submissions (issue 21).  Run by hand, as root, from the repository
+"""Rejudging cost and what it does to live submissions.  Run by hand, as root, from the repository
 root, on an otherwise idle machine:
 
     python bench/rejudge.py [--stored 500] [--live 20]

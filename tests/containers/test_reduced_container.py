@@ -80,7 +80,7 @@ def test_memory_hogs_are_memory_limit_exceeded_from_kernel_records(graded_in_ima
         assert verdict["resources"]["oom_kills"] >= 1 or "RLIMIT_AS" in verdict["message"], verdict["message"]
 
 
-# --------------------------------------------------------------------------- issue 24: one run, the next run
+# ------------------------------------------------------------------------- cross-run: one run, the next run
 
 #: Docker's default profile with Landlock refused, as engines before 2022 refused it (EPERM): mode reduced must
 #: then fall back to ACLs and the writable-folder scan.  The engine's own default stays for everything else that

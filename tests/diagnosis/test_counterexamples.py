@@ -1,4 +1,4 @@
-"""Counterexamples in the real sandbox (issue 22): every wrong example of both problems gets one, no larger than
+"""Counterexamples in the real sandbox: every wrong example of both problems gets one, no larger than
 the smallest public case it fails, found again identically, and it really fails (the learner's file, graded on
 a bundle whose only case is the counterexample, is not accepted there); accepted examples never get one; a
 learner's code that loops or blows memory during the search changes nothing in the verdict, what it says there

@@ -1,4 +1,4 @@
-"""Feedback beyond names (issue 11): failure patterns, time feedback, the structure of the diagnosis package.
+"""Feedback beyond names: failure patterns, time feedback, the structure of the diagnosis package.
 
 Real sandbox, real example files (translated from real-world formulations: submissions/.../rw_*.py)."""
 

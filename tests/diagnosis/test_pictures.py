@@ -1,4 +1,4 @@
-"""Pictures of failing public cases (issue 11): heatmaps whose pixels follow the learner's output.
+"""Pictures of failing public cases: heatmaps whose pixels follow the learner's output.
 
 Real sandbox, real matplotlib (installed by .ci/run through the test extra); without matplotlib the judge
 still grades, with no pictures."""

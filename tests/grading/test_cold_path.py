@@ -1,4 +1,4 @@
-"""The cold path of ``judge grade`` (issue 10: every platform submission is a cold start).
+"""The cold path of ``judge grade`` (every platform submission is a cold start).
 
 What each start-up stage imports (the zygote is launched before the judge loads numpy and
 pydantic, and diagnosis is imported on the first failure only), that an unused pre-started
@@ -152,7 +152,7 @@ def test_cold_cli_verdict_equals_judge_grade(example, judge):
 
 
 def test_result_buffer_holds_only_zeros_at_every_run_start_and_a_first_run_faults_in_nothing():
-    """A run may write anywhere in its mapping: every later run must start on zeros (issue 24's first breach:
+    """A run may write anywhere in its mapping: every later run must start on zeros (the first cross-run breach:
     the previous learner's outputs were still in the slots), zeroed in the background after judging or, if
     that did not happen, when the run starts.  A fresh buffer is the kernel's zeros: nothing is touched."""
     import numpy as np

@@ -1,5 +1,5 @@
-"""Courses that already grade with otter-grader or nbgrader keep their tool and grade with the judge (issue 20,
-part 4), run with the real tools: `otter generate` + `otter run` on a fixture assignment, and
+"""Courses that already grade with otter-grader or nbgrader keep their tool and grade with the judge,
+run with the real tools: `otter generate` + `otter run` on a fixture assignment, and
 `nbgrader generate_assignment` + `nbgrader autograde` + `nbgrader export` on a one-assignment course.
 
 The tools live in their own virtualenv (.ci/notebook-tools.sh makes it; their dependencies would otherwise pin

@@ -1,4 +1,4 @@
-"""The notebook hand-out (`judge package notebook`) and `check()` in a real kernel (issue 20, parts 2 and 3).
+"""The notebook hand-out (`judge package notebook`) and `check()` in a real kernel.
 
 The hand-out is written outside the checkout; the folder is scanned for anything that would let a learner
 compute the answer or see a hidden case; every example graded against the hand-out gets, on the public cases,

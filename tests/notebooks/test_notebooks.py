@@ -1,4 +1,4 @@
-"""Notebooks graded by the functions they define (issue 20): the extraction (what a kernel would hold, restricted
+"""Notebooks graded by the functions they define: the extraction (what a kernel would hold, restricted
 to what the functions need; IPython syntax; Jupyter, Colab and VS Code shapes; one clear line for what cannot be
 graded) and, in the sandbox, verdicts equal to the .py twins' on every case, with cells and lines named."""
 

@@ -10,7 +10,7 @@ agrees with the judge's verdict on the host; hidden cases reveal no values or lo
 Gradescope's default base is Ubuntu 22.04 (python3 3.10; setup.sh installs python3.11 with apt): a focused subset
 also runs on numpy-judge-gradescope:jammy, the same zip on a debootstrapped jammy stand-in.
 
-Inside an ordinary container the judge can only isolate in its `reduced` mode (issue 9).  Where this checkout's
+Inside an ordinary container the judge can only isolate in its `reduced` mode.  Where this checkout's
 judge has no such mode, every packaged run must say, in the platform's own terms, that the code was not run.
 """
 
@@ -32,7 +32,7 @@ from tests.support.common import REPO, SUBMISSIONS, require_docker
 SCHEMAS = REPO / "tests" / "platform_schemas"
 STATE = Path(os.environ.get("JUDGE_DOCKER_STATE", "/run/numpy-judge-docker")) / "platforms"
 IMAGES = {p: f"numpy-judge-{p}:ci" for p in ("gradescope", "prairielearn", "exercism")}
-# The flags each platform runs its grader container with (issue 10; platforms.md).
+# The flags each platform runs its grader container with (measured on the platforms: the team's notes, platforms.md).
 GRADESCOPE_FLAGS = ["--memory", "768m", "--cpus", "0.5"]
 PRAIRIELEARN_FLAGS = ["--network", "none", "-m", "2g", "--memory-swap", "2g", "--cpu-quota", "90000",
                       "--pids-limit", "1024"]
@@ -61,7 +61,7 @@ def _schema(name: str) -> dict:
 
 
 def reduced_mode_exists() -> bool:
-    """Whether this judge has the in-container isolation mode (issue 9) that these platforms allow."""
+    """Whether this judge has the in-container isolation mode that these platforms allow."""
     from judge.verdict import Isolation
 
     return "reduced" in typing.get_args(Isolation.model_fields["mode"].annotation)

@@ -415,7 +415,7 @@ def test_a_sandbox_cannot_signal_another_sandbox(backend: str, canary: str):
 
 # --------------------------------------------------------------------------- one-shot: every run a cold start
 
-#: Issue 24's attacks, also graded as platforms grade every submission: a fresh ``judge grade`` process each.
+#: The cross-run attacks, also graded as platforms grade every submission: a fresh ``judge grade`` process each.
 ONE_SHOT = sorted(p for p in SUBMISSIONS.glob("*/attack_*.py") if harm(p) in (
     "read_other_submission", "leave_leftovers", "hide_memory", "stall_the_judge", "crash_the_judge"))
 

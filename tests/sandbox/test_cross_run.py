@@ -1,4 +1,4 @@
-"""No byte of one learner's submission reaches another learner's run (issue 24, breaches 1 and 2).
+"""No byte of one learner's submission reaches another learner's run (two breaches a red team found on warm judges).
 
 A red team handed in, on warm judges, a file that computed nothing and returned what the previous learner's
 run had left in the shared result buffer (accepted), and one that found the previous learner's source in its

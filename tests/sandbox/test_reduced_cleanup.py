@@ -1,5 +1,5 @@
 """Mode reduced's pieces that do not need a sandbox: the clean-up, the uid claims, the ACLs, the Landlock view,
-the paths to hide (issue 24, breaches 6-11).
+the paths to hide (leftovers a red team found one run could leave for the next).
 
 The clean-up walks what a learner shaped: a folder chain deeper than Python's recursion limit and longer than
 PATH_MAX, symlinks pointing out of the tree, a budget; the uid claims must survive a learner's planted lock files

@@ -172,7 +172,7 @@ FORGERIES = {
                        "returned an array of shape"),
     "over-capacity": (hdr({**_ARRAY, "shape": [10 ** 6], "nbytes": 8 * 10 ** 6}), "inconsistent"),
     "33-dims": (hdr({**_ARRAY, "shape": [1] * 33, "nbytes": 8}), "could not be read"),
-    # issue 24: zero elements, yet numpy refuses to view it ("array is too big"): an internal error before
+    # a red team's case: zero elements, yet numpy refuses to view it ("array is too big"): an internal error before
     "zero-size-7-dims": (hdr({**_ARRAY, "shape": [0] + [4096] * 6, "nbytes": 0}), "returned shape (0, 4096,"),
     "zero-size-int8": (hdr({**_ARRAY, "dtype": "|i1", "shape": [0, 12] + [1 << 11] * 5, "nbytes": 0}),
                        "returned shape (0, 12, 2048,"),

@@ -1,4 +1,4 @@
-"""Rejudging after a bundle changes on disk, without restarting `judge serve` or its workers (issue 21, part 3):
+"""Rejudging after a bundle changes on disk, without restarting `judge serve` or its workers:
 a case added with `judge case add` is picked up by the next submission; a tolerance an author loosens is a dry
 run whose matrix says which verdicts change, while nothing anyone sees changes; apply makes them current (the
 old ones kept in the history), sends the platform's callbacks again for those that changed; `judge rejudge`

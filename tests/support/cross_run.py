@@ -1,5 +1,5 @@
 """A victim that plants a secret in everything its run touches, an attacker that searches for it in everything
-its own run can read, and a search of a live process's memory (issue 24: no byte of one submission reaches
+its own run can read, and a search of a live process's memory (no byte of one submission reaches
 another run).
 
 Imported by tests/sandbox/test_cross_run.py on the host and, mounted read-only, by the script it runs inside the judge

@@ -1,4 +1,4 @@
-"""Notebooks shaped like learners' (issue 20), built with nbformat: a .py example cut into cells the way people
+"""Notebooks shaped like learners', built with nbformat: a .py example cut into cells the way people
 write them, with the cells real homework carries around the answer (a title, a scratch call, a plot, a
 training-loop demo, data that is not there, Colab's download, a shell line, magics) in Jupyter's, Colab's and
 VS Code's shapes."""

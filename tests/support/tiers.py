@@ -1,4 +1,4 @@
-"""Each test's tier, derived from what it uses, not written by hand (issue 19).
+"""Each test's tier, derived from what it uses, not written by hand.
 
 A helper or fixture that needs a kind of machine says so once, with :func:`needs`: ``require_sandbox``
 (the real sandbox), ``require_docker`` (a Docker engine), the service support's servers (Redis, PostgreSQL,

@@ -1,4 +1,4 @@
-"""The counterexample search's parts that need no sandbox (issue 22): input domains in the bundle (checked at
+"""The counterexample search's parts that need no sandbox: input domains in the bundle (checked at
 load), the candidates (deterministic, valid, small first, made in bounded time whatever the domain), seeds and
 ladders, the Python line shown to learners, ``judge case add``'s dtype rule and the text rendering."""
 

@@ -1,5 +1,5 @@
 """The package's shape, checked: the pipeline in layers, no import circles, no import that runs upward, and the
-isolation mode's name compared nowhere but in the mode classes (issue 19).
+isolation mode's name compared nowhere but in the mode classes.
 
 Layers, lowest first (a module may import its own layer and those below; imports under ``TYPE_CHECKING``
 are type hints, never run, and are not counted):

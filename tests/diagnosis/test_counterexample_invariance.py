@@ -1,4 +1,5 @@
-"""The counterexample tells nothing of a hidden case but which cases failed (it must not become a way to read hidden inputs).
+"""The counterexample tells nothing of a hidden case but which cases failed (it must not become a way to read hidden
+inputs).
 
 A function wrong only in its last row, and only from n rows on, got a counterexample exactly as long as the
 failing hidden case it was shrunk from; moving n from one submission to the next read out every hidden length.

@@ -1,4 +1,5 @@
-"""The judge's own work on a verdict stays bounded whatever a learner prints or writes (a red team made one verdict cost the judge gigabytes).
+"""The judge's own work on a verdict stays bounded whatever a learner prints or writes (a red team made one verdict
+cost the judge gigabytes).
 
 Everything after the sandboxed run happens in the judge's process, outside every limit a learner has: reading
 slot headers, splitting the captured output per call, the diagnosis (which searches the printed text), the

@@ -1,4 +1,5 @@
-"""The counterexample search's run reads nothing the grading run wrote: the search must not read hidden cases' outputs through it.
+"""The counterexample search's run reads nothing the grading run wrote: the search must not read hidden cases'
+outputs through it.
 
 A wrong answer runs twice: on every case, then on the inputs the search made up, whose first exception is shown
 to the learner as the counterexample's "got".  The search's run used to start on the grading run's result buffer

@@ -115,7 +115,8 @@ def test_worker_needs_a_broker_and_bad_tokens_are_refused():
 
 
 def test_through_judge_serve_one_learner_s_run_reads_nothing_of_another_s(tmp_path):
-    """The cross-run breaches of warm judges, through the service (one worker, so both runs share a zygote and a result buffer):
+    """The cross-run breaches of warm judges, through the service (one worker, so both runs share a zygote and a
+    result buffer):
     a victim plants a secret in its source, output, files and outputs; the next learner's file searches everything
     its run can read for it, and finds nothing; neither does root, in the worker's zygote."""
     import secrets as _secrets

@@ -1,6 +1,7 @@
 """The sandbox: runs learner code as isolated as the machine allows, and says how.  This module is its map and
 its one face: the rest of the judge imports ``judge.sandbox`` and the names of ``__all__``, nothing else of it
-(``tests/test_layout.py`` checks).  Behind the face, five rooms, each a package whose docstring says more:
+(``tests/unit/project/test_layout.py`` checks).  Behind the face, five rooms, each a package whose docstring
+says more:
 
 ``boundary/``  what crosses between the judge and a run, read from both ends
     ``contract``       what a run asks (``RunRequest``) and reports (``RunReport``, ``Hello``); ``SandboxBackend``

@@ -18,6 +18,7 @@ that carry the arguments (``table-odd-33``).  Printed text comes from loading an
 
 from __future__ import annotations
 
+import builtins
 import re
 from datetime import datetime
 
@@ -26,6 +27,13 @@ from judge.problem.feedback_policy import FeedbackLevel, FeedbackPolicy
 from judge.verdict import CapturedOutput, CaseResult, Status, Verdict
 
 _EXCEPTION = re.compile(r"^(?:while loading your file: )?([A-Za-z_][A-Za-z0-9_.]{0,80})\b")
+#: Exception classes a hidden case may name: Python's own and numpy's.  A class the learner defined is never
+#: named: its name is the learner's text (``type(f"shape_{n}_{d}", (Exception,), {})`` would print a hidden
+#: case's arguments into the feedback).
+_NAMEABLE = frozenset(
+    [name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)]
+    + ["numpy.linalg.LinAlgError", "numpy.exceptions.AxisError", "numpy.AxisError",
+       "numpy.core._exceptions._ArrayMemoryError", "numpy.exceptions.DTypePromotionError"])
 _WORDS = {
     "wrong_answer": "wrong answer",
     "runtime_error": "raised an exception",
@@ -47,7 +55,7 @@ def _hidden_message(case: CaseResult, level: FeedbackLevel) -> str:
         return words
     if case.status is Status.RUNTIME_ERROR:
         match = _EXCEPTION.match(case.message)
-        if match:
+        if match and match.group(1) in _NAMEABLE:
             words = f"raised {match.group(1)}"
     facts = case.facts
     if facts is not None and facts.mismatched and facts.total:  # a share, not counts: counts tell the sizes

@@ -245,3 +245,33 @@ def test_check_returns_the_learners_view(graded_examples):
     assert "table-odd-33" not in text and "(50,17)" not in text.replace(" ", "")
     assert checked.shown is not None and checked.shown.level == "diagnosis"
     assert re.search(r"hidden cases: \d+ of 18 passed", line), line
+
+
+#: A learner who names an exception class after the call's arguments, to read hidden cases through the message.
+CLASS_NAME_PROBE = '''import numpy as np
+
+
+def sinusoidal_pe(max_len, d_model, base=10000.0):
+    raise type(f"Leak_{max_len}_{d_model}", (Exception,), {})("nothing else")
+
+
+def add_positional_encoding(x, base=10000.0):
+    raise type("Leak_" + "_".join(map(str, np.shape(x))), (Exception,), {})("nothing else")
+'''
+
+
+def test_a_class_the_learner_defines_is_never_named_for_a_hidden_case(judge):
+    """An exception's class name is the learner's text: below ``full``, a hidden case names only Python's and
+    numpy's exception classes ("raised ValueError"), never one the learner made ("raised an exception")."""
+    require_sandbox()
+    from judge.formats.learner import learner_view
+
+    verdict = judge.grade(CLASS_NAME_PROBE, "sinusoidal-pe")
+    assert "Leak_50_33" in verdict.model_dump_json()  # the teacher's verdict: the channel is real
+    for level in (FeedbackLevel.DIAGNOSIS, FeedbackLevel.STATUS):
+        view = learner_view(verdict, FeedbackPolicy(hidden=level))
+        hidden = [c for c in view.cases if c.visibility == "hidden"]
+        assert hidden and all(c.message == "raised an exception" for c in hidden), [c.message for c in hidden]
+        public = "".join(c.message for c in view.cases if c.visibility == "public")
+        assert "Leak_" in public  # public cases keep the learner's own message, as before
+        assert "Leak_50_33" not in view.model_dump_json()  # table-odd-33's arguments, anywhere

@@ -8,8 +8,9 @@
 #             root in the container, Docker's default capabilities and seccomp profile, nothing added;
 #             every example and attack file must get its folder's verdict in mode reduced
 #
-#   .ci/isolation-tiers.sh [rootless] [reduced]      (default: both; .ci/run runs rootless, its main
-#                                                    pytest run already holds the reduced tests)
+#   .ci/isolation-tiers.sh [rootless] [rootless-user] [reduced]   (default: rootless and reduced; .ci/run
+#                      makes the user first (rootless-user), then runs rootless: its main pytest run already
+#                      holds the reduced tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO="$PWD"
@@ -17,13 +18,19 @@ USER_NAME="${JUDGE_ROOTLESS_USER:-judge-rootless}"
 VENV="${JUDGE_ROOTLESS_VENV:-/opt/numpy-judge-rootless-venv}"
 log() { printf '\n== isolation tiers: %s\n' "$*"; }
 
-rootless() {
+rootless_user() {
+  # The user and its venv alone (the cgroup v2 VM tier's delegation test uses them too, and starts before this
+  # tier's tests so that the two run side by side).
   id "$USER_NAME" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$USER_NAME"
   if [ ! -x "$VENV/bin/python" ]; then
     log "Python environment for $USER_NAME ($VENV)"
     /usr/bin/python3 -m venv "$VENV"
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy pydantic PyYAML click pytest hypothesis
   fi
+}
+
+rootless() {
+  rootless_user
   local copy
   copy="$(mktemp -d /tmp/numpy-judge-rootless.XXXXXX)"
   git ls-files -z | xargs -0 cp --parents -t "$copy"
@@ -48,9 +55,9 @@ PY
   log "mode rootless as $USER_NAME: doctor, every example (judge verify), attacks, limits"
   runuser -u "$USER_NAME" -- env -i HOME="/home/$USER_NAME" PATH=/usr/bin:/bin CI=true PYTHONPATH="$copy" \
     bash -c "cd '$copy' && '$VENV/bin/python' -m judge.cli doctor | grep -q '^isolation: rootless' \
-      && '$VENV/bin/python' -m judge.cli verify sinusoidal-pe --submissions other-examples --isolation rootless >/tmp/rootless-verify.log \
-      && '$VENV/bin/python' -m judge.cli verify roomy/sinusoidal-pe --submissions memory-examples --isolation rootless >>/tmp/rootless-verify.log \
-      && '$VENV/bin/python' -m judge.cli verify rotary-embedding --isolation rootless >>/tmp/rootless-verify.log \
+      && '$VENV/bin/python' -m judge.cli verify sinusoidal-pe --submissions other-examples --isolation rootless -j 2 >/tmp/rootless-verify.log \
+      && '$VENV/bin/python' -m judge.cli verify roomy/sinusoidal-pe --submissions memory-examples --isolation rootless -j 2 >>/tmp/rootless-verify.log \
+      && '$VENV/bin/python' -m judge.cli verify rotary-embedding --isolation rootless -j 2 >>/tmp/rootless-verify.log \
       && '$VENV/bin/python' -c \"from judge import check; v = check('sinusoidal-pe', 'submissions/sinusoidal-pe/accepted/vectorised.py', show=False); assert (v.status.value, v.isolation.mode) == ('accepted', 'rootless'), v.isolation; print('check():', v.isolation.mode)\" \
       && '$VENV/bin/python' -m pytest -q -p no:cacheprovider tests/sandbox/test_attacks.py tests/sandbox/test_isolation_modes.py tests/sandbox/test_cross_run.py tests/sandbox/test_search_isolation.py \
            -k 'rootless or corpus_is_complete or unknown_and_weaker or cli_isolation or doctor_prints' " \
@@ -69,7 +76,8 @@ tiers=("$@")
 for tier in "${tiers[@]}"; do
   case "$tier" in
     rootless) rootless ;;
+    rootless-user) rootless_user ;;
     reduced) reduced ;;
-    *) echo "usage: $0 [rootless] [reduced]" >&2; exit 2 ;;
+    *) echo "usage: $0 [rootless] [rootless-user] [reduced]" >&2; exit 2 ;;
   esac
 done

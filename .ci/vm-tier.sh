@@ -4,7 +4,7 @@
 # every run and example submissions (accepted, memory hog, fork bomb, sleep: one warm judge; the
 # limit and attack modules are left out, each would start its own zygote: minutes under emulation), and
 # mode rootless in a cgroup delegated to the rootless tier's user (tests/sandbox/test_rootless_delegation.py: that
-# user and its venv come from .ci/isolation-tiers.sh rootless, which .ci/run runs first), and a one-shot `judge grade`
+# user and its venv come from .ci/isolation-tiers.sh rootless-user, which .ci/run runs first), and a one-shot `judge grade`
 # whose zygote leaves its v2 leaf and removes its own group after the judge exits.  Time limits are scaled by
 # JUDGE_TIME_SCALE (set by .ci/cgroup2-vm).  Exit status = pytest's, so a failure fails CI.
 set -euo pipefail

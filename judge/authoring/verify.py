@@ -130,10 +130,11 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
             add(Row(f"examples in {folder}", "at least one", "none", False))
         statuses = {s.value for s in Status} - {Status.SKIPPED.value}
 
-        def grade(path: Path) -> Verdict | None:
+        def grade(path: Path) -> tuple[bytes, Verdict] | None:
             if path.parent.name not in statuses:
                 return None
-            return judge.grade(path.read_bytes(), bundle.root, name=path.name)
+            data = path.read_bytes()
+            return data, judge.grade(data, bundle.root, name=path.name)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             verdicts = pool.map(grade, files)  # in file order, whichever finishes first
@@ -143,7 +144,7 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
                     add(Row(str(path.relative_to(folder)), "a status folder", expected, False,
                             "unknown folder name"))
                     continue
-                data, verdict = path.read_bytes(), maybe
+                data, verdict = maybe  # the bytes graded, not a second read of the file
                 graded.append(GradedExample(str(path.relative_to(folder)), expected, verdict))
                 sources[graded[-1].name] = data.decode("utf-8", errors="replace")
                 if verdict.status is Status.ACCEPTED and verdict.resources.cpu_ms:

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBearer
+from pydantic import BeforeValidator
 
-from judge.service import problems
+from judge.service import page_cursor, problems
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
 from judge.service.outbound import AddressPolicy, literal_address
@@ -28,9 +31,19 @@ from judge.service.schemas import (
     ProblemList,
     Submission,
     SubmissionIn,
+    SubmissionPage,
     submission_view,
+    summary_view,
 )
-from judge.service.store import DONE, IdempotencyConflict, NewSubmission, QueueFull, StoredSubmission, TenantQueueFull
+from judge.service.store import (
+    DONE,
+    IdempotencyConflict,
+    NewSubmission,
+    PageQuery,
+    QueueFull,
+    StoredSubmission,
+    TenantQueueFull,
+)
 
 log = logging.getLogger("judge.service")
 _bearer = HTTPBearer(auto_error=False, description="a platform's token from JUDGE_API_TOKENS")
@@ -163,6 +176,55 @@ async def submit_batch(body: BatchIn, platform: str = Depends(platform_of), ctx:
         rows = [fresh.get(r.id, r) for r in rows]
     done = all(r.state == DONE for r in rows)
     return JSONResponse({"submissions": [submission_view(r) for r in rows]}, status_code=200 if done else 202)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MAX_PAGE = 200
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def _rfc3339(value: object) -> object:
+    """Only an RFC 3339 date-time, as the OpenAPI document says (pydantic alone also takes ``0.5`` as epoch
+    seconds and a date without a time, which a client could not know)."""
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise ValueError("must be an RFC 3339 date-time with an offset, e.g. 2026-01-15T09:00:00Z")
+    return value
+
+
+Rfc3339 = Annotated[datetime, BeforeValidator(_rfc3339)]
+
+
+@router.get("/v1/submissions", response_model=SubmissionPage, responses=_ERRORS, tags=["submissions"],
+            summary="Your submissions, newest first, a page at a time")
+async def list_submissions(
+        platform: str = Depends(limited), ctx: ServiceContext = Depends(context),
+        problem: str | None = Query(None, min_length=1, max_length=200, description="only this problem's"),
+        learner: str | None = Query(None, min_length=1, max_length=255,
+                                    description="only those whose `metadata.learner` is this string"),
+        since: Rfc3339 | None = Query(None, description="only those created at or after this time (RFC 3339, "
+                                                       "with its offset: `2026-01-15T09:00:00Z`)"),
+        cursor: str | None = Query(None, min_length=1, max_length=512,
+                                   description="`next_cursor` of the previous page, unchanged"),
+        limit: int = Query(50, ge=1, le=MAX_PAGE, description="at most this many per page")) -> Response:
+    """This token's own submissions only (never another token's, nor the LMS's and `/learn` learners').
+    Newest first: the first page is the latest activity, and a submission made while a client pages on
+    never shifts a page (the cursor is a position, not an offset).  Each item links to its whole verdict."""
+    key = ctx.settings.tokens.get(platform, "")
+    after = page_cursor.decode(key, platform, cursor) if cursor is not None else None
+    query = PageQuery(limit=limit + 1, problem=problem, learner=learner, after=after,
+                      since=_seconds(since) if since is not None else None)
+    rows = await run_in_threadpool(ctx.store.page, platform, query)
+    more, rows = len(rows) > limit, rows[:limit]
+    last = rows[-1] if rows else None
+    return JSONResponse({"submissions": [summary_view(r) for r in rows],
+                         "next_cursor": page_cursor.encode(key, platform, last.created_at, last.id)
+                         if more and last is not None else None})
+
+
+def _seconds(moment: datetime) -> float:
+    """Epoch seconds of ``moment`` (always with an offset: :data:`Rfc3339`); computed on ordinals, so year 1 or
+    9999 in any offset is still a number, not an overflow."""
+    return (moment - _EPOCH).total_seconds()
 
 
 @router.get("/v1/submissions/{submission_id}", response_model=Submission, responses=_ERRORS,

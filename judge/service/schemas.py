@@ -62,6 +62,25 @@ class BatchOut(BaseModel):
     submissions: list[Submission]
 
 
+class SubmissionSummary(BaseModel):
+    """A submission in a listing: its state and outcome; its whole verdict is at ``url``."""
+
+    id: str
+    state: Literal["queued", "running", "done"]
+    problem: str
+    created_at: datetime
+    finished_at: datetime | None = None
+    status: str | None = Field(None, description="the verdict's status, once judged")
+    score: float | None = Field(None, ge=0, le=1, description="the verdict's score, once judged")
+    metadata: dict[str, Any] | None = None
+    url: str = Field(description="`GET` it for the submission with its whole verdict")
+
+
+class SubmissionPage(BaseModel):
+    submissions: list[SubmissionSummary] = Field(description="newest first")
+    next_cursor: str | None = Field(None, description="pass it as `cursor` for the next page; null on the last page")
+
+
 class ErrorBody(BaseModel):
     code: str = Field(examples=["not_found"])
     message: str
@@ -99,7 +118,7 @@ class ProblemDetail(BaseModel):
 
 
 if TYPE_CHECKING:
-    from judge.service.store import StoredSubmission
+    from judge.service.store import Listed, StoredSubmission
 
 
 def _ts(value: float | None) -> str | None:
@@ -123,4 +142,19 @@ def submission_view(row: StoredSubmission) -> dict:
         "callback_state": row.callback_state or "none",
         "verdict_version": int(row.verdict_version or 0),
         "bundle_digest": (verdict.get("problem_digest") or None) if isinstance(verdict, dict) else None,
+    }
+
+
+def summary_view(row: Listed) -> dict:
+    """A listed submission's JSON (:class:`SubmissionSummary`)."""
+    return {
+        "id": row.id,
+        "state": row.state,
+        "problem": row.problem,
+        "created_at": _ts(row.created_at),
+        "finished_at": _ts(row.finished_at),
+        "status": row.status,
+        "score": float(row.score) if row.score is not None else None,
+        "metadata": json.loads(row.metadata_json) if row.metadata_json else None,
+        "url": f"/v1/submissions/{row.id}",
     }

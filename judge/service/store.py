@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
+    Float,
     case,
+    cast,
     create_engine,
     event,
     func,
@@ -27,6 +29,7 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -80,6 +83,31 @@ class StoredSubmission:
     def of(cls, row: Mapping) -> StoredSubmission:
         """From a row mapping (SQLAlchemy's, or the dict a new row was inserted from)."""
         return cls(**{f: row[f] for f in _FIELDS})
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    """What a page of a platform's submissions holds: the filters, where it starts, how many rows."""
+
+    limit: int
+    problem: str | None = None
+    learner: str | None = None      #: ``metadata.learner``, as the platform sent it
+    since: float | None = None      #: created at or after (epoch seconds)
+    after: tuple[float, str] | None = None  #: the (created_at, id) of the previous page's last row
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A submission as a listing shows it: its state and outcome, not its source or whole verdict."""
+
+    id: str
+    state: str
+    problem: str
+    created_at: float
+    finished_at: float | None
+    status: str | None
+    metadata_json: str | None
+    score: float | None
 
 
 @dataclass(frozen=True)
@@ -279,6 +307,44 @@ class Store:
         with self._read() as conn:
             row = conn.execute(query).mappings().first()
         return StoredSubmission.of(row) if row is not None else None
+
+    def page(self, platform: str, query: PageQuery) -> list[Listed]:
+        """One page of ``platform``'s submissions, newest first: at most ``query.limit`` rows after
+        ``query.after`` in (created_at, id) order (keyset pagination: an index seek, however deep the page, and a
+        row stored meanwhile never shifts a page).  ``platform`` is always a condition: a position from anywhere
+        can only move through the caller's own rows."""
+        t = self.t
+        cols = [t.c.id, t.c.state, t.c.problem, t.c.created_at, t.c.finished_at, t.c.status, t.c.metadata_json,
+                self._json_number(t.c.verdict_json, "score").label("score")]
+        where = [t.c.platform == platform]
+        if query.problem is not None:
+            where.append(t.c.problem == query.problem)
+        if query.since is not None:
+            where.append(t.c.created_at >= query.since)
+        if query.learner is not None:
+            where.append(self._json_text_is(t.c.metadata_json, "learner", query.learner))
+        if query.after is not None:
+            at, sub_id = query.after
+            where.append((t.c.created_at < at) | ((t.c.created_at == at) & (t.c.id < sub_id)))
+        with self._read() as conn:
+            rows = conn.execute(select(*cols).where(*where).order_by(t.c.created_at.desc(), t.c.id.desc())
+                                .limit(query.limit)).mappings().all()
+        return [Listed(**dict(r)) for r in rows]
+
+    def _json_text_is(self, column: Any, key: str, value: str) -> Any:
+        """``column``'s JSON object has the string ``value`` at ``key`` (a number 5 is not the string "5", on
+        either database).  Rows the API stored hold ``json.dumps`` output or NULL, so the JSON always parses."""
+        if self.dialect == "sqlite":
+            return (func.json_type(column, f"$.{key}") == "text") & (func.json_extract(column, f"$.{key}") == value)
+        doc = cast(column, JSONB)
+        return (func.jsonb_typeof(doc[key]) == "string") & (doc[key].astext == value)
+
+    def _json_number(self, column: Any, key: str) -> Any:
+        """The number at ``key`` of ``column``'s JSON object (NULL when absent): the score, without reading the
+        whole verdict into the process for each listed row."""
+        if self.dialect == "sqlite":
+            return func.json_extract(column, f"$.{key}")
+        return cast(cast(column, JSONB)[key].astext, Float)
 
     def get_many(self, ids: list[str]) -> dict[str, StoredSubmission]:
         t = self.t

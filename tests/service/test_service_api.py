@@ -15,6 +15,7 @@ from tests.support.service import (
     CallbackListener,
     Server,
     body_json,
+    list_pages,
     require_sandbox,
     service_env,
     wait_done,
@@ -183,6 +184,51 @@ def test_platforms_see_only_their_own(alpha, beta):
     assert_error(beta.get(f"/v1/submissions/{mine}"), 404, "not_found")
     assert_error(alpha.get(f"/v1/submissions/{theirs}"), 404, "not_found")
     assert_error(alpha.get("/v1/submissions/does-not-exist"), 404, "not_found")
+
+
+def test_a_token_lists_its_own_submissions_and_nobody_elses(api_server, alpha, beta):
+    """Newest first, a page at a time; another token's submissions never show, not through a learner both
+    platforms name, nor through a cursor copied from the other token or edited; anonymous clients get 401."""
+    learner = f"shared-{time.time_ns()}"   # a learner id both platforms happen to use
+    mine = [post(alpha, "compile_error", metadata={"learner": learner, "n": n}).json()["id"] for n in range(3)]
+    post(alpha, "compile_error", metadata={"learner": learner + "-other"})
+    theirs = [post(beta, "compile_error", metadata={"learner": learner}).json()["id"] for _ in range(2)]
+    items, cursors = list_pages(alpha, learner=learner, limit=1)
+    assert [i["id"] for i in items] == mine[::-1] and len(cursors) == 2
+    assert set(items[0]) == {"id", "state", "problem", "created_at", "finished_at", "status", "score", "metadata",
+                             "url"} and items[0]["metadata"] == {"learner": learner, "n": 2}
+    assert alpha.get(items[0]["url"]).json()["id"] == mine[2]
+    everything, _ = list_pages(alpha, limit=200)
+    assert set(mine) <= {i["id"] for i in everything} and not {i["id"] for i in everything} & set(theirs)
+    beta_items, beta_cursors = list_pages(beta, learner=learner, limit=1)
+    assert [i["id"] for i in beta_items] == theirs[::-1]
+    assert_error(alpha.get("/v1/submissions", params={"cursor": beta_cursors[0]}), 400, "invalid_cursor")
+    assert_error(beta.get("/v1/submissions", params={"cursor": cursors[0]}), 400, "invalid_cursor")
+    body, sig = cursors[0].split(".")
+    tampered = ("A" if body[0] != "A" else "B") + body[1:]
+    assert_error(alpha.get("/v1/submissions", params={"cursor": f"{tampered}.{sig}"}), 400, "invalid_cursor")
+    with api_server.client(None) as anonymous:
+        assert_error(anonymous.get("/v1/submissions"), 401, "unauthorized")
+    with api_server.client("not-a-token") as stranger:
+        assert_error(stranger.get("/v1/submissions", params={"cursor": cursors[0]}), 401, "unauthorized")
+
+
+def test_listing_filters_refuse_bad_values_and_never_fail(alpha):
+    """SQL-ish, huge and malformed filter values: a 4xx naming the parameter, or an empty page; never a 500."""
+    for params in ({"limit": 0}, {"limit": 201}, {"limit": "ten"}, {"since": "yesterday"},
+                   {"since": "2026-13-01T00:00:00Z"}, {"since": "0.5"}, {"since": "2026-01-01"},
+                   {"since": "2026-01-01T00:00:00"}, {"learner": "x" * 256}, {"problem": "p" * 201},
+                   {"cursor": "c" * 513}, {"learner": ""}):
+        body = assert_error(alpha.get("/v1/submissions", params=params), 422, "invalid_request")
+        assert next(iter(params)) in body["message"], body
+    for cursor in ("not-a-cursor", "a.b", ".", "eyJ9.AAAA", "%00", "' OR 1=1 --"):
+        assert_error(alpha.get("/v1/submissions", params={"cursor": cursor}), 400, "invalid_cursor")
+    for params in ({"learner": "' OR '1'='1"}, {"problem": "x'; DROP TABLE judge_submissions; --"},
+                   {"learner": "$.learner"}, {"since": "9999-12-31T23:59:59+23:59"}):
+        page = alpha.get("/v1/submissions", params=params)
+        assert page.status_code == 200 and page.json() == {"submissions": [], "next_cursor": None}, page.text
+    oldest = alpha.get("/v1/submissions", params={"since": "0001-01-01T00:00:00-23:59", "limit": 1})
+    assert oldest.status_code == 200 and len(oldest.json()["submissions"]) == 1, oldest.text
 
 
 # -- errors ------------------------------------------------------------------------------------------

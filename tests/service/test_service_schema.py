@@ -17,7 +17,8 @@ from tests.support.service import require_sandbox
 TOKEN = "schema-token-0123456789"
 # A reused Idempotency-Key with another body is a 422 (as the IETF idempotency-key draft says); the
 # schema cannot say which keys were used before, so for the two POSTs that accept the key, 422 is
-# expected too.  Everything else must be accepted when the schema says it is valid.
+# expected too.  A listing's `cursor` is any string to the schema, but only one this token was given is a
+# position: any other is a 400.  Everything else must be accepted when the schema says it is valid.
 CONFIG = """
 [[operations]]
 include-name = "POST /v1/submissions"
@@ -26,6 +27,10 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 [[operations]]
 include-name = "POST /v1/submissions/batch"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+[[operations]]
+include-name = "GET /v1/submissions"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "429"]
 """
 
 

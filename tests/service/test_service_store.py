@@ -9,7 +9,7 @@ import time
 import pytest
 
 from judge.service.settings import Settings, SettingsError, parse_pairs
-from judge.service.store import IdempotencyConflict, NewSubmission, QueueFull, Store
+from judge.service.store import IdempotencyConflict, NewSubmission, PageQuery, QueueFull, Store
 from tests.support.tiers import needs
 
 
@@ -112,6 +112,56 @@ def test_callback_claims_are_exclusive(backend_store):
     assert backend_store.get(row.id).callback_state == "delivered"
     stats = backend_store.stats()
     assert stats["statuses"] == {"accepted": 1} and stats["latency"]["count"] == 1
+
+
+def _listed(store: Store, platform: str, limit: int = 200, **filters) -> list[str]:
+    """Every id a platform's listing gives, page after page (each page seeks after the last row shown)."""
+    ids: list[str] = []
+    after = None
+    while True:
+        rows = store.page(platform, PageQuery(limit=limit, after=after, **filters))
+        ids += [r.id for r in rows]
+        if len(rows) < limit:
+            return ids
+        after = (rows[-1].created_at, rows[-1].id)
+
+
+def test_a_listing_pages_through_its_own_rows_only_newest_first(backend_store):
+    """Keyset pages cover each of the platform's rows once, newest first, rows with the same created_at
+    included; other platforms' rows (another token, the LMS's and /learn's learners with the same
+    metadata.learner) never appear, whatever the filter."""
+    def item(platform: str, learner, problem: str = "sinusoidal-pe") -> NewSubmission:
+        return NewSubmission(platform=platform, problem=problem, source="x = 1", metadata={"learner": learner})
+
+    mine = [row.id for row, _ in backend_store.create([item("lms", "ada"), item("lms", "bo"),
+                                                        item("lms", "ada", "other-problem"), item("lms", 5),
+                                                        item("lms", "5")], 100)]
+    for platform in ("other", "lti:learners", "learn:codes"):
+        backend_store.create([item(platform, "ada"), item(platform, "5")], 100)
+    with backend_store._write() as conn:  # three rows made in the same instant: the id breaks the tie
+        conn.execute(backend_store.t.update().where(backend_store.t.c.id.in_(mine[1:4])).values(created_at=1000.0))
+    everything = _listed(backend_store, "lms")
+    assert sorted(everything) == sorted(mine) and len(everything) == 5
+    assert _listed(backend_store, "lms", limit=1) == everything == _listed(backend_store, "lms", limit=2)
+    created = {r.id: r.created_at for r in backend_store.page("lms", PageQuery(limit=10))}
+    assert [created[i] for i in everything] == sorted(created.values(), reverse=True)
+    assert set(_listed(backend_store, "lms", limit=1, learner="ada")) == {mine[0], mine[2]}
+    assert _listed(backend_store, "lms", learner="5") == [mine[4]]  # the string "5", not the number 5
+    assert _listed(backend_store, "lms", learner="ada", problem="other-problem") == [mine[2]]
+    assert _listed(backend_store, "lms", since=1001.0) == [mine[4], mine[0]]
+    for hostile in ("' OR 1=1 --", "ada' OR '1'='1", "$.learner", "%", "x" * 10_000):
+        assert _listed(backend_store, "lms", learner=hostile) == [] == _listed(backend_store, "lms", problem=hostile)
+    for platform in ("other", "lti:learners", "learn:codes"):
+        assert not set(_listed(backend_store, platform)) & set(mine)
+    assert _listed(backend_store, "nobody", learner="ada") == []
+
+
+def test_a_listing_gives_the_score_without_the_verdict(backend_store):
+    [(row, _)] = backend_store.create([new()], 10)
+    assert backend_store.page("lms", PageQuery(limit=5))[0].score is None
+    backend_store.finish(row.id, '{"status": "wrong_answer", "score": 0.75, "cases": []}', "wrong_answer")
+    [listed] = backend_store.page("lms", PageQuery(limit=5))
+    assert (listed.state, listed.status, listed.score) == ("done", "wrong_answer", 0.75) and listed.finished_at
 
 
 def test_settings_from_env():

@@ -157,6 +157,21 @@ def submit_batch(client: httpx.Client, sources: list[str], callback: str | None 
     return [s["id"] for s in answer.json()["submissions"]]
 
 
+def list_pages(client: httpx.Client, **params: object) -> tuple[list[dict], list[str]]:
+    """Every item of a token's ``GET /v1/submissions``, page after page: (items, the cursors it was given)."""
+    items: list[dict] = []
+    cursors: list[str] = []
+    while True:
+        page = client.get("/v1/submissions", params=params)  # type: ignore[arg-type]
+        assert page.status_code == 200, page.text
+        body = page.json()
+        items += body["submissions"]
+        if body["next_cursor"] is None:
+            return items, cursors
+        cursors.append(body["next_cursor"])
+        params = {**params, "cursor": body["next_cursor"]}
+
+
 def wait_done(client: httpx.Client, ids: list[str], timeout: float) -> dict[str, dict]:
     done: dict[str, dict] = {}
 

@@ -44,6 +44,8 @@ submissions = Table(
     UniqueConstraint("platform", "idempotency_key", name="uq_judge_submissions_idempotency"),
     Index("ix_judge_submissions_state", "state", "created_at"),
     Index("ix_judge_submissions_callback", "callback_state", "callback_next_at"),
+    # a platform's listing, newest first, a page at a time (GET /v1/submissions): a seek, not a scan
+    Index("ix_judge_submissions_platform", "platform", "created_at", "id"),
 )
 
 # -- rejudges: the API creates and applies them, the runner grades their items (judge.service.rejudge) --

@@ -5,6 +5,7 @@ course sees, applies or cancels it); one caller's rejudge calls cannot fill the 
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
@@ -13,7 +14,7 @@ from sqlalchemy import func, select
 from judge.service.store import Store
 from tests.support.common import REPO
 from tests.support.lti_client import INSTRUCTOR, _member, _teacher, launch, submit_and_wait
-from tests.support.service import SOURCES, CallbackListener, Server, body_json, wait_done, wait_for
+from tests.support.service import SOURCES, CallbackListener, Server, body_json, list_pages, wait_done, wait_for
 
 TOKENS = {name: f"{name}-token-0123456789" for name in ("alpha", "beta", "gamma", "delta", "eps")}
 PER_TENANT, MAX_PENDING, MAX_REJUDGE_ITEMS = 3, 6, 2
@@ -92,6 +93,26 @@ def test_one_callers_rejudge_calls_cannot_fill_the_store(server):
         too_many = eps.post("/v1/rejudges", json={"problem": "sinusoidal-pe", "dry_run": True})
         assert too_many.status_code == 422 and too_many.json()["code"] == "rejudge_too_large", too_many.text
         assert _items_of(server, "eps") == 0
+
+
+def test_no_token_lists_an_lms_learners_submissions(platform, server):
+    """The LMS's learners' submissions are stored with ``metadata.learner`` like a platform's: no token's listing
+    shows them, not even one that asks for that very learner."""
+    learner, csrf = launch(platform, server, "s-1")
+    created = learner.post("/lti/api/submissions", json={"source": SOURCES["compile_error"]},
+                           headers={"X-CSRF-Token": csrf})
+    assert created.status_code == 202, created.text
+    store = Store(server.db)
+    try:
+        row = store.get(created.json()["id"])
+    finally:
+        store.close()
+    assert row is not None and row.platform.startswith("lti:") and row.metadata_json
+    who = json.loads(row.metadata_json)["learner"]
+    for name in TOKENS:
+        with _client(server, name) as client:
+            assert list_pages(client, learner=who)[0] == [], name
+            assert row.id not in {i["id"] for i in list_pages(client, limit=200)[0]}, name
 
 
 def test_a_rejudge_belongs_to_its_caller(platform, server):

@@ -30,9 +30,12 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.verdict import Status, Verdict
+
+if TYPE_CHECKING:
+    from judge.problem.loader import Bundle
 
 _judges: dict[str, Any] = {}
 _lock = threading.Lock()
@@ -166,7 +169,6 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
     behind ``check()`` and the otter and nbgrader adapters (:mod:`judge.platforms.otter`, ``.nbgrader``).
     ``caller``: the file of the code that called ``check()``, graded when it is a script on disk."""
     from judge.problem.locate import resolve
-    from judge.sandbox import mode_named
 
     text, near, script = _source(source, _ipython(), caller)
     if problem is None:
@@ -181,12 +183,18 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
 
         raw = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
         text = graded_script(raw, [f.name for f in judge.problem(root).bundle.spec.functions])
-    from judge.formats.learner import learner_view
+    return learner_check(judge.grade(text, root, pictures_dir=pictures_dir), judge.problem(root).bundle)
 
-    # the learner's own kernel holds what is returned: the bundle's feedback policy cuts it as on every door
-    verdict = learner_view(judge.grade(text, root, pictures_dir=pictures_dir), judge.problem(root).bundle.spec.feedback)
+
+def learner_check(graded: Verdict, bundle: Bundle) -> tuple[CheckedVerdict, str]:
+    """What ``check()`` hands the learner's kernel for a graded verdict, and its headline.  The kernel is the
+    learner's own, so what is returned is cut by the bundle's feedback policy as on every door."""
+    from judge.formats.learner import learner_view
+    from judge.sandbox import mode_named
+
+    verdict = learner_view(graded, bundle.spec.feedback)
     checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
-    handout = judge.problem(root).bundle.spec.handout
+    handout = bundle.spec.handout
     line = headline(checked, handout.hidden_cases if handout is not None else None)
     if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
         line += "; not isolated: your code ran as you, in a separate process (it is your own code)"

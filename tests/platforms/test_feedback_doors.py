@@ -46,7 +46,7 @@ def bundles(tmp_path_factory) -> dict[FeedbackLevel, Path]:
 
 
 @pytest.fixture
-def graded(judge) -> Verdict:
+def wrong_verdict(judge) -> Verdict:
     """The answer's whole verdict, graded once for the module."""
     if not _verdicts:
         _verdicts.append(judge.grade(ANSWER.read_bytes(), "sinusoidal-pe"))
@@ -123,12 +123,12 @@ def _whole(form: str) -> re.Pattern:
 
 @pytest.mark.parametrize("level", LEVELS, ids=[lv.value for lv in LEVELS])
 @pytest.mark.parametrize("door", DOORS)
-def test_each_door_shows_a_learner_what_the_level_promises(graded, bundles, level, door):
+def test_each_door_shows_a_learner_what_the_level_promises(wrong_verdict, bundles, level, door):
     bundle = load_problem(bundles[level])
     assert bundle.spec.feedback.hidden is level
-    text = _through(door, graded, bundle)
-    leaks = [what for what, pattern in _secrets(graded, bundle) if pattern.search(text)]
-    hidden = sum(c.visibility == "hidden" for c in graded.cases)
+    text = _through(door, wrong_verdict, bundle)
+    leaks = [what for what, pattern in _secrets(wrong_verdict, bundle) if pattern.search(text)]
+    hidden = sum(c.visibility == "hidden" for c in wrong_verdict.cases)
     if level is FeedbackLevel.FULL:   # the teacher chose to show everything: the ids are there
         assert any(what.startswith("id ") for what in leaks), (door, text[:2000])
         return
@@ -142,7 +142,7 @@ def test_each_door_shows_a_learner_what_the_level_promises(graded, bundles, leve
     assert ("% of the values out of tolerance" in text) is (level is FeedbackLevel.DIAGNOSIS), (door, level.value)
 
 
-def test_the_teacher_gets_the_whole_verdict(graded, bundles):
+def test_the_teacher_gets_the_whole_verdict(wrong_verdict, bundles):
     """The platform API's submission and the class view's (the same view of the stored row) carry the verdict
     as graded, whatever the level: hidden ids, shapes and values included."""
     from judge.service.schemas import submission_view
@@ -150,12 +150,13 @@ def test_the_teacher_gets_the_whole_verdict(graded, bundles):
 
     strict = load_problem(bundles[FeedbackLevel.SCORE])
     row = StoredSubmission(id="s1", platform="lms", problem="sinusoidal-pe", source="", state="done",
-                           created_at=0.0, verdict_json=graded.model_dump_json(), status=graded.status.value)
+                           created_at=0.0, verdict_json=wrong_verdict.model_dump_json(),
+                           status=wrong_verdict.status.value)
     view = submission_view(row)
-    assert view["verdict"] == json.loads(graded.model_dump_json())
+    assert view["verdict"] == json.loads(wrong_verdict.model_dump_json())
     text = json.dumps(view)
-    found = {what for what, pattern in _secrets(graded, strict) if pattern.search(text)}
-    assert {what for what, _ in _secrets(graded, strict) if what.startswith("id ")} <= found, found
+    found = {what for what, pattern in _secrets(wrong_verdict, strict) if pattern.search(text)}
+    assert {what for what, _ in _secrets(wrong_verdict, strict) if what.startswith("id ")} <= found, found
     assert any("shape" in what for what in found) and any(what.startswith("value ") for what in found), found
 
 
@@ -204,12 +205,12 @@ END_TO_END = [("gradescope runner", FeedbackLevel.SCORE, _gradescope),
 
 
 @pytest.mark.parametrize("door,level,run", END_TO_END, ids=[d for d, _, _ in END_TO_END])
-def test_whole_runs_withhold_what_the_level_promises(graded, bundles, tmp_path, door, level, run):
+def test_whole_runs_withhold_what_the_level_promises(wrong_verdict, bundles, tmp_path, door, level, run):
     require_sandbox()
     bundle = load_problem(bundles[level])
     result = run(bundles[level], tmp_path)
     text = result if isinstance(result, str) else json.dumps(result)
-    leaks = [what for what, pattern in _secrets(graded, bundle) if pattern.search(text)]
+    leaks = [what for what, pattern in _secrets(wrong_verdict, bundle) if pattern.search(text)]
     assert leaks == [], (door, leaks)
     rows = set(re.findall(r"hidden case \d+ of \d+", text))
     assert (rows == set()) if level is FeedbackLevel.SCORE else len(rows) == 18, (door, rows)

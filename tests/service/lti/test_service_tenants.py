@@ -98,7 +98,7 @@ def test_one_callers_rejudge_calls_cannot_fill_the_store(server):
 def test_no_token_lists_an_lms_learners_submissions(platform, server):
     """The LMS's learners' submissions are stored with ``metadata.learner`` like a platform's: no token's listing
     shows them, not even one that asks for that very learner."""
-    learner, csrf = launch(platform, server, "s-1")
+    learner, csrf = launch(platform, server, "s-9", course="course-listing")  # not course-1's class: its rejudge
     created = learner.post("/lti/api/submissions", json={"source": SOURCES["compile_error"]},
                            headers={"X-CSRF-Token": csrf})
     assert created.status_code == 202, created.text

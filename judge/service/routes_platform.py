@@ -16,7 +16,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBearer
 
-from judge.service import problems
+from judge.problem.feedback_override import OverrideError, apply_override, parse_setting
+from judge.service import probes, problems
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
 from judge.service.outbound import AddressPolicy, literal_address
@@ -24,6 +25,7 @@ from judge.service.schemas import (
     BatchIn,
     BatchOut,
     ErrorBody,
+    LearnerView,
     ProblemDetail,
     ProblemList,
     Submission,
@@ -173,6 +175,40 @@ async def get_submission(submission_id: str, platform: str = Depends(limited),
     if row is None:
         raise ApiError(404, "not_found", f"no submission {submission_id!r}")
     return JSONResponse(submission_view(row))
+
+
+@router.get("/v1/submissions/{submission_id}/learner-view", response_model=LearnerView, responses=_ERRORS,
+            tags=["submissions"], summary="What the submission's learner may see of it")
+async def learner_view(submission_id: str, platform: str = Depends(limited), ctx: ServiceContext = Depends(context),
+                       feedback: str | None = Query(None, max_length=500, description=(
+                           "the activity's override of the problem's feedback policy, as `KEY=VALUE;...` with "
+                           "keys hidden, hidden_ids, due, after_due, probes (e.g. `hidden=status;probes=5/1h`)"))
+                       ) -> Any:
+    """The verdict cut as the learner page cuts it: the problem's feedback policy (with `feedback`, if given),
+    and its probing limit counted over this token's submissions of the problem with the same `metadata.learner`
+    (each submission counts, by creation time, shown or not, so the answer for a submission never changes but
+    by a rejudge or the due date).  Show learners this, never `GET /v1/submissions/{id}`."""
+    from judge.service.lti.learner_view import bundle_policy, learner_verdict
+
+    row = await run_in_threadpool(ctx.store.get, submission_id[:64], platform)
+    if row is None:
+        raise ApiError(404, "not_found", f"no submission {submission_id!r}")
+    policy = await run_in_threadpool(bundle_policy, row.problem)
+    if feedback:
+        try:
+            policy = apply_override(policy, parse_setting(feedback, "feedback"))
+        except OverrideError as exc:
+            raise ApiError(422, "invalid_request", f"feedback: {exc}") from None
+    learner = probes.learner_of(row.metadata_json)
+    back_at = None
+    if learner is not None and probes.needs_count(policy):
+        times = await run_in_threadpool(probes.platform_times, ctx.store, platform, row.problem, learner,
+                                        *probes.span(policy, [row]))
+        back_at = probes.back_at(policy, times, row)
+    view = submission_view(row)
+    return {"id": row.id, "state": row.state, "problem": row.problem, "learner": learner,
+            "created_at": view["created_at"], "finished_at": view["finished_at"],
+            "verdict": learner_verdict(view["verdict"], policy, None, back_at)}
 
 
 # -- problems ------------------------------------------------------------------

@@ -7,12 +7,16 @@ page, ``check()``, the packaged runners and the local exports withhold the same 
 
 from __future__ import annotations
 
+import logging
 import threading
 from datetime import datetime
 
 from judge.formats.learner import learner_view
+from judge.problem.feedback_override import OverrideError, apply_override
 from judge.problem.feedback_policy import FeedbackPolicy
 from judge.verdict import Verdict
+
+log = logging.getLogger("judge.service.lti")
 
 _policies: dict[str, tuple[tuple, FeedbackPolicy]] = {}
 _lock = threading.Lock()
@@ -39,10 +43,23 @@ def bundle_policy(problem: str) -> FeedbackPolicy:
     return policy
 
 
+def activity_policy(problem: str, override: dict | None) -> FeedbackPolicy:
+    """The problem's policy with the activity's override (checked at launch; a bundle changed since that the
+    override no longer fits keeps the bundle's own policy, and says so in the log)."""
+    policy = bundle_policy(problem)
+    try:
+        return apply_override(policy, override)
+    except OverrideError as exc:
+        log.warning("the activity's feedback override no longer fits problem %s (%s): the bundle's policy applies",
+                    problem, exc)
+        return policy
+
+
 def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
-                    now: datetime | None = None) -> dict | None:
-    """The learner's view of a stored verdict (``policy``: default the problem's own)."""
+                    now: datetime | None = None, probes_back_at: datetime | None = None) -> dict | None:
+    """The learner's view of a stored verdict (``policy``: default the problem's own; ``probes_back_at``: set
+    when the probing limit withholds this submission's hidden feedback, see :mod:`judge.service.probes`)."""
     if verdict is None:
         return None
     full = Verdict.model_validate(verdict)
-    return learner_view(full, policy or bundle_policy(full.problem), now).model_dump(mode="json")
+    return learner_view(full, policy or bundle_policy(full.problem), now, probes_back_at).model_dump(mode="json")

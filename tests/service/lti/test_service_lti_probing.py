@@ -90,7 +90,8 @@ def test_fast_submissions_past_the_limit_see_no_hidden_status(probed):
 def test_a_reload_or_another_tab_shows_exactly_what_was_shown(platform, server, probed):
     ada, csrf, ids, views = probed
     again = [ada.get(f"/lti/api/submissions/{i}", headers={"X-CSRF-Token": csrf}).json() for i in ids]
-    history = {s["id"]: s for s in ada.get("/lti/api/submissions", headers={"X-CSRF-Token": csrf}).json()["submissions"]}
+    history = {s["id"]: s for s in
+               ada.get("/lti/api/submissions", headers={"X-CSRF-Token": csrf}).json()["submissions"]}
     tab, tab_csrf = launch(platform, server, "s-ada", custom=ACTIVITY)  # a new launch: another tab
     elsewhere = {s["id"]: s for s in tab.get("/lti/api/submissions",
                                              headers={"X-CSRF-Token": tab_csrf}).json()["submissions"]}

@@ -168,7 +168,7 @@ def test_the_platform_api_learner_view(server):
                                                     "metadata": {"learner": learner}})
         assert created.status_code == 202, created.text
         ids.append(created.json()["id"])
-    query = {"feedback": "hidden=status;probes=2/1h"}
+    query = {"hidden": "status", "probes": "2/1h"}
 
     def views() -> list[dict] | None:
         got = [lms.get(f"/v1/submissions/{i}/learner-view", params=query) for i in ids]
@@ -181,6 +181,6 @@ def test_the_platform_api_learner_view(server):
     assert _hidden_rows(whole) and not whole.get("shown"), "the platform keeps the full verdict"
     assert other.get(f"/v1/submissions/{ids[0]}/learner-view").status_code == 404, "another token's submission"
     assert server.client(None).get(f"/v1/submissions/{ids[0]}/learner-view").status_code == 401
-    bad = lms.get(f"/v1/submissions/{ids[0]}/learner-view", params={"feedback": "probes=2/1x"})
-    assert bad.status_code == 422 and "probes" in bad.json()["message"]
+    bad = lms.get(f"/v1/submissions/{ids[0]}/learner-view", params={"probes": "2/1x"})
+    assert bad.status_code == 422 and "probes" in bad.json()["message"], bad.text
     assert "/v1/submissions/{submission_id}/learner-view" in httpx.get(server.url + "/openapi.json").json()["paths"]

@@ -196,7 +196,7 @@ async def learner_view(submission_id: str, platform: str = Depends(limited), ctx
     problem with the same `metadata.learner` (each submission counts, by creation time, shown or not, so the
     answer for a submission never changes but by a rejudge or the due date).  Show learners this, never
     `GET /v1/submissions/{id}`."""
-    from judge.service.lti.learner_view import bundle_policy, learner_verdict
+    from judge.service.learner_view import bundle_policy, learner_verdict
 
     row = await run_in_threadpool(ctx.store.get, submission_id[:64], platform)
     if row is None:

@@ -107,3 +107,7 @@ class LearnerShown(BaseModel):
     withheld_weight: float = Field(0.0, description="their total weight")
     withheld_passed_weight: float = Field(0.0, description="the weight of those that passed")
     more_after: str | None = Field(None, description="when more is shown (ISO 8601), if the policy has a due date")
+    probes_exceeded: bool = Field(False, description="the probing limit cut this view to the score and public "
+                                                     "cases: the learner submitted often within the window")
+    probes_back_at: str | None = Field(None, description="when a new submission shows hidden feedback again "
+                                                         "(ISO 8601), if the probing limit cut this view")

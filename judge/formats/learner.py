@@ -94,14 +94,23 @@ def _printed(verdict: Verdict, stream: str) -> CapturedOutput:
     return CapturedOutput(text=text, bytes=len(text.encode()), truncated=truncated or unknown)
 
 
-def learner_view(verdict: Verdict, policy: FeedbackPolicy | None = None, now: datetime | None = None) -> Verdict:
-    """``verdict`` as a learner may see it under ``policy`` (default: the bundle default) at ``now``."""
+def learner_view(verdict: Verdict, policy: FeedbackPolicy | None = None, now: datetime | None = None,
+                 probes_back_at: datetime | None = None) -> Verdict:
+    """``verdict`` as a learner may see it under ``policy`` (default: the bundle default) at ``now``.
+
+    ``probes_back_at``: set when the policy's probing limit withholds this submission's hidden feedback (the
+    caller counts the learner's submissions: :meth:`ProbeLimit.back_at`); the view is then cut to the score and
+    public cases, and says when hidden feedback comes back.  From the due date on the limit no longer applies."""
     policy = policy or FeedbackPolicy()
     level = policy.level(now)
+    limited = probes_back_at is not None and not policy.past_due(now) and level is not FeedbackLevel.SCORE
+    if limited:
+        level = FeedbackLevel.SCORE
     hidden = [c for c in verdict.cases if c.visibility != "public"]
     more_after = policy.due.isoformat() if policy.due is not None and level is not policy.after_due else None
     shown = LearnerShown(level=level.value, anonymous=not policy.hidden_ids and level is not FeedbackLevel.FULL,
-                         hidden_cases=len(hidden), more_after=more_after)
+                         hidden_cases=len(hidden), more_after=more_after, probes_exceeded=limited,
+                         probes_back_at=probes_back_at.isoformat() if limited and probes_back_at else None)
     if level is FeedbackLevel.FULL:
         return verdict.model_copy(update={"shown": shown})
     names = {c.id: (c.id if policy.hidden_ids else hidden_label(k, len(hidden)))
@@ -164,7 +173,15 @@ def _time_feedback(feedback: TimeFeedback | None, names: dict[str, str],
 
 
 def _message(view: Verdict, verdict: Verdict) -> str:
-    """The verdict's message, rebuilt from the first failing case the learner sees, on the same terms."""
+    """The verdict's message, rebuilt from the first failing case the learner sees, on the same terms; a view
+    the probing limit cut says so, and when hidden feedback comes back."""
+    message = _first_failing(view, verdict)
+    if view.shown is not None and view.shown.probes_exceeded:
+        message += probes_line(view.shown.probes_back_at)
+    return message
+
+
+def _first_failing(view: Verdict, verdict: Verdict) -> str:
     if not verdict.cases:
         return verdict.message
     failing = next((c for c in view.cases if c.status is not Status.ACCEPTED), None)
@@ -175,3 +192,9 @@ def _message(view: Verdict, verdict: Verdict) -> str:
     if view.shown is not None and view.shown.withheld_passed < view.shown.withheld_cases:
         return "every public case passed; some hidden cases did not (only the score is shown for hidden cases)"
     return verdict.message
+
+
+def probes_line(back_at: str | None) -> str:
+    """The line a view cut by the probing limit ends with: why, and when hidden feedback comes back."""
+    return ("; many submissions in a short time: hidden cases' feedback is withheld"
+            + (f" until {back_at} (submissions made from then on show it)" if back_at else ""))

@@ -19,7 +19,10 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBearer
 from pydantic import BeforeValidator
 
+from judge.problem.feedback_override import OverrideError, apply_override, parse_override
+from judge.problem.feedback_policy import FeedbackLevel
 from judge.service import page_cursor, problems
+from judge.service import probes as probing
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
 from judge.service.outbound import AddressPolicy, literal_address
@@ -27,6 +30,7 @@ from judge.service.schemas import (
     BatchIn,
     BatchOut,
     ErrorBody,
+    LearnerView,
     ProblemDetail,
     ProblemList,
     Submission,
@@ -59,6 +63,9 @@ _BATCH_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 router = APIRouter()
+#: the probing limits the API's learner view accepts: every one it admits is a valid limit (at most 9999 a window
+#: of at most 999 hours or 99 days), so a request the schema allows is never refused
+PROBES_PATTERN = r"^(off|[1-9][0-9]{0,3}/([1-9][0-9]{0,2}[smh]?|[1-9][0-9]?d))$"
 
 
 def context(request: Request) -> ServiceContext:
@@ -235,6 +242,44 @@ async def get_submission(submission_id: str, platform: str = Depends(limited),
     if row is None:
         raise ApiError(404, "not_found", f"no submission {submission_id!r}")
     return JSONResponse(submission_view(row))
+
+
+@router.get("/v1/submissions/{submission_id}/learner-view", response_model=LearnerView, responses=_ERRORS,
+            tags=["submissions"], summary="What the submission's learner may see of it")
+async def learner_view(submission_id: str, platform: str = Depends(limited), ctx: ServiceContext = Depends(context),
+                       hidden: FeedbackLevel | None = Query(None, description="the activity's level for hidden cases "
+                                                                               "(default: the problem's)"),
+                       hidden_ids: bool | None = Query(None, description="show hidden cases' own ids"),
+                       probes: str | None = Query(None, pattern=PROBES_PATTERN, description=(
+                           "the activity's probing limit, N/WINDOW (`5/1h`; window in s, m, h or d), or `off`"))
+                       ) -> Any:
+    """The verdict cut as the learner page cuts it: the problem's feedback policy (with the activity's `hidden`,
+    `hidden_ids` and `probes`, if given), and its probing limit counted over this token's submissions of the
+    problem with the same `metadata.learner` (each submission counts, by creation time, shown or not, so the
+    answer for a submission never changes but by a rejudge or the due date).  Show learners this, never
+    `GET /v1/submissions/{id}`."""
+    from judge.service.learner_view import bundle_policy, learner_verdict
+
+    row = await run_in_threadpool(ctx.store.get, submission_id[:64], platform)
+    if row is None:
+        raise ApiError(404, "not_found", f"no submission {submission_id!r}")
+    policy = await run_in_threadpool(bundle_policy, row.problem)
+    given = {k: v for k, v in (("hidden", hidden.value if hidden else None), ("hidden_ids", hidden_ids),
+                                ("probes", probes)) if v is not None}
+    try:
+        policy = apply_override(policy, parse_override({k: str(v) for k, v in given.items()}))
+    except OverrideError as exc:  # the pattern admits no such value: a guard, not an answer to expect
+        raise ApiError(422, "invalid_request", str(exc)) from None
+    learner = probing.learner_of(row.metadata_json)
+    back_at = None
+    if learner is not None and probing.needs_count(policy):
+        times = await run_in_threadpool(probing.platform_times, ctx.store, platform, row.problem, learner,
+                                        *probing.span(policy, [row]))
+        back_at = probing.back_at(policy, times, row)
+    view = submission_view(row)
+    return {"id": row.id, "state": row.state, "problem": row.problem, "learner": learner,
+            "created_at": view["created_at"], "finished_at": view["finished_at"],
+            "verdict": learner_verdict(view["verdict"], policy, None, back_at)}
 
 
 # -- problems ------------------------------------------------------------------

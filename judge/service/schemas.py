@@ -58,6 +58,20 @@ class Submission(BaseModel):
                                                         "with (null until judged)")
 
 
+class LearnerView(BaseModel):
+    """A submission as its learner may see it: what a platform shows its learners (never the whole verdict)."""
+
+    id: str
+    state: Literal["queued", "running", "done"]
+    problem: str
+    learner: str | None = Field(None, description="the submission's `metadata.learner`: whose submissions the "
+                                                  "probing limit counts (none: no limit applies)")
+    created_at: datetime
+    finished_at: datetime | None = None
+    verdict: Verdict | None = Field(None, description="the learner's view: hidden cases cut by the problem's "
+                                                      "feedback policy (and `feedback`), `shown` says how")
+
+
 class BatchOut(BaseModel):
     submissions: list[Submission]
 

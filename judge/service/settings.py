@@ -40,6 +40,24 @@ def parse_pairs(text: str, variable: str) -> dict[str, str]:
     return out
 
 
+def _learn_feedback(text: str) -> dict[str, dict]:
+    """JUDGE_LEARN_FEEDBACK: each course's override, checked now so a typo stops the start, not a learner."""
+    from judge.problem.feedback_override import OverrideError, apply_override, parse_setting
+    from judge.problem.feedback_policy import FeedbackPolicy
+
+    out = {}
+    for course, value in parse_pairs(text, "JUDGE_LEARN_FEEDBACK").items():
+        try:
+            out[course] = parse_setting(value, f"JUDGE_LEARN_FEEDBACK: course {course!r}")
+            apply_override(FeedbackPolicy(), out[course])
+        except OverrideError as exc:
+            message = str(exc)
+            if not message.startswith("JUDGE_LEARN_FEEDBACK"):
+                message = f"JUDGE_LEARN_FEEDBACK: course {course!r}: {message}"
+            raise SettingsError(message) from None
+    return out
+
+
 def _proxy_networks(text: str, variable: str) -> list[str]:
     """Comma-separated addresses or networks (``10.0.0.0/8``); ``*`` trusts every client (only behind a proxy
     that every request passes).  Not :func:`_networks`: there ``*`` would open callbacks to every address."""
@@ -127,6 +145,9 @@ class Settings:
     public_url: str | None = None              # JUDGE_PUBLIC_URL: how browsers reach this server (https://...)
     learn_codes: dict[str, str] = field(default_factory=dict)  # JUDGE_LEARN_CODES: course -> access code
     learn_teacher_codes: dict[str, str] = field(default_factory=dict)  # JUDGE_LEARN_TEACHER_CODES: course -> code
+    # JUDGE_LEARN_FEEDBACK: course -> the feedback policy override of its /learn exercises
+    # ("course:hidden=status;probes=5/1h,other:..."; keys of judge.problem.feedback_override)
+    learn_feedback: dict[str, dict] = field(default_factory=dict)
     learner_rate_per_second: float = 0.2       # JUDGE_LEARNER_RATE_LIMIT: submissions per learner
     learner_rate_burst: float = 6.0
     forwarded_allow_ips: list[str] = field(default_factory=list)  # JUDGE_FORWARDED_ALLOW_IPS: trusted proxies
@@ -188,6 +209,7 @@ class Settings:
             if s.learn_codes.get(course) == code:
                 raise SettingsError(f"JUDGE_LEARN_TEACHER_CODES: course {course!r} has the learners' code as its "
                                     "teacher code: every learner would open the class view")
+        s.learn_feedback = _learn_feedback(env.get("JUDGE_LEARN_FEEDBACK", ""))
         learner_rate = env.get("JUDGE_LEARNER_RATE_LIMIT", "").strip()
         if learner_rate:
             per, _, burst = learner_rate.partition(":")

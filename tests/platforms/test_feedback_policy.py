@@ -171,6 +171,28 @@ def test_a_due_date_reveals_more_after_it(graded_examples):
     assert sum(c.visibility == "hidden" for c in after.cases) == 18
 
 
+def test_the_probing_limit_cuts_to_the_score_until_the_due_date(graded_examples):
+    """A submission past the limit shows the score and public cases, and when more comes back; from the due date
+    on, the after-due level shows it like any other (the limit guards the hidden cases while they are secret)."""
+    from judge.formats.learner import learner_view
+    from judge.problem.feedback_policy import ProbeLimit
+
+    get, _ = graded_examples
+    verdict = get("runtime_error", "rw_pytorch_tutorial_odd.py")
+    due = datetime(2026, 1, 15, 12, tzinfo=UTC)
+    back = due - timedelta(hours=2)
+    policy = FeedbackPolicy(hidden=FeedbackLevel.STATUS, due=due, after_due=FeedbackLevel.DIAGNOSIS,
+                            probes=ProbeLimit.parse("3/1h"))
+    cut = learner_view(verdict, policy, now=due - timedelta(hours=3), probes_back_at=back)
+    assert cut.shown is not None and cut.shown.level == "score" and cut.shown.probes_exceeded
+    assert cut.shown.probes_back_at == back.isoformat() and back.isoformat() in cut.message
+    assert all(c.visibility == "public" for c in cut.cases) and cut.shown.withheld_cases == 18
+    within = learner_view(verdict, policy, now=due - timedelta(hours=3))
+    assert within.shown is not None and within.shown.level == "status" and not within.shown.probes_exceeded
+    after = learner_view(verdict, policy, now=due, probes_back_at=back)
+    assert after.shown is not None and after.shown.level == "diagnosis" and not after.shown.probes_exceeded
+
+
 def test_gradescope_visibility_follows_the_policy(graded_examples):
     from judge.formats.gradescope import for_learners
 

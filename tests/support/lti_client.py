@@ -66,8 +66,9 @@ def _source(rel: str) -> str:
 
 
 def _teacher(platform: LoopbackPlatform, server: Server, user: str = "t-1", course: str = "course-1",
-             roles=INSTRUCTOR) -> tuple[httpx.Client, str]:  # noqa: ANN001
-    browser, action, fields = start_launch(platform, server, user, roles=roles, course=course)
+             roles=INSTRUCTOR, **overrides) -> tuple[httpx.Client, str]:  # noqa: ANN001
+    """A teacher's launch (``overrides``: more of the launch's claims, e.g. the activity's ``custom``)."""
+    browser, action, fields = start_launch(platform, server, user, roles=roles, course=course, **overrides)
     answer = browser.post(action, data=fields)
     assert answer.status_code == 303 and answer.headers["location"].startswith("/lti/teacher/"), answer.text
     page = browser.get(answer.headers["location"])

@@ -138,6 +138,7 @@ sessions = Table(
     Column("ags_json", Text),                                # the AGS endpoint claim, if the launch had one
     Column("tenant", String(80)),                            # whose pending limit its submissions count in
     Column("score_rule", String(16)),                        # the activity's gradebook rule (lti.standing)
+    Column("feedback_json", Text),                           # the activity's feedback policy override
     Column("created_at", Float, nullable=False),
     Column("expires_at", Float, nullable=False),
 )

@@ -20,12 +20,15 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from judge.problem.feedback_policy import FeedbackPolicy
 from judge.service.lti.roles import is_learner
 from judge.service.lti.tables import LtiStore, digest, learn_key
+from judge.service.probes import limited_count
 from judge.service.store import StoredSubmission
 
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
-CSV_FIELDS = ("user_id", "name", "attempts", "best_score", "last_status", "first_accepted_at", "mistakes")
+CSV_FIELDS = ("user_id", "name", "attempts", "best_score", "last_status", "first_accepted_at", "mistakes",
+              "probe_limited")
 
 
 def learner_key(course: dict, user_id: str) -> str:
@@ -69,7 +72,9 @@ class LearnerRow:
     def verdicts(self) -> list[dict]:
         return [v for _, v in self.judged]
 
-    def summary(self) -> dict:
+    def summary(self, policy: FeedbackPolicy | None = None) -> dict:
+        """``probe_limited``: how many of their submissions the activity's probing limit (``policy``) showed
+        without hidden feedback; counted as the learner's page counts them (:mod:`judge.service.probes`)."""
         verdicts = self.verdicts()
         accepted = [s for s, v in self.judged if v["status"] == "accepted"]
         mistakes = sorted({d["id"] for v in verdicts for d in v.get("diagnoses") or [] if d.get("explains")})
@@ -77,7 +82,8 @@ class LearnerRow:
                 "best_score": max((float(v.get("score", 0.0)) for v in verdicts), default=None),
                 "last_status": verdicts[-1]["status"] if verdicts else None,
                 "first_accepted_at": _ts(accepted[0].finished_at or accepted[0].created_at) if accepted else None,
-                "mistakes": mistakes}
+                "mistakes": mistakes,
+                "probe_limited": limited_count(policy, self.submissions) if policy is not None else 0}
 
 
 def roster_learners(members: list[dict]) -> list[dict]:
@@ -86,15 +92,17 @@ def roster_learners(members: list[dict]) -> list[dict]:
             and is_learner(m.get("roles"))]
 
 
-def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict]) -> dict:
-    """What the teacher's page and ``GET /lti/api/class`` show: every learner of the roster."""
+def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict],
+               policy: FeedbackPolicy | None = None) -> dict:
+    """What the teacher's page and ``GET /lti/api/class`` show: every learner of the roster (``policy``: the
+    activity's, to count who hit its probing limit)."""
     learners = roster_learners(members)
     rows = {learner_key(course, m["user_id"]): LearnerRow(m["user_id"], m.get("name") or m.get("given_name") or
                                                           m["user_id"], list(m.get("roles") or []),
                                                           learner_key(course, m["user_id"])) for m in learners}
     for key, submission in lti.class_rows(list(rows), problem):
         rows[key].submissions.append(submission)
-    summaries = sorted((r.summary() for r in rows.values()), key=lambda s: (s["name"].casefold(), s["user_id"]))
+    summaries = sorted((r.summary(policy) for r in rows.values()), key=lambda s: (s["name"].casefold(), s["user_id"]))
     return {"problem": problem, "course": {"context": course["context"], "title": course.get("title")},
             "learners": summaries, "mistakes": class_mistakes(list(rows.values())),
             "submitted": sum(1 for s in summaries if s["attempts"]), "enrolled": len(summaries)}

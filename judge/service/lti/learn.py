@@ -154,7 +154,8 @@ async def _open(request: Request, side: LearnerSide, learner: LearnLearner, prob
         return refuse(429, "Too many sign-ins", "This learner opened the exercise many times in a row: wait a "
                       "minute.", request)
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
-                                              tenant=learn_tenant(learner.course))
+                                              tenant=learn_tenant(learner.course),
+                                              feedback=side.ctx.settings.learn_feedback.get(learner.course))
     return side.open_page(request, session, secret)
 
 
@@ -231,7 +232,8 @@ async def _join(request: Request, side: LearnerSide, problem: str, known: tuple[
     personal = new_code()
     learner = await run_in_threadpool(side.lti.learn_join, course, name[:80], code_hash(personal))
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
-                                              tenant=learn_tenant(learner.course))
+                                              tenant=learn_tenant(learner.course),
+                                              feedback=side.ctx.settings.learn_feedback.get(learner.course))
     log.info("learn: a new learner joined course %r (learner %s)", course[:64], learner.id[:8])
     answer = HTMLResponse(_welcome(session.handle, learner, personal), headers=page_headers())
     side.open_page(request, session, secret, into=answer)
@@ -244,7 +246,8 @@ async def _open_class(request: Request, side: LearnerSide, problem: str, course:
         return refuse(429, "Too many sign-ins", "The class view was opened many times in a row: wait a minute.",
                       request)
     session, secret = await run_in_threadpool(side.lti.open_session, digest(f"learn-teacher\n{course}"), problem,
-                                              None, name[:80] or "teacher", tenant=learn_tenant(course))
+                                              None, name[:80] or "teacher", tenant=learn_tenant(course),
+                                              feedback=side.ctx.settings.learn_feedback.get(course))
     await run_in_threadpool(side.lti.mark_staff, session.handle, learn_course(course))
     log.info("learn: the teacher's page of course %r opened from %s", course[:64], _client(request))
     return side.open_page(request, session, secret, f"/lti/teacher/{session.handle}")

@@ -1,48 +1,8 @@
-"""What a learner may see of a stored verdict: :func:`judge.formats.learner.learner_view` on the verdict's JSON.
-
-The platform API returns the whole verdict; the learner page gets this view, cut by the problem's feedback policy
-(problem.yaml's ``feedback:``, unless the caller passes the activity's own).  One function for every door, so the
-page, ``check()``, the packaged runners and the local exports withhold the same things.
-"""
+"""The learner page's view of a stored verdict: :mod:`judge.service.learner_view`, where it lives since the
+platform API's learner view (a core route, which may not import the learner side) uses it too."""
 
 from __future__ import annotations
 
-import threading
-from datetime import datetime
+from judge.service.learner_view import activity_policy, bundle_policy, learner_verdict
 
-from judge.formats.learner import learner_view
-from judge.problem.feedback_policy import FeedbackPolicy
-from judge.verdict import Verdict
-
-_policies: dict[str, tuple[tuple, FeedbackPolicy]] = {}
-_lock = threading.Lock()
-
-
-def bundle_policy(problem: str) -> FeedbackPolicy:
-    """The problem's own policy (re-read when its bundle changes); the default one for a problem that is gone
-    or broken, so a stored verdict is still shown, never less withheld than by default."""
-    from judge.errors import JudgeError
-    from judge.grading.prepare import bundle_mtimes
-    from judge.problem.loader import load_problem, resolve
-
-    try:
-        stamp = bundle_mtimes(resolve(problem))
-        with _lock:
-            hit = _policies.get(problem)
-            if hit is not None and hit[0] == stamp:
-                return hit[1]
-        policy = load_problem(problem).spec.feedback
-    except (JudgeError, OSError):
-        return FeedbackPolicy()
-    with _lock:
-        _policies[problem] = (stamp, policy)
-    return policy
-
-
-def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
-                    now: datetime | None = None) -> dict | None:
-    """The learner's view of a stored verdict (``policy``: default the problem's own)."""
-    if verdict is None:
-        return None
-    full = Verdict.model_validate(verdict)
-    return learner_view(full, policy or bundle_policy(full.problem), now).model_dump(mode="json")
+__all__ = ["activity_policy", "bundle_policy", "learner_verdict"]

@@ -18,11 +18,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.service import problems
+from judge.problem.feedback_policy import FeedbackPolicy  # noqa: TC001 - a parameter's type, read at run time
+from judge.service import probes, problems
 from judge.service.errors import ApiError
+from judge.service.lti.activity import launch_feedback
 from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions
 from judge.service.lti.csp import page_headers
-from judge.service.lti.learner_view import learner_verdict
+from judge.service.lti.learner_view import activity_policy, learner_verdict
 from judge.service.lti.page import render_page
 from judge.service.lti.side import (
     AGS_CLAIM,
@@ -74,10 +76,23 @@ class LearnerHistory(BaseModel):
     submissions: list[LearnerSubmission]
 
 
-def _learner_json(row: StoredSubmission) -> dict:
+def learner_json(row: StoredSubmission, policy: FeedbackPolicy, times: probes.Times) -> dict:
+    """A submission as its learner sees it: the verdict cut by ``policy``, and by the probing limit counted on
+    ``times`` (the learner's submissions of the problem around it: :mod:`judge.service.probes`)."""
     view = submission_view(row)
+    back_at = probes.back_at(policy, times, row) if probes.needs_count(policy) else None
     return {"id": view["id"], "state": view["state"], "problem": view["problem"], "created_at": view["created_at"],
-            "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"])}
+            "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"], policy, None, back_at)}
+
+
+async def _learner_views(side: LearnerSide, session: LearnerSession, rows: list[StoredSubmission]) -> list[dict]:
+    """The rows as the session's learner sees them, under the activity's policy."""
+    policy = await run_in_threadpool(activity_policy, session.problem, session.feedback)
+    times: probes.Times = []
+    if rows and probes.needs_count(policy):
+        times = await run_in_threadpool(probes.lti_times, side.ctx.store, session.learner, session.problem,
+                                        *probes.span(policy, rows))
+    return [learner_json(r, policy, times) for r in rows]
 
 
 # -- the page and its API ------------------------------------------------------------------------------
@@ -132,7 +147,8 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
     wake = ctx.extras.get("score_wake")
     if wake is not None:
         wake()
-    return JSONResponse(_learner_json(row), status_code=202, headers={"Location": f"/lti/api/submissions/{row.id}"})
+    [view] = await _learner_views(side, session, [row])
+    return JSONResponse(view, status_code=202, headers={"Location": f"/lti/api/submissions/{row.id}"})
 
 
 @page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=PAGE_ERRORS,
@@ -140,7 +156,7 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
 async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
     side.read_limit.take(session.learner)
     rows = await run_in_threadpool(side.lti.history, session)
-    return {"submissions": [_learner_json(r) for r in rows]}
+    return {"submissions": await _learner_views(side, session, rows)}
 
 
 @page_router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
@@ -151,7 +167,7 @@ async def get_one(submission_id: str, session: LearnerSession = Depends(session_
     row = await run_in_threadpool(side.lti.owned_row, submission_id[:64], session)
     if row is None:
         raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
-    view = _learner_json(row)
+    [view] = await _learner_views(side, session, [row])
     if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
         view["verdict"]["pictures"] = await run_in_threadpool(side.lti.pictures_of, row.id)
     return view
@@ -231,6 +247,9 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     if score_rule is not None and score_rule not in SCORE_RULES:
         return refuse(400, "Launch refused", "this activity's custom parameter score_rule must be one of "
                       f"{', '.join(SCORE_RULES)}: set it in the activity, or remove it", request)
+    feedback = launch_feedback(problem, claims.get(CUSTOM_CLAIM) or {})
+    if isinstance(feedback, str):
+        return refuse(400, "Launch refused", feedback, request)
     user = str(claims.get("sub") or "")
     if not user:
         return refuse(400, "Launch refused", "the launch has no user (sub): anonymous launches cannot "
@@ -244,7 +263,7 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
                                         str(context)]))[:32]  # the deployment's course: one tenant of the queue
     opened, secret = await run_in_threadpool(
         side.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
-        ags if isinstance(ags, dict) else None, tenant, score_rule)
+        ags if isinstance(ags, dict) else None, tenant, score_rule, feedback)
     if staff:  # the teacher's page for this problem and course, instead of the learner page
         await run_in_threadpool(side.lti.mark_staff, opened.handle,
                                 teacher.course_of_launch(claims, message.get_client_id()))

@@ -95,6 +95,7 @@ class LearnerSession:
     ags: dict | None
     tenant: str | None = None  #: the LTI deployment's course, or the /learn course: a tenant of the queue
     score_rule: str | None = None  #: best | latest, from the activity's custom parameter (None: the default)
+    feedback: dict | None = None  #: the activity's feedback policy override (None: the bundle's own policy)
 
 
 class LtiStore:
@@ -138,7 +139,7 @@ class LtiStore:
     def open_session(self, learner: str, problem: str, user_id: str | None = None, name: str | None = None,
                      issuer: str | None = None, client_id: str | None = None,
                      ags: dict | None = None, tenant: str | None = None,
-                     score_rule: str | None = None) -> tuple[LearnerSession, str]:
+                     score_rule: str | None = None, feedback: dict | None = None) -> tuple[LearnerSession, str]:
         """A new session; returns it and the cookie secret (only its hash is stored)."""
         handle, secret, csrf = secrets.token_hex(8), secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         now = time.time()
@@ -146,6 +147,7 @@ class LtiStore:
                "problem": problem, "user_id": user_id, "name": name, "issuer": issuer, "client_id": client_id,
                "ags_json": json.dumps(ags) if ags else None, "created_at": now,
                "tenant": tenant[:80] if tenant else None, "score_rule": score_rule,
+               "feedback_json": json.dumps(feedback) if feedback else None,
                "expires_at": now + SESSION_SECONDS}
         with self.store._write() as conn:
             conn.execute(insert(sessions).values(**row))
@@ -159,7 +161,8 @@ class LtiStore:
                               csrf=row["csrf"], user_id=row["user_id"], name=row["name"], issuer=row["issuer"],
                               client_id=row["client_id"],
                               ags=json.loads(row["ags_json"]) if row["ags_json"] else None,
-                              tenant=row["tenant"], score_rule=row["score_rule"])
+                              tenant=row["tenant"], score_rule=row["score_rule"],
+                              feedback=json.loads(row["feedback_json"]) if row["feedback_json"] else None)
 
     def session(self, handle: str | None = None, csrf: str | None = None,
                 any_age: bool = False) -> tuple[LearnerSession, str] | None:

@@ -30,6 +30,7 @@ from judge.service import problems
 from judge.service.errors import ApiError
 from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, learner_key, roster, roster_learners
 from judge.service.lti.csp import origin, page_headers, return_url_allowed
+from judge.service.lti.learner_view import activity_policy
 from judge.service.lti.page import page_head, simple_page
 from judge.service.lti.side import (
     CONTEXT_CLAIM,
@@ -179,7 +180,8 @@ async def _course_roster(side: LearnerSide, session: LearnerSession) -> tuple[di
 
 async def _class(side: LearnerSide, session: LearnerSession) -> dict:
     course, members = await _course_roster(side, session)
-    return await run_in_threadpool(class_view, side.lti, course, session.problem, members)
+    policy = await run_in_threadpool(activity_policy, session.problem, session.feedback)
+    return await run_in_threadpool(class_view, side.lti, course, session.problem, members, policy)
 
 
 async def _learner_rows(side: LearnerSide, session: LearnerSession, course: dict,
@@ -235,7 +237,7 @@ def teacher_page(session: LearnerSession, title: str) -> str:
 <section aria-labelledby="roster-h"><h2 id="roster-h">Learners</h2>
 <p><button id="download-csv" type="button">Download CSV</button></p>
 <table id="roster"><thead><tr><th>learner</th><th>attempts</th><th>best score</th><th>last status</th>
-<th>first accepted</th><th>mistakes</th></tr></thead><tbody></tbody></table></section>
+<th>first accepted</th><th>mistakes</th><th>probing limit hit</th></tr></thead><tbody></tbody></table></section>
 <section aria-labelledby="rejudge-h"><h2 id="rejudge-h">After the exercise changed</h2>
 <p>Grade this course's submissions again with the exercise as it is now; nothing changes for learners until
 you apply it.</p>

@@ -211,7 +211,9 @@
         rows.push(el("tr", {}, [el("td", { text: shown.withheld_cases + " hidden cases" }), el("td", { text: "" }),
           el("td", { text: "hidden" }), el("td", { "class": shown.withheld_passed === shown.withheld_cases ? "accepted" : "failed",
             text: shown.withheld_passed + " of " + shown.withheld_cases + " passed" }), el("td", { text: "" }),
-          el("td", { text: "only the score is shown" + (shown.more_after ? "; more from " + shown.more_after : "") })]));
+          el("td", { text: (shown.probes_exceeded ? "many submissions in a short time: only the score is shown" +
+            (shown.probes_back_at ? "; submissions from " + shown.probes_back_at + " show more" : "")
+            : "only the score is shown") + (shown.more_after ? "; more from " + shown.more_after : "") })]));
       }
       var head = el("tr", {}, ["Case", "Function", "Visibility", "Status", "Time", "Details"].map(function (h) { return el("th", { scope: "col", text: h }); }));
       box.appendChild(el("h3", { text: "Cases" }));

@@ -62,6 +62,8 @@
       cell(row, learner.last_status ? learner.last_status.replace(/_/g, " ") : "not submitted");
       cell(row, learner.first_accepted_at || "");
       cell(row, (learner.mistakes || []).join(", "));
+      // submissions the activity's probing limit showed without hidden feedback: who probes, not who fails
+      cell(row, learner.probe_limited ? learner.probe_limited + " submission" + (learner.probe_limited === 1 ? "" : "s") : "");
     }
   }
 

@@ -5,7 +5,7 @@ LIMIT n``; without this index each page reads every submission of every platform
 to the cursor's position in the caller's own rows.
 
 Revision ID: 0004
-Revises: 0001
+Revises: 0003
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0004"
-down_revision = "0001"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

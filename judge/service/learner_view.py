@@ -1,0 +1,66 @@
+"""What a learner may see of a stored verdict: :func:`judge.formats.learner.learner_view` on the verdict's JSON.
+
+The platform API returns the whole verdict (and, at ``/v1/submissions/{id}/learner-view``, this view); the
+learner page gets this view, cut by the problem's feedback policy
+(problem.yaml's ``feedback:``, unless the caller passes the activity's own).  One function for every door, so the
+page, ``check()``, the packaged runners and the local exports withhold the same things.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime
+
+from judge.formats.learner import learner_view
+from judge.problem.feedback_override import OverrideError, apply_override
+from judge.problem.feedback_policy import FeedbackPolicy
+from judge.verdict import Verdict
+
+log = logging.getLogger("judge.service.lti")
+
+_policies: dict[str, tuple[tuple, FeedbackPolicy]] = {}
+_lock = threading.Lock()
+
+
+def bundle_policy(problem: str) -> FeedbackPolicy:
+    """The problem's own policy (re-read when its bundle changes); the default one for a problem that is gone
+    or broken, so a stored verdict is still shown, never less withheld than by default."""
+    from judge.errors import JudgeError
+    from judge.grading.prepare import bundle_mtimes
+    from judge.problem.loader import load_problem, resolve
+
+    try:
+        stamp = bundle_mtimes(resolve(problem))
+        with _lock:
+            hit = _policies.get(problem)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        policy = load_problem(problem).spec.feedback
+    except (JudgeError, OSError):
+        return FeedbackPolicy()
+    with _lock:
+        _policies[problem] = (stamp, policy)
+    return policy
+
+
+def activity_policy(problem: str, override: dict | None) -> FeedbackPolicy:
+    """The problem's policy with the activity's override (checked at launch; a bundle changed since that the
+    override no longer fits keeps the bundle's own policy, and says so in the log)."""
+    policy = bundle_policy(problem)
+    try:
+        return apply_override(policy, override)
+    except OverrideError as exc:
+        log.warning("the activity's feedback override no longer fits problem %s (%s): the bundle's policy applies",
+                    problem, exc)
+        return policy
+
+
+def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
+                    now: datetime | None = None, probes_back_at: datetime | None = None) -> dict | None:
+    """The learner's view of a stored verdict (``policy``: default the problem's own; ``probes_back_at``: set
+    when the probing limit withholds this submission's hidden feedback, see :mod:`judge.service.probes`)."""
+    if verdict is None:
+        return None
+    full = Verdict.model_validate(verdict)
+    return learner_view(full, policy or bundle_policy(full.problem), now, probes_back_at).model_dump(mode="json")

@@ -402,7 +402,7 @@ def dropped_spans(english: str, translated: str) -> str | None:
               for p, name in (("$", "formulas"), ("`", "code spans"))]
     counts.append((len(_FENCE.findall(english)), len(_FENCE.findall(translated)), "code fences"))
     diff = [f"{name}: {x} in English, {y} here" for x, y, name in counts if x != y]
-    lost = sorted(set(_CODE_WORD.findall(english)) - set(_CODE_WORD.findall(translated)))
+    lost = sorted(set(_CODE_WORD.findall(english)) - set(_CODE_WORD.findall(translated)) - {"e.g", "i.e"})
     if lost:
         diff.append(f"names of the code missing: {', '.join(lost)}")
     return "; ".join(diff) or None

@@ -384,6 +384,7 @@ def summary(bundle: Bundle, lang: str) -> str:
 
 _SPANS = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$|``.+?``|`[^`\n]+`", re.S)
 _FENCE = re.compile(r"^(```|~~~)", re.M)
+_BLOCK = re.compile(r"^(?:```|~~~)[^\n]*\n(.*?)^(?:```|~~~)", re.M | re.S)
 #: Names a sentence quotes from the code without backticks (d_model, x.shape, np.exp): kept as they are.
 _CODE_WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*\b|\b[A-Za-z_]\w*\.[A-Za-z_]\w*(?:\.\w+)*\b")
 
@@ -402,6 +403,8 @@ def dropped_spans(english: str, translated: str) -> str | None:
               for p, name in (("$", "formulas"), ("`", "code spans"))]
     counts.append((len(_FENCE.findall(english)), len(_FENCE.findall(translated)), "code fences"))
     diff = [f"{name}: {x} in English, {y} here" for x, y, name in counts if x != y]
+    if not diff and _BLOCK.findall(english) != _BLOCK.findall(translated):
+        diff.append("a code block differs from the English one (code and numbers stay as they are)")
     lost = sorted(set(_CODE_WORD.findall(english)) - set(_CODE_WORD.findall(translated)) - {"e.g", "i.e"})
     if lost:
         diff.append(f"names of the code missing: {', '.join(lost)}")

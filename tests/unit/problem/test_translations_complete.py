@@ -37,3 +37,7 @@ def test_the_span_check_sees_a_dropped_formula():
         "code spans: 1 in English, 0 here; names of the code missing: x.shape"
     assert dropped_spans("T is x.shape[-2], not d_model", "T vaut x.shape[0]") == \
         "names of the code missing: d_model"
+    block = "Example:\n```\n[0.5, 1.5]\n```\n"
+    assert dropped_spans(block, block.replace("Example", "Exemple")) is None
+    assert dropped_spans(block, block.replace("0.5", "0,5")) == \
+        "a code block differs from the English one (code and numbers stay as they are)"

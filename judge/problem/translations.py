@@ -210,7 +210,7 @@ def _check_ids(path: Path, lang: str, data: TranslationFile, lines: LineMap, kno
                               f"(or give one word)")
 
 
-_cache: dict[tuple, TranslationFile] = {}
+_cache: dict[tuple, tuple[TranslationFile, LineMap]] = {}
 
 
 def _stamp(path: Path) -> tuple:
@@ -218,21 +218,19 @@ def _stamp(path: Path) -> tuple:
     return (str(path), st.st_mtime_ns, st.st_size)
 
 
-def _parse(path: Path) -> tuple[TranslationFile, LineMap | None]:
-    """The file validated (parsed once per version: the cache is keyed by its path, mtime and size)."""
+def _parse(path: Path) -> tuple[TranslationFile, LineMap]:
+    """The file validated, and where its keys sit (found only if an error needs a line): parsed once per
+    version, the cache keyed by its path, mtime and size."""
     stamp = _stamp(path)
     hit = _cache.get(stamp)
     if hit is not None:
-        return hit, None
+        return hit
     _check_blanks(path)
-    data, lines = validate_with_lines(TranslationFile, path)
+    parsed: tuple[TranslationFile, LineMap] = validate_with_lines(TranslationFile, path)
     if len(_cache) > 256:
         _cache.clear()
-    _cache[stamp] = data
-    return data, lines
-
-
-_checked: dict[tuple, bool] = {}
+    _cache[stamp] = parsed
+    return parsed
 
 
 def load_translations(root: Path, spec: ProblemSpec, cases: CasesFile, bank: Bank | None) -> Translations:
@@ -257,13 +255,8 @@ def load_translations(root: Path, spec: ProblemSpec, cases: CasesFile, bank: Ban
                 raise BundleError(str(path), None, f"unknown language {lang!r} (a bundle may be translated "
                                                    f"into: {', '.join(LANGUAGES)})")
             data, lines = _parse(path)
-            key = (_stamp(path), id(spec), id(cases), id(bank))
-            if key not in _checked:  # ids checked against this very bundle (its models are frozen)
-                known = known or _known(spec, cases, bank)
-                _check_ids(path, lang, data, lines or validate_with_lines(TranslationFile, path)[1], known)
-                if len(_checked) > 1024:
-                    _checked.clear()
-                _checked[key] = True
+            known = known or _known(spec, cases, bank)
+            _check_ids(path, lang, data, lines, known)  # every load: cheap, and the bank may have changed
             files[lang] = data
     return Translations(files=files, statements=statements)
 

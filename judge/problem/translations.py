@@ -38,6 +38,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -432,3 +433,34 @@ def text_drift(bundle: Bundle, lang: str) -> list[tuple[str, str]]:
         if why:
             out.append((where, why))
     return out
+
+
+def write_handout(bundle: Bundle, target: Path) -> list[Path]:
+    """The translations a hand-out (``judge package notebook``) carries: the translated statements, and each
+    translations file cut to what the hand-out has (its public cases, its bank's mistakes, the words of its
+    functions and public cases; no properties or family, which a hand-out's bank drops), so that a French
+    learner's ``check()`` reads French and nothing names a hidden case.  The files written."""
+    import yaml
+
+    translations = _translations(bundle)
+    written: list[Path] = []
+    for path in translations.statements.values():
+        shutil.copyfile(path, target / path.name)
+        written.append(target / path.name)
+    if not translations.files:
+        return written
+    public = [c for c in bundle.cases.cases if c.visibility == "public"]
+    known = _known(bundle.spec, bundle.cases, bundle.bank)
+    words = set(known.required_patterns) | {t for c in public for t in c.tags}
+    (target / FOLDER).mkdir(exist_ok=True)
+    for lang, data in translations.files.items():
+        doc: dict[str, Any] = {"schema_version": 1}
+        if data.title:
+            doc["title"] = data.title
+        doc["mistakes"] = dict(data.mistakes)
+        doc["cases"] = {k: v for k, v in data.cases.items() if k in {c.id for c in public}}
+        doc["patterns"] = {k: v for k, v in data.patterns.items() if k in words}
+        out = target / FOLDER / f"{lang}.yaml"
+        out.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=110), encoding="utf-8")
+        written.append(out)
+    return written

@@ -157,3 +157,19 @@ def test_judge_show_gives_the_statement_in_the_language_asked(translated_copy):
     assert render_problem(str(translated_copy), "fr").startswith("# Encodage positionnel sinusoïdal")
     german = render_problem(str(translated_copy), "de")
     assert german.startswith("(This problem has no statement in de: here it is in English.)\n\n# Sinusoidal")
+
+
+def test_a_notebook_handout_speaks_the_languages_and_names_no_hidden_case(translated_copy, tmp_path):
+    """`judge package notebook` carries the translations, cut to its public cases and its bank's mistakes (a
+    hand-out has no properties or family): check() in French reads French, and no file names a hidden case."""
+    from judge.platforms.notebook import package
+
+    bundle = load_problem(translated_copy)
+    _, target = package(bundle, tmp_path / "handout")
+    handout = load_problem(target)
+    assert missing(handout, "fr") == [] and missing(handout, "ru") == []
+    assert statement(handout, "ru")[1] == "ru"
+    assert bundle_text(handout, "fr", "mistake", "sin_cos_swapped", "?").startswith("Le sinus et le cosinus")
+    hidden = [c.id for c in bundle.cases.cases if c.visibility != "public"]
+    texts = [p.read_text() for p in (target / "translations").iterdir()]
+    assert hidden and not [h for h in hidden for t in texts if f"{h}:" in t]

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from judge.authoring.verify import translation_notes
-from judge.errors import BundleError
 from judge.formats.show import render_problem
 from judge.grading.prepare import bundle_mtimes
 from judge.problem.loader import load_problem
 from judge.problem.translations import bundle_text, bundle_word, missing, statement, summary
-from tests.support.problems import problems_copy
+from tests.support.problems import line_of, load_error, problems_copy
 
 MESSAGE = "    message: \"Sine and cosine are swapped"
 
@@ -25,16 +24,6 @@ MESSAGE = "    message: \"Sine and cosine are swapped"
 def translated_copy(tmp_path) -> Path:
     """A private copy of sinusoidal-pe, whose translations a test may change."""
     return problems_copy(tmp_path / "problems", "sinusoidal-pe") / "sinusoidal-pe"
-
-
-def _line_of(path: Path, text: str) -> int:
-    return next(k for k, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
-
-
-def _error(root: Path) -> str:
-    with pytest.raises(BundleError) as caught:
-        load_problem(root)
-    return str(caught.value)
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -89,16 +78,16 @@ def test_missing_lists_everything_a_learner_would_read_in_english(translated_cop
 def test_an_unknown_mistake_id_is_named_at_its_line_with_the_known_ids(translated_copy):
     fr = translated_copy / "translations" / "fr.yaml"
     _edit(fr, "  sin_cos_swapped: ", "  sin_cos_swaped: ")
-    error = _error(translated_copy)
-    assert error.startswith(f"{fr}:{_line_of(fr, 'sin_cos_swaped:')}: mistakes: sin_cos_swaped: "), error
+    error = load_error(translated_copy)
+    assert error.startswith(f"{fr}:{line_of(fr, 'sin_cos_swaped:')}: mistakes: sin_cos_swaped: "), error
     assert "sin_cos_swapped, frequencies_grow" in error and "did you mean 'sin_cos_swapped'?" in error, error
 
 
 def test_a_hidden_case_has_no_description_to_translate(translated_copy):
     ru = translated_copy / "translations" / "ru.yaml"
     _edit(ru, "cases:\n", "cases:\n  table-odd-33: \"нечётное d_model\"\n")
-    error = _error(translated_copy)
-    assert error.startswith(f"{ru}:{_line_of(ru, 'table-odd-33:')}: cases: table-odd-33: a hidden case"), error
+    error = load_error(translated_copy)
+    assert error.startswith(f"{ru}:{line_of(ru, 'table-odd-33:')}: cases: table-odd-33: a hidden case"), error
     assert "ex-table-3x4" in error, error
 
 
@@ -106,7 +95,7 @@ def test_a_hidden_case_has_no_description_to_translate(translated_copy):
 def test_a_language_the_judge_does_not_speak_is_refused(translated_copy, name):
     path = translated_copy / name
     path.write_text("schema_version: 1\n" if name.endswith(".yaml") else "# Sinusförmige Positionskodierung\n")
-    error = _error(translated_copy)
+    error = load_error(translated_copy)
     assert error.startswith(f"{path}: unknown language 'de'"), error
     assert "fr, ru" in error, error
 
@@ -114,18 +103,18 @@ def test_a_language_the_judge_does_not_speak_is_refused(translated_copy, name):
 def test_an_empty_text_is_named_at_its_line(translated_copy):
     fr = translated_copy / "translations" / "fr.yaml"
     _edit(fr, "  unit_circle: \"chaque", "  unit_circle: \"\"\n  x_unused: \"chaque")
-    error = _error(translated_copy)
-    assert error.startswith(f"{fr}:{_line_of(fr, 'unit_circle:')}: properties: unit_circle: empty text"), error
+    error = load_error(translated_copy)
+    assert error.startswith(f"{fr}:{line_of(fr, 'unit_circle:')}: properties: unit_circle: empty text"), error
 
 
 def test_an_empty_statement_or_a_misspelt_section_is_refused(translated_copy):
     (translated_copy / "statement.fr.md").write_text("\n  \n")
-    assert "an empty statement" in _error(translated_copy)
+    assert "an empty statement" in load_error(translated_copy)
     (translated_copy / "statement.fr.md").unlink()
     ru = translated_copy / "translations" / "ru.yaml"
     _edit(ru, "\nmistakes:", "\nmistake:")
-    error = _error(translated_copy)
-    assert error.startswith(f"{ru}:{_line_of(ru, 'mistake:')}: mistake: unknown key 'mistake' (did you mean "
+    error = load_error(translated_copy)
+    assert error.startswith(f"{ru}:{line_of(ru, 'mistake:')}: mistake: unknown key 'mistake' (did you mean "
                             "'mistakes'?)"), error
 
 
@@ -137,8 +126,8 @@ def test_plural_forms_follow_the_language(translated_copy):
     assert bundle_word(bundle, "fr", "sin", 4) == "sin" and bundle_word(bundle, "de", "sin", 1) is None
     ru = translated_copy / "translations" / "ru.yaml"
     _edit(ru, "[позиция, позиции, позиций]", "[позиция, позиции]")
-    error = _error(translated_copy)
-    assert error.startswith(f"{ru}:{_line_of(ru, '  position:')}: patterns: position: 2 forms; ru has 3"), error
+    error = load_error(translated_copy)
+    assert error.startswith(f"{ru}:{line_of(ru, '  position:')}: patterns: position: 2 forms; ru has 3"), error
 
 
 def test_a_changed_translation_reloads_the_bundle(translated_copy):

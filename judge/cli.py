@@ -301,13 +301,14 @@ def problems() -> None:
 @click.argument("problem")
 @click.option("--as-learner", is_flag=True, help="the case list as learners see it under the problem's feedback "
               "policy (problem.yaml's feedback:): hidden cases as they are named, and what is shown of them")
-def show(problem: str, as_learner: bool) -> None:
+@click.option("--lang", default=None, help="the statement in this language (fr, ru) when the bundle has it")
+def show(problem: str, as_learner: bool, lang: str | None) -> None:
     """Print a problem's statement, limits and public examples."""
     from judge.errors import JudgeError
     from judge.formats.show import render_as_learner, render_problem
 
     try:
-        click.echo(render_as_learner(problem) if as_learner else render_problem(problem), nl=False)
+        click.echo(render_as_learner(problem) if as_learner else render_problem(problem, lang), nl=False)
     except JudgeError as exc:
         raise _fail(str(exc)) from exc
 

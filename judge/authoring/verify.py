@@ -46,6 +46,7 @@ class VerifyReport:
     rows: list[Row] = field(default_factory=list)
     author: AuthorReport | None = None
     problem: str = ""
+    translations: dict[str, list[str]] = field(default_factory=dict)  # language -> what it lacks (a note)
 
     @property
     def ok(self) -> bool:
@@ -53,6 +54,7 @@ class VerifyReport:
 
     def as_dict(self) -> dict:
         return {"problem": self.problem, "ok": self.ok, "rows": [r.__dict__ for r in self.rows],
+                "translations": self.translations,
                 **(self.author.as_dict() if self.author else {})}
 
 
@@ -80,6 +82,20 @@ def bank_check(bundle: Bundle) -> list[Row]:
     assert bank is not None  # the bundle names a mistakes file: its bank is loaded
     return [Row("mistake bank loads", "loads", "loads", True,
                 f"{len(bank.spec.mistakes)} mistakes, {len(bank.spec.properties)} properties")]
+
+
+def translation_notes(bundle: Bundle) -> list[tuple[str, list[str], str]]:
+    """Per language the bundle may be translated into: what it lacks, and the line verify prints
+    (``fr: complete``, ``ru: 2 mistakes without a message (a, b)``), plus any translated text that lost a
+    formula or a code span of its English source."""
+    from judge.problem.translations import LANGUAGES, missing, summary, text_drift
+
+    out = []
+    for lang in LANGUAGES:
+        lines = [f"NOTE    [translations] {lang}: {summary(bundle, lang)}"]
+        lines += [f"NOTE    [translations] {lang}: {where}: {why}" for where, why in text_drift(bundle, lang)]
+        out.append((lang, missing(bundle, lang), "\n".join(lines)))
+    return out
 
 
 def default_submissions(bundle: Bundle) -> Path:
@@ -114,6 +130,9 @@ def verify_problem(problem: str, submissions: str | None = None, unsafe_no_sandb
 
     for row in reference_checks(bundle) + bank_check(bundle):
         add(row)
+    for lang, lacks, line in translation_notes(bundle):  # notes: English stands in for what is missing
+        report.translations[lang] = lacks
+        echo(line)
     folder = Path(submissions) if submissions else default_submissions(bundle)
     slowest = 0.0
     graded: list[GradedExample] = []

@@ -6,14 +6,22 @@ from __future__ import annotations
 import numpy as np
 
 
-def render_problem(problem: str) -> str:
+def render_problem(problem: str, lang: str | None = None) -> str:
+    """``lang``: the statement in that language when the bundle has it (English otherwise, said once)."""
     from judge.problem.expected import load_reference
     from judge.problem.inputs import build_input_file
     from judge.problem.loader import load_problem
 
     bundle = load_problem(problem)
     spec = bundle.spec
-    out = [bundle.statement.rstrip(), "", "## Limits", ""]
+    text = bundle.statement
+    if lang:
+        from judge.problem.translations import statement
+
+        text, used = statement(bundle, lang)
+        if used == "en" and not lang.lower().startswith("en"):
+            text = f"(This problem has no statement in {lang}: here it is in English.)\n\n{text}"
+    out = [text.rstrip(), "", "## Limits", ""]
     lim = spec.limits
     out.append(f"- CPU {lim.cpu_seconds:g} s and wall {lim.wall_seconds:g} s for all cases; "
                f"{lim.case_wall_seconds:g} s wall per call; memory {lim.memory_mib} MiB; "

@@ -87,7 +87,9 @@ class PreparedProblem:
 
 
 def bundle_mtimes(root: Path) -> tuple[float, ...]:
-    return tuple(os.stat(p).st_mtime_ns for p in sorted(root.glob("*")) if p.is_file())
+    """The bundle's files' times, its translations' included (a new French message reloads the bundle)."""
+    files = [p for p in sorted(root.glob("*")) if p.is_file()] + sorted((root / "translations").glob("*.y*ml"))
+    return tuple(os.stat(p).st_mtime_ns for p in files)
 
 
 def prepare(bundle: Bundle) -> PreparedProblem:

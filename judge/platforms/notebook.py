@@ -28,6 +28,7 @@ import yaml
 from judge.errors import BundleError
 from judge.problem.loader import Bundle
 from judge.problem.recorded import INDEX, RAISES, inputs_key
+from judge.problem.translations import write_handout as write_translations
 
 RECORDED = "recorded"
 
@@ -68,6 +69,7 @@ def _write_bundle(bundle: Bundle, target: Path, public: list[int]) -> None:
     cases_doc["cases"] = [c for c in cases_doc["cases"] if c.get("visibility") == "public"]
     (target / bundle.spec.cases).write_text(_yaml(cases_doc))
     shutil.copyfile(root / bundle.spec.statement, target / bundle.spec.statement)
+    write_translations(bundle, target)  # the learner's language in check(), cut to what a hand-out holds
     if bundle.spec.mistakes and bundle.bank is not None:
         bank = yaml.safe_load((root / bundle.spec.mistakes).read_text())
         for key in ("module", "properties", "family"):

@@ -16,6 +16,7 @@ from judge.problem.locate import PROBLEMS_DIR, available, resolve  # noqa: F401 
 from judge.problem.mistakes import Bank, load_bank
 from judge.problem.models import CasesFile, ProblemSpec
 from judge.problem.timescale import scale_times
+from judge.problem.translations import Translations, load_translations
 from judge.problem.yamlfile import MAX_BUNDLE_FILE, _load_yaml, _read_text, _validate  # noqa: F401 - used by others
 
 
@@ -29,6 +30,7 @@ class Bundle:
     statement: str
     digest: str
     bank: Bank | None = None  # the known mistakes (mistakes.yaml + its module), loaded and checked once
+    translations: Translations = Translations()  # statement.<lang>.md and translations/<lang>.yaml, checked
 
     @property
     def id(self) -> str:
@@ -133,8 +135,10 @@ def load_problem(problem: str | Path) -> Bundle:
             parts += [(root / spec.mistakes).read_bytes(), _read_text(root / bank.spec.module).encode()]
         else:
             parts.append((root / spec.mistakes).read_bytes())
+    translations = load_translations(root, spec, cases, bank)  # not in the digest: no output depends on them
     digest = hashlib.sha256()
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
     spec, cases = scale_times(spec, cases)  # JUDGE_TIME_SCALE, after the digest: the files are unchanged
-    return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16], bank=bank)
+    return Bundle(root=root, spec=spec, cases=cases, statement=statement, digest=digest.hexdigest()[:16], bank=bank,
+                  translations=translations)

@@ -73,6 +73,7 @@ def _one_case_bundle(tmp_path: Path, problem: str, found) -> Path:
     cases = yaml.safe_load((root / "cases.yaml").read_text())
     cases["cases"] = [case]
     (root / "cases.yaml").write_text(yaml.safe_dump(cases, sort_keys=False))
+    shutil.rmtree(root / "translations", ignore_errors=True)  # they name the cases left out: a load error
     return root
 
 

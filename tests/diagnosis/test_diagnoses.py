@@ -152,6 +152,7 @@ def test_generic_recognisers_need_no_bank(tmp_path, judge):
     (root / "mistakes.py").unlink()
     text = (root / "problem.yaml").read_text()
     (root / "problem.yaml").write_text(re.sub(r"(?m)^mistakes:.*\n", "", text))
+    shutil.rmtree(root / "translations")  # they translate the bank's messages: without a bank, unknown ids
     verdict = judge.grade((SUBMISSIONS / "wrong_answer" / "returns_list.py").read_bytes(), root)
     assert verdict.diagnoses[0].id == "not_ndarray" and "numpy.ndarray" in verdict.diagnoses[0].message
     verdict = judge.grade((SUBMISSIONS / "wrong_answer" / "sin_cos_swapped.py").read_bytes(), root)

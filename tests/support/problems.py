@@ -44,3 +44,20 @@ def _loosen(problems: Path) -> None:
         if case.get("tolerance"):
             case["tolerance"] = {"atol": 1.0e-3, "rtol": 1.0e-3}
     cases_path.write_text(yaml.safe_dump(cases, sort_keys=False))
+
+
+def line_of(path: Path, text: str) -> int:
+    """The number of the first line of ``path`` holding ``text`` (where a bundle error must point)."""
+    return next(k for k, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def load_error(root: Path) -> str:
+    """The error loading the bundle at ``root`` gives (it must give one)."""
+    import pytest
+
+    from judge.errors import BundleError
+    from judge.problem.loader import load_problem
+
+    with pytest.raises(BundleError) as caught:
+        load_problem(root)
+    return str(caught.value)

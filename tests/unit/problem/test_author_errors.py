@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from judge.authoring.case_add import add_case
-from judge.errors import BundleError, JudgeError
-from judge.problem.loader import load_problem
+from judge.errors import JudgeError
 from tests.support.common import REPO
+from tests.support.problems import line_of, load_error
 
 
 @pytest.fixture()
@@ -22,21 +22,11 @@ def bundle(tmp_path) -> Path:
     return root
 
 
-def _line_of(path: Path, text: str) -> int:
-    return next(k for k, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
-
-
-def _error(root: Path) -> str:
-    with pytest.raises(BundleError) as caught:
-        load_problem(root)
-    return str(caught.value)
-
-
 def test_a_misspelt_key_is_named_at_its_line_with_the_key_meant(bundle):
     spec = bundle / "problem.yaml"
     spec.write_text(spec.read_text().replace("\ntolerance:", "\ntolerence:", 1))
-    error = _error(bundle)
-    assert error.startswith(f"{spec}:{_line_of(spec, 'tolerence:')}: "), error
+    error = load_error(bundle)
+    assert error.startswith(f"{spec}:{line_of(spec, 'tolerence:')}: "), error
     assert "unknown key 'tolerence' (did you mean 'tolerance'?)" in error, error
     assert "Field required" not in error and "more problems" not in error, error
 
@@ -45,19 +35,19 @@ def test_every_problem_of_a_file_is_listed(bundle):
     spec = bundle / "problem.yaml"
     text = spec.read_text().replace("\ntolerance:", "\ntolerence:", 1).replace("  cpu_seconds:", "  cpu_secnds:", 1)
     spec.write_text(text)
-    error = _error(bundle)
+    error = load_error(bundle)
     lines = error.splitlines()
     assert len(lines) == 2, error
-    assert lines[0].startswith(f"{spec}:{_line_of(spec, 'cpu_secnds:')}: limits.cpu_secnds: unknown key"), error
+    assert lines[0].startswith(f"{spec}:{line_of(spec, 'cpu_secnds:')}: limits.cpu_secnds: unknown key"), error
     assert "did you mean 'cpu_seconds'?" in lines[0]
-    assert lines[1].startswith(f"{spec}:{_line_of(spec, 'tolerence:')}: "), error
+    assert lines[1].startswith(f"{spec}:{line_of(spec, 'tolerence:')}: "), error
 
 
 def test_a_misspelt_name_in_mistakes_yaml_is_blamed_on_its_line_there(bundle):
     bank = bundle / "mistakes.yaml"
     bank.write_text(bank.read_text().replace("sinusoidal_pe: swapped_pe,", "sinusoidal_pe: swaped_pe,", 1))
-    error = _error(bundle)
-    assert error.startswith(f"{bank}:{_line_of(bank, 'swaped_pe')}: "), error
+    error = load_error(bundle)
+    assert error.startswith(f"{bank}:{line_of(bank, 'swaped_pe')}: "), error
     assert "swaped_pe() is not defined in mistakes.py (did you mean 'swapped_pe'?)" in error, error
 
 

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -113,39 +114,6 @@ def _meta(**fields) -> dict:
     return {"nbgrader": {"schema_version": 3, "solution": False, "grade": False, "locked": False, **fields}}
 
 
-def test_nbgrader_autograde_scores_a_class_with_the_judge(tmp_path, judge):
-    require_sandbox()
-    nbgrader = _tool("nbgrader")
-    course = tmp_path / "course"
-    (course / "source" / "ps1").mkdir(parents=True)
-    (course / "nbgrader_config.py").write_text(nbgrader_config())
-    solution = f"### BEGIN SOLUTION\n{RIGHT}\n### END SOLUTION"
-    grade = 'from judge.platforms.nbgrader import grade_cell\ngrade_cell("sinusoidal-pe", points=10)'
-    nbformat, nb = _notebook(["import numpy as np", solution, grade],
-                             [_meta(grade_id="imports", locked=True), _meta(grade_id="answer", solution=True),
-                              _meta(grade_id="judge", grade=True, locked=True, points=10)])
-    nbformat.write(nb, course / "source" / "ps1" / "ps1.ipynb")
-    _run(nbgrader, "generate_assignment", "ps1", "--force", cwd=course)
-    released = nbformat.read(course / "release" / "ps1" / "ps1.ipynb", as_version=4)
-    assert "raise NotImplementedError" in released.cells[2].source  # the solution was cut out
-    for student, answer, extra in (("alice", RIGHT, None), ("bob", SWAPPED, None), ("carol", RIGHT, UNRELATED_CRASH)):
-        mine = nbformat.read(course / "release" / "ps1" / "ps1.ipynb", as_version=4)
-        mine.cells[2].source = answer
-        if extra:
-            mine.cells.insert(3, nbformat.v4.new_code_cell(extra))
-        (course / "submitted" / student / "ps1").mkdir(parents=True)
-        nbformat.write(mine, course / "submitted" / student / "ps1" / "ps1.ipynb")
-    _run(nbgrader, "autograde", "ps1", "--force", cwd=course)
-    _run(nbgrader, "export", cwd=course)
-    scores = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "grades.csv").open())}
-    assert scores["alice"] == 10.0 and scores["carol"] == 10.0, scores
-    assert 0 < scores["bob"] < 10 and scores["bob"] == pytest.approx(10 * judge.grade(SWAPPED).score, abs=1e-4)
-    graded = nbformat.read(course / "autograded" / "bob" / "ps1" / "ps1.ipynb", as_version=4)
-    printed = "".join(o.get("text", "") for o in graded.cells[3].outputs if o.output_type == "stream")
-    assert "sin_cos_swapped" in printed and "public cases: 0 of 4 passed" in printed, printed[:1500]
-    assert not [o for o in graded.cells[3].outputs if o.output_type == "stream" and o.name == "stderr"]
-
-
 # -- attacks on the tools' grades: the judge's grade comes from outside the learner's kernel ------------------
 ATTACKS = sorted((SUBMISSIONS / "wrong_answer").glob("attack_notebook_*.ipynb"))
 
@@ -181,15 +149,25 @@ def _planted_folder(into: Path, answer: str) -> None:
     (into / "sinusoidal-pe" / "reference.py").write_text(answer)
 
 
-def test_nbgrader_gives_a_notebook_that_attacks_the_kernel_its_honest_score(tmp_path, judge):
-    """A class with a right answer, a wrong one, the three attack notebooks and a hand-in with a planted bundle
-    folder, autograded by the real nbgrader with the judge's autograde step: each gets what its answer earns
-    against the real bundle.  Without running the cells in nbgrader's kernel (the default), nbgrader's own test
-    cell is not run (0, said so); with ``run_cells=True`` the kernel runs every attack (its files appear in the
-    autograded folder) and the judge's grade is unchanged, with a note that the cells also ran unsandboxed."""
+@dataclass
+class NbgraderClass:
+    """One course's class, autograded by the real nbgrader with the judge's autograde step, once per
+    ``run_cells``: what the nbgrader tests read."""
+    course: Path
+    honest: dict[str, float]                 # each student's answer graded by the judge, on 10 points
+    scores: dict[bool, dict[str, float]]     # run_cells -> grades.csv's scores
+    autograded: dict[bool, Path]             # run_cells -> nbgrader's autograded/ folder of that run
+
+
+@pytest.fixture(scope="module")
+def nbgrader_class(tmp_path_factory, judge) -> NbgraderClass:
+    """One assignment, one class, two autogrades: nbgrader's generate, autograde and export take most of their
+    time starting up and running kernels, so every nbgrader fact is read from the same two runs over the whole
+    class (a right answer, a wrong one, a right one beside a crashing scratch cell, the three attack notebooks and
+    a hand-in with a planted bundle folder) instead of one course per test."""
     require_sandbox()
     nbgrader = _tool("nbgrader")
-    course = tmp_path / "course"
+    course = tmp_path_factory.mktemp("nbgrader") / "course"
     (course / "source" / "ps1").mkdir(parents=True)
     solution = f"### BEGIN SOLUTION\n{RIGHT}\n### END SOLUTION"
     grade = 'from judge.platforms.nbgrader import grade_cell\ngrade_cell("sinusoidal-pe", points=10)'
@@ -200,38 +178,75 @@ def test_nbgrader_gives_a_notebook_that_attacks_the_kernel_its_honest_score(tmp_
     nbformat.write(nb, course / "source" / "ps1" / "ps1.ipynb")
     (course / "nbgrader_config.py").write_text(nbgrader_config())
     _run(nbgrader, "generate_assignment", "ps1", "--force", cwd=course)
-    honest = {"alice": 10.0, "bob": 10 * judge.grade(SWAPPED).score}
     hand_ins: dict[str, tuple[str, list[str]]] = {"alice": (RIGHT, []), "bob": (SWAPPED, []),
-                                                  "mallory-folder": (SWAPPED, [])}
-    honest["mallory-folder"] = honest["bob"]
+                                                  "carol": (RIGHT, [UNRELATED_CRASH]), "mallory-folder": (SWAPPED, [])}
     for attack in ATTACKS:
-        student = "mallory-" + attack.stem.removeprefix("attack_notebook_").replace("_", "-")
-        hand_ins[student] = _attack_cells(attack)
-        honest[student] = 10 * judge.grade(hand_ins[student][0]).score
-    assert all(score < 10 for student, score in honest.items() if student != "alice")
-    for student, (answer, attack_cells) in hand_ins.items():
+        hand_ins["mallory-" + attack.stem.removeprefix("attack_notebook_").replace("_", "-")] = _attack_cells(attack)
+    honest = {student: 10 * judge.grade(answer).score for student, (answer, _) in hand_ins.items()}
+    for student, (answer, extra_cells) in hand_ins.items():
         mine = nbformat.read(course / "release" / "ps1" / "ps1.ipynb", as_version=4)
         mine.cells[2].source = answer
-        mine.cells[3:3] = [nbformat.v4.new_code_cell(c) for c in attack_cells]
+        mine.cells[3:3] = [nbformat.v4.new_code_cell(c) for c in extra_cells]
         folder = course / "submitted" / student / "ps1"
         folder.mkdir(parents=True)
         nbformat.write(mine, folder / "ps1.ipynb")
         if student == "mallory-folder":
             _planted_folder(folder, answer)
+    scores, autograded = {}, {}
     for run_cells in (False, True):
         (course / "nbgrader_config.py").write_text(nbgrader_config(run_cells))
         _run(nbgrader, "autograde", "ps1", "--force", cwd=course)
         _run(nbgrader, "export", cwd=course)
-        scores = {row["student_id"]: float(row["score"]) for row in csv.DictReader((course / "grades.csv").open())}
-        own_test = 1.0 if run_cells else 0.0
-        assert scores == pytest.approx({s: v + own_test for s, v in honest.items()}, abs=1e-4), (run_cells, scores)
-        graded = nbformat.read(course / "autograded" / "mallory-fake-grader-modules" / "ps1" / "ps1.ipynb",
-                               as_version=4)
-        judge_cell = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "judge")
-        printed = "".join(o.get("text", "") for o in judge_cell.outputs if o.output_type == "stream")
-        assert "public cases: 0 of 4 passed" in printed and ("ran this notebook's cells" in printed) == run_cells
-        planted = course / "autograded" / "mallory-ipython-cells" / "ps1" / "sinusoidal-pe" / "reference.py"
-        assert planted.is_file() == run_cells  # the kernel ran the attack only when asked to run cells
+        scores[run_cells] = {row["student_id"]: float(row["score"])
+                             for row in csv.DictReader((course / "grades.csv").open())}
+        autograded[run_cells] = course / f"autograded-run-cells-{run_cells}"
+        shutil.copytree(course / "autograded", autograded[run_cells])  # the next run's --force replaces it
+    return NbgraderClass(course, honest, scores, autograded)
+
+
+def _judge_cell_printed(path: Path) -> tuple[str, list]:
+    """What the judge's grade cell printed in an autograded notebook, and its outputs."""
+    import nbformat
+
+    graded = nbformat.read(path, as_version=4)
+    cell = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "judge")
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream"), cell.outputs
+
+
+def test_nbgrader_autograde_scores_a_class_with_the_judge(nbgrader_class, judge):
+    """nbgrader's default autograde (the cells are not run in its kernel): the generated assignment hides the
+    solution, a right answer gets the judge's 10 points even beside a scratch cell that crashes, a wrong one the
+    judge's partial score, and its grade cell prints the judge's diagnosis (nothing on stderr)."""
+    import nbformat
+
+    released = nbformat.read(nbgrader_class.course / "release" / "ps1" / "ps1.ipynb", as_version=4)
+    assert "raise NotImplementedError" in released.cells[2].source  # the solution was cut out
+    scores = nbgrader_class.scores[False]
+    assert scores["alice"] == 10.0 and scores["carol"] == 10.0, scores
+    assert 0 < scores["bob"] < 10 and scores["bob"] == pytest.approx(10 * judge.grade(SWAPPED).score, abs=1e-4)
+    printed, outputs = _judge_cell_printed(nbgrader_class.autograded[False] / "bob" / "ps1" / "ps1.ipynb")
+    assert "sin_cos_swapped" in printed and "public cases: 0 of 4 passed" in printed, printed[:1500]
+    assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"]
+
+
+@pytest.mark.parametrize("run_cells", [False, True], ids=["cells-not-run", "cells-run"])
+def test_nbgrader_gives_a_notebook_that_attacks_the_kernel_its_honest_score(nbgrader_class, run_cells):
+    """The three attack notebooks and a hand-in with a planted bundle folder, autograded by the real nbgrader
+    with the judge's autograde step: each gets what its answer earns against the real bundle.  Without running
+    the cells in nbgrader's kernel (the default), nbgrader's own test cell is not run (0, said so); with
+    ``run_cells=True`` the kernel runs every attack (its files appear in the autograded folder) and the judge's
+    grade is unchanged, with a note that the cells also ran unsandboxed."""
+    honest = nbgrader_class.honest
+    assert all(score < 10 for student, score in honest.items() if student not in ("alice", "carol"))
+    assert honest["mallory-folder"] == honest["bob"]
+    own_test = 1.0 if run_cells else 0.0
+    scores = nbgrader_class.scores[run_cells]
+    assert scores == pytest.approx({s: v + own_test for s, v in honest.items()}, abs=1e-4), (run_cells, scores)
+    autograded = nbgrader_class.autograded[run_cells]
+    printed, _ = _judge_cell_printed(autograded / "mallory-fake-grader-modules" / "ps1" / "ps1.ipynb")
+    assert "public cases: 0 of 4 passed" in printed and ("ran this notebook's cells" in printed) == run_cells
+    planted = autograded / "mallory-ipython-cells" / "ps1" / "sinusoidal-pe" / "reference.py"
+    assert planted.is_file() == run_cells  # the kernel ran the attack only when asked to run cells
 
 
 def _execute(cells: list[str], folder: Path, **env: str) -> list[str]:

@@ -86,7 +86,8 @@ def test_ipython_syntax_keeps_every_line_in_place():
     (notebook(["import numpy as np\ndef helper():\n    pass"], noise=False),
      "defines no sinusoidal_pe(), add_positional_encoding() at the top level of a code cell (it defines: helper, np)"),
     (notebook(["def sinusoidal_pe(max_len, d_model:\n    pass"], noise=False), "syntax error in cell 2"),
-])
+], ids=["bad-json", "json-not-a-notebook", "no-nbformat-fields", "nbformat-3", "no-code-cells", "no-graded-function",
+        "syntax-error"])  # named ids: a notebook's random cell ids would differ between pytest-xdist's workers
 def test_what_cannot_be_graded_says_so_in_one_line(data, words):
     if words is None:
         assert not looks_like_notebook(data)

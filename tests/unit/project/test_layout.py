@@ -245,22 +245,23 @@ def test_the_isolation_mode_is_compared_only_in_the_mode_classes():
     assert offenders == [], "\n".join(offenders)
 
 
-def test_a_tier_set_by_hand_that_disagrees_with_what_the_test_uses_fails_collection():
-    """tests/support/tiers.py derives each test's tier; a marker that says otherwise stops the run at collection."""
-    import os
+def test_a_tier_set_by_hand_that_disagrees_with_what_the_test_uses_fails_collection(tmp_path):
+    """tests/support/tiers.py derives each test's tier; a marker that says otherwise stops the run at collection.
+
+    The probe lives outside tests/ with tests/conftest.py loaded as a plugin (the hook that derives tiers): a file
+    written into tests/ would appear to, and vanish from, the layout checks that read tests/ while pytest-xdist
+    runs them beside this test."""
     import subprocess
     import sys
 
-    tests = Path(__file__).resolve().parents[2]
-    probe = tests / f"test_zz_tier_probe_{os.getpid()}.py"
+    repo = Path(__file__).resolve().parents[3]
+    probe = tmp_path / "test_zz_tier_probe.py"
     probe.write_text("import pytest\nfrom tests.support.common import require_sandbox\n\n\n@pytest.mark.unit\n"
                      "def test_claims_unit_yet_needs_the_sandbox():\n    require_sandbox()\n\n\n"
                      "def test_plain():\n    assert True\n")
-    try:
-        r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                            str(probe)], capture_output=True, text=True, cwd=tests.parent, timeout=120)
-    finally:
-        probe.unlink()
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                        "-c", str(repo / "pyproject.toml"), "--rootdir", str(repo), "-p", "tests.conftest",
+                        str(probe)], capture_output=True, text=True, cwd=repo, timeout=120)
     assert r.returncode == 4, (r.returncode, r.stdout[-1500:], r.stderr[-1500:])
     assert (
         "test_claims_unit_yet_needs_the_sandbox: marked unit, but what it uses makes it sandbox" in r.stderr + r.stdout

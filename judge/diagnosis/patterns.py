@@ -17,10 +17,14 @@ import numpy as np
 from judge.feedback import FailurePattern
 from judge.grading.prepare import PreparedProblem
 from judge.grading.terms import Terms, plural
+from judge.i18n import messages as m
 from judge.verdict import CaseResult, Status
 
 _VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",
           Status.TIME_LIMIT_EXCEEDED: "runs out of time", Status.MEMORY_LIMIT_EXCEEDED: "runs out of memory"}
+#: The same verbs as message ids (judge.i18n), for the patterns said in the learner's language.
+_VERB_IDS = {"gives a wrong answer": m.VERB_WRONG, "crashes": m.VERB_CRASHES, "runs out of time": m.VERB_TIME,
+             "runs out of memory": m.VERB_MEMORY, "fails": m.VERB_FAILS}
 
 
 @dataclass(frozen=True)
@@ -184,8 +188,9 @@ def failure_patterns(prepared: PreparedProblem, cases: list[CaseResult]) -> list
         target = sum(1 << i for i in idx)
         if target == known:
             if not out:
+                said = [m.EVERY_CASE_THAT_RAN(verb=_VERB_IDS.get(verb, m.VERB_FAILS)())]
                 out.append(FailurePattern(description=f"{verb} on every case that ran",
-                                          cases=[cases[i].id for i in idx]))
+                                          cases=[cases[i].id for i in idx], said=said))
             break
         found = _find(atoms, target, known)
         if found is None:

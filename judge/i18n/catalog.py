@@ -9,6 +9,7 @@ the package; Babel is needed only to extract, update and compile them (``scripts
 from __future__ import annotations
 
 import gettext
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -116,3 +117,18 @@ def render_all(refs: list, lang: str, sep: str = "; ") -> str:
 def say(message: Message, lang: str, **params: Any) -> str:
     """A fixed text of a door (a heading, a label) in ``lang``."""
     return render(message(**params), lang)
+
+
+def map_texts(refs: list[MessageRef], fn: Callable[[str], str]) -> list[MessageRef]:
+    """``refs`` with ``fn`` applied to every text parameter, nested refs included: a rewrite of the English text
+    (a notebook's "line N" named "cell C, line M") made to the parameters it came from, so every language says
+    it."""
+    def value(v: Any) -> Any:
+        ref = _ref(v)
+        if ref is not None:
+            return map_texts([ref], fn)[0]
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        return fn(v) if isinstance(v, str) else v
+
+    return [MessageRef(id=r.id, params={k: value(v) for k, v in r.params.items()}) for r in refs]

@@ -65,6 +65,8 @@ OUT_OF_TOLERANCE_IN = msg("case.out_of_tolerance_in", "out of tolerance: {counts
 COUNT_IN = msg("case.count_in", "{count} in {kind}")
 AT_INDEX = msg("case.at_index", "at index {index} ({where}) expected {expected:.9g}, got {got:.9g}")
 AT_ITEM = msg("case.at_item", "at {where} expected {expected:.9g}, got {got:.9g}")
+UNREADABLE = msg("case.unreadable", "the result could not be read: {reason}")
+ENDED_BEFORE_RETURN = msg("case.ended_before_return", "the process ended before this call returned (exit code 0)")
 ADDRESS_SPACE = msg("case.address_space", "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an "
                                           "allocation")
 
@@ -103,6 +105,12 @@ ALL_FINISHED_RIGHT = msgp("time.all_finished_right", "correct so far: all {count
 SOME_FINISHED_WRONG = msgp("time.some_finished_wrong", "{wrong} of {count} finished calls were wrong",
                            "{wrong} of {count} finished calls were wrong", "wrong")
 NONE_FINISHED = msg("time.none_finished", "no call finished")
+LOOP = msg("time.loop", "a Python loop")
+LOOP_OVER = msg("time.loop_over", "a Python loop over the {axes}")
+CASE_HIDDEN = msg("time.case_hidden", "{case}, hidden")
+TOO_SLOW = msg("time.too_slow", "{head}; too slow on {function} for the {size} output (case {case}); the finished "
+                                "calls took at most {slowest:.1f} ms each. Look for {loop} and replace it with array "
+                                "operations (vectorise it).")
 HIDDEN_RAN_OUT = msg("time.hidden_ran_out", "{head}; {case} ran out of time. Look for a Python loop and replace it "
                                             "with array operations (vectorise it).")
 
@@ -116,6 +124,20 @@ EVERY_CASE_THAT_RAN = msg("pattern.every_case_that_ran", "{verb} on every case t
 
 # -- explanations (judge.formats.explain) ------------------------------------------------------------------
 NO_KNOWN_MISTAKE = msg("explain.no_known_mistake", "No known mistake explains every failing case.")
+EXPLAINS_ALL = msgp("explain.explains_all",
+                    "{id}: explains all {checked} failing case it was checked on{unchecked} (confidence "
+                    "{confidence:.0%})",
+                    "{id}: explains all {checked} failing cases it was checked on{unchecked} (confidence "
+                    "{confidence:.0%})", "checked")
+UNCHECKED = msg("explain.unchecked", "; the other {rest} of the {failing} failing cases could not be checked against "
+                                     "it (output too large to keep, or of another shape)")
+PARTLY_EXPLAINS = msgp("explain.partly_explains",
+                       "partly explains: {id}, {cases} of the {checked} failing case it was checked on{broken} "
+                       "({confidence:.0%})",
+                       "partly explains: {id}, {cases} of the {checked} failing cases it was checked on{broken} "
+                       "({confidence:.0%})", "checked")
+BROKEN_PASSING = msgp("explain.broken_passing", ", but {broken} passing case would fail with it",
+                      ", but {broken} passing cases would fail with it", "broken")
 ALSO_CONSISTENT = msg("explain.also_consistent", "also consistent: {id}")
 WHAT_YOUR_CODE_COMPUTES = msg("explain.what_your_code_computes", "What your code computes:")
 DIFFERS_VALUES = msg("counterexample.values", "the values differ")

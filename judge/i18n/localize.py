@@ -1,0 +1,102 @@
+"""A verdict's learner-facing texts rendered in a language: the last step of every door.
+
+Why at the door: the verdict is stored once, with its sentences as message ids and parameters
+(:class:`judge.feedback.MessageRef`) beside their English text, and shown later to a learner whose language is
+known only then (a page's ``Accept-Language``, an LTI launch's locale, ``--lang``).  :func:`localize` is applied
+after :func:`judge.formats.learner.learner_view`: it renders only the ids the view kept and adds no fact, so what
+the view withholds stays withheld.  A text that has no ids (an older verdict, a text cut to fit) stays English.
+Named mistakes and pattern texts the bundle words are asked of the bundle
+(``judge.problem.translations.bundle_text``), falling back to the English when the bundle has no translation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
+from judge.i18n.catalog import render, render_all
+from judge.i18n.negotiate import DEFAULT
+from judge.verdict import CaseResult, Verdict
+
+_HIDDEN_LABEL = re.compile(r"^hidden case (\d+) of (\d+)$")  # judge.formats.learner.hidden_label's words
+
+
+def first_failing(case: CaseResult) -> MessageRef:
+    """The verdict's message naming its first failing case: the case's own message is found by id when it is
+    rendered, so the case's parameters (the learner's text) are not stored twice."""
+    return m.FIRST_FAILING(case=case.id, hidden=case.visibility != "public")
+
+
+def bundle_text(bundle: Any, lang: str, kind: str, key: str, default: str) -> str:
+    """The bundle's own text in ``lang`` (a named mistake's explanation, a pattern's text), or ``default``: the
+    bundle's translations are optional, and a judge without them still renders everything else."""
+    if bundle is None or lang == DEFAULT:
+        return default
+    try:
+        from judge.problem.translations import bundle_text as translated  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return default
+    return str(translated(bundle, lang, kind, key, default))
+
+
+def case_name(case_id: str, lang: str) -> str:
+    """A case's name as a learner sees it: an anonymous hidden case's name ("hidden case 2 of 5") in ``lang``."""
+    match = _HIDDEN_LABEL.match(case_id)
+    if match is None or lang == DEFAULT:
+        return case_id
+    return render(m.HIDDEN_LABEL(k=int(match.group(1)), n=int(match.group(2))), lang)
+
+
+def _case(case: CaseResult, lang: str) -> CaseResult:
+    update: dict[str, Any] = {"id": case_name(case.id, lang)}
+    if case.said:
+        update["message"] = render_all(case.said, lang)
+    return case.model_copy(update=update)
+
+
+def _verdict_message(verdict: Verdict, cases: dict[str, CaseResult], lang: str) -> str:
+    """The verdict's message from its ids; its English text when an id's case is not in this view."""
+    parts = []
+    for ref in verdict.said:
+        if ref.id != m.FIRST_FAILING.id:
+            parts.append(render(ref, lang))
+            continue
+        case = cases.get(str(ref.params.get("case")))
+        if case is None:
+            return verdict.message
+        label = case.id
+        if ref.params.get("hidden") and not _HIDDEN_LABEL.match(str(ref.params.get("case"))):
+            label = render(m.HIDDEN_SUFFIX(case=case.id), lang)
+        parts.append(render(m.FIRST_FAILING(label=label, message=case.message), lang))
+    return "; ".join(parts)
+
+
+def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
+    """``verdict`` with every learner-facing text that has message ids rendered in ``lang`` (English: unchanged).
+    ``bundle``: the problem's bundle, for the texts it words itself (named mistakes)."""
+    if lang == DEFAULT:
+        return verdict
+    by_id = {c.id: _case(c, lang) for c in verdict.cases}
+    update: dict[str, Any] = {"cases": list(by_id.values())}
+    if verdict.said:
+        update["message"] = _verdict_message(verdict, by_id, lang)
+    update["diagnoses"] = [
+        d.model_copy(update={
+            "message": render_all(d.said, lang) if d.said else
+            bundle_text(bundle, lang, "mistake", d.id, d.message) if d.kind == "mistake" else d.message,
+            "cases": [case_name(c, lang) for c in d.cases]})
+        for d in verdict.diagnoses]
+    update["patterns"] = [p.model_copy(update={"description": render_all(p.said, lang) if p.said else
+                                               bundle_text(bundle, lang, "pattern", p.description, p.description),
+                                               "cases": [case_name(c, lang) for c in p.cases]})
+                          for p in verdict.patterns]
+    if verdict.time_feedback is not None and verdict.time_feedback.said:
+        update["time_feedback"] = verdict.time_feedback.model_copy(update={
+            "message": render_all(verdict.time_feedback.said, lang),
+            "case": case_name(verdict.time_feedback.case, lang)})
+    if verdict.counterexample is not None and verdict.counterexample.said:
+        update["counterexample"] = verdict.counterexample.model_copy(update={
+            "message": render_all(verdict.counterexample.said, lang)})
+    return verdict.model_copy(update=update)

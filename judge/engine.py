@@ -265,7 +265,8 @@ class Judge:
             from judge.verdict import Status
 
             message = refused or (issue.message if issue else "")
-            verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message,
+            said = [issue.said] if not refused and issue is not None and issue.said is not None else []
+            verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message, said=said,
                                     judged_in_ms=(time.perf_counter() - started) * 1e3)
             return _bounded(_with_cells(verdict, notebook))
         try:

@@ -233,8 +233,11 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
     return []
 
 
-def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False) -> list[MessageRef]:
-    """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
+def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False,
+                        wheres: dict[str, MessageRef] | None = None) -> list[MessageRef]:
+    """The sentences a failed comparison gives, from its facts (locations for public cases only; ``wheres``: the
+    worst and the first non-finite element's places as message ids, when known)."""
+    wheres = wheres or {}
     parts = []
     bound = {"atol": float(f.atol), "rtol": float(f.rtol)}
     if f.total == 1 and f.worst_index == []:  # one number: no counts, no index
@@ -245,7 +248,8 @@ def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False) -> l
         return parts
     if f.nonfinite:
         counts = {"nonfinite": f.nonfinite, "total": f.total}
-        parts.append(m.NONFINITE_AT(where=f.nonfinite_where, **counts) if f.nonfinite_where else m.NONFINITE(**counts))
+        parts.append(m.NONFINITE_AT(where=wheres.get("nonfinite", f.nonfinite_where), **counts) if f.nonfinite_where
+                     else m.NONFINITE(**counts))
     if f.mismatched:
         # f.total is never 0 here (a mismatch needs an element); the share is a float, said in the reader's way
         said = {"mismatched": f.mismatched, "total": f.total, "share": f.mismatched / max(f.total, 1),
@@ -256,9 +260,10 @@ def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False) -> l
         parts.append(m.OUT_OF_TOLERANCE_IN(counts=[m.COUNT_IN(count=n, kind=k) for k, n in f.mismatch_kinds.items()]))
     if reveal and f.worst_index is not None:
         if items:  # grad_w[1, 0]
-            parts.append(m.AT_ITEM(where=f.worst_where, expected=f.expected_at_worst, got=f.got_at_worst))
+            parts.append(m.AT_ITEM(where=wheres.get("worst", f.worst_where), expected=f.expected_at_worst,
+                                   got=f.got_at_worst))
         else:
-            parts.append(m.AT_INDEX(index=str(tuple(f.worst_index)), where=f.worst_where,
+            parts.append(m.AT_INDEX(index=str(tuple(f.worst_index)), where=wheres.get("worst", f.worst_where),
                                     expected=f.expected_at_worst, got=f.got_at_worst))
     return parts
 
@@ -273,12 +278,15 @@ def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Ter
     if comparison.ok:
         return True
     f.mismatch_kinds = mismatch_kinds(got, case.expected, case.tolerance, terms)
+    wheres: dict[str, MessageRef] = {}
     if reveal and f.worst_index is not None:
-        f.worst_where = terms.describe(f.worst_index)
+        wheres["worst"] = terms.describe_said(f.worst_index)
+        f.worst_where = render(wheres["worst"], "en")
         f.window = value_window(got, case.expected, f.worst_index, terms)
     if reveal and f.first_nonfinite_index is not None:
-        f.nonfinite_where = terms.describe(f.first_nonfinite_index)
-    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None)])
+        wheres["nonfinite"] = terms.describe_said(f.first_nonfinite_index)
+        f.nonfinite_where = render(wheres["nonfinite"], "en")
+    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None, wheres=wheres)])
     return False
 
 

@@ -22,6 +22,7 @@ from judge.i18n.numbers import ProseFormatter
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "judge"
 VERBATIM = "verbatim"  # a ref whose params["text"] is shown as it is (the learner's own words, Python's)
+LIST = "list"  # a ref whose params["items"] (refs) are shown one after another, joined by ", "
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ def render(ref: MessageRef | dict, lang: str) -> str:
     ref = _ref(ref) or MessageRef(id=VERBATIM, params={"text": str(ref)})
     if ref.id == VERBATIM:
         return str(ref.params.get("text", ""))
+    if ref.id == LIST:
+        return render_all(list(ref.params.get("items", [])), lang, ", ")
     message = MESSAGES.get(ref.id)
     if message is None:
         return str(ref.params.get("text", ref.id))
@@ -111,7 +114,14 @@ def render(ref: MessageRef | dict, lang: str) -> str:
 
 def render_all(refs: list, lang: str, sep: str = "; ") -> str:
     """Several refs, in order, as the one text the judge joins them into."""
+    if sep == "; " and lang == "fr":
+        sep = " ; "  # French sets a (thin) space before a semicolon
     return sep.join(text for text in (render(r, lang) for r in refs) if text)
+
+
+def listed(items: list[MessageRef]) -> MessageRef:
+    """Several refs said as one, joined by ", " (places: "batch index 0, column j=3")."""
+    return MessageRef(id=LIST, params={"items": items})
 
 
 def say(message: Message, lang: str, **params: Any) -> str:

@@ -70,6 +70,24 @@ ENDED_BEFORE_RETURN = msg("case.ended_before_return", "the process ended before 
 ADDRESS_SPACE = msg("case.address_space", "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an "
                                           "allocation")
 
+# -- an element of an output, in the exercise's terms (judge.grading.terms) ---------------------------------
+WHERE_THE_VALUE = msg("where.the_value", "the value")
+WHERE_LEADING = msg("where.leading", "{name} index {index}")
+WHERE_INDEX = msg("where.index", "index {index}")
+WHERE_UNPAIRED = msg("where.unpaired", "{at} (the unpaired last {name})")
+WHERE_PAIR = msg("where.pair", "{at} (pair {pair}, {kind})")
+
+# -- checks before anything runs (judge.grading.static_check) ----------------------------------------------
+FILE_TOO_LARGE = msg("source.too_large", "the file is {size} bytes; the limit is {limit} bytes")
+NOT_UTF8 = msg("source.not_utf8", "the file is not valid UTF-8 (byte {byte}, line {line}); save it as UTF-8")
+SYNTAX_ERROR = msg("source.syntax_error", "syntax error: {error} (line {line}, column {column})")
+CANNOT_PARSE = msg("source.cannot_parse", "the file cannot be parsed: {error}")
+RELATIVE_IMPORT = msg("source.relative_import", "relative import on line {line} is not allowed")
+IMPORT_NOT_ALLOWED = msg("source.import_not_allowed", "import of module '{module}' on line {line} is not allowed "
+                                                      "(allowed: {allowed})")
+MISSING_FUNCTIONS = msgp("source.missing_functions", "missing function {names} at the top level of the file",
+                         "missing functions {names} at the top level of the file", "count")
+
 # -- why the process ended (judge.grading.process_end) ----------------------------------------------------
 KILLED_CASE_WALL = msg("process.killed_case_wall", "killed: this call ran longer than its wall-time limit")
 KILLED_TOTAL_WALL = msg("process.killed_total_wall", "killed: the submission ran longer than its total wall-time "

@@ -303,7 +303,7 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
     if header.outcome in ("raised", "other"):
         if header.outcome == "raised":
             result.status = Status.RUNTIME_ERROR
-            _say(result, [verbatim(header.message), *changed])
+            _say(result, [m.RAISED(exception=header.message) if header.message else verbatim(""), *changed])
         else:
             _say(result, [m.RETURNED_OTHER(function=spec.function, what=header.message, expected=_what(case)),
                           *changed])

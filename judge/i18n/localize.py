@@ -16,9 +16,9 @@ from typing import Any
 
 from judge.feedback import MessageRef
 from judge.i18n import messages as m
-from judge.i18n.catalog import render, render_all
+from judge.i18n.catalog import map_texts, render, render_all
 from judge.i18n.negotiate import DEFAULT
-from judge.verdict import CaseResult, Verdict
+from judge.verdict import CaseResult, Diagnosis, Verdict
 
 _HIDDEN_LABEL = re.compile(r"^hidden case (\d+) of (\d+)$")  # judge.formats.learner.hidden_label's words
 
@@ -73,6 +73,42 @@ def _verdict_message(verdict: Verdict, cases: dict[str, CaseResult], lang: str) 
     return "; ".join(parts)
 
 
+def _mistake(d: Diagnosis, lang: str, bundle: Any) -> str:
+    """A named mistake's explanation: its ids; else the bundle's wording in ``lang``; else the judge's own."""
+    if d.said:
+        return render_all(d.said, lang)
+    if d.kind == "mistake" or d.id not in m.GENERIC_MISTAKES:
+        worded = bundle_text(bundle, lang, "mistake", d.id, "")
+        if worded:
+            return worded
+    generic = m.GENERIC_MISTAKES.get(d.id)
+    if generic is not None and d.message == generic.text:
+        return render(generic(), lang)
+    return d.message
+
+
+def _evidence(d: Diagnosis, cases: dict[str, CaseResult], originals: dict[str, CaseResult], lang: str) -> str:
+    """The example a mistake gives (judge.diagnosis's evidence), said again from its public case's facts."""
+    for case_id, case in originals.items():
+        if case.visibility != "public" or not d.evidence.startswith(f"e.g. case {case_id}: "):
+            continue
+        f = case.facts
+        if f is not None and f.worst_where and f.expected_at_worst is not None and f.got_at_worst is not None:
+            at = {"case": case_id, "where": f.worst_where, "expected": f.expected_at_worst, "got": f.got_at_worst}
+            if d.evidence == render(m.EVIDENCE_AT(**at), DEFAULT):
+                return render(m.EVIDENCE_AT(**at), lang)
+        elif case.message and d.evidence == render(
+                m.EVIDENCE(case=case_id, message=case.message.splitlines()[0][:160]), DEFAULT):
+            shown = cases[case_id].message.splitlines()[0][:160] if cases[case_id].message else ""
+            return render(m.EVIDENCE(case=case_id, message=shown), lang)
+    return d.evidence
+
+
+def _named(refs: list[MessageRef], lang: str) -> list[MessageRef]:
+    """``refs`` with anonymous hidden cases' names ("hidden case 2 of 5") in ``lang``."""
+    return map_texts(refs, lambda text: case_name(text, lang))
+
+
 def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
     """``verdict`` with every learner-facing text that has message ids rendered in ``lang`` (English: unchanged).
     ``bundle``: the problem's bundle, for the texts it words itself (named mistakes)."""
@@ -82,11 +118,10 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
     update: dict[str, Any] = {"cases": list(by_id.values())}
     if verdict.said:
         update["message"] = _verdict_message(verdict, by_id, lang)
+    originals = {c.id: c for c in verdict.cases}
     update["diagnoses"] = [
-        d.model_copy(update={
-            "message": render_all(d.said, lang) if d.said else
-            bundle_text(bundle, lang, "mistake", d.id, d.message) if d.kind == "mistake" else d.message,
-            "cases": [case_name(c, lang) for c in d.cases]})
+        d.model_copy(update={"message": _mistake(d, lang, bundle), "cases": [case_name(c, lang) for c in d.cases],
+                             "evidence": _evidence(d, by_id, originals, lang) if d.evidence else ""})
         for d in verdict.diagnoses]
     update["patterns"] = [p.model_copy(update={"description": render_all(p.said, lang) if p.said else
                                                bundle_text(bundle, lang, "pattern", p.description, p.description),
@@ -94,7 +129,7 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
                           for p in verdict.patterns]
     if verdict.time_feedback is not None and verdict.time_feedback.said:
         update["time_feedback"] = verdict.time_feedback.model_copy(update={
-            "message": render_all(verdict.time_feedback.said, lang),
+            "message": render_all(_named(verdict.time_feedback.said, lang), lang),
             "case": case_name(verdict.time_feedback.case, lang)})
     if verdict.counterexample is not None and verdict.counterexample.said:
         update["counterexample"] = verdict.counterexample.model_copy(update={

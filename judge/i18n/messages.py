@@ -18,6 +18,9 @@ from judge.i18n.catalog import msg, msgp
 OR = msg("list.or", "{first} or {second}")
 
 # -- a case's message (judge.grading.slots) --------------------------------------------------------------
+# The learner's exception as Python said it: English says nothing more (the status says "runtime error"); other
+# languages add the judge's sentence before it, so the one English line left is Python's own.
+RAISED = msg("case.raised", "{exception}")
 RAISED_AS_IT_MUST = msg("case.raised_as_it_must", "raised {exception} as it must")
 MUST_RAISE_BUT_RAISED = msg("case.must_raise_but_raised", "{message} (this call must raise {exception}{why})")
 MUST_RAISE_BUT_RETURNED = msg("case.must_raise_but_returned",
@@ -139,6 +142,33 @@ VERB_TIME = msg("pattern.verb.time_limit_exceeded", "runs out of time")
 VERB_MEMORY = msg("pattern.verb.memory_limit_exceeded", "runs out of memory")
 VERB_FAILS = msg("pattern.verb.fails", "fails")
 EVERY_CASE_THAT_RAN = msg("pattern.every_case_that_ran", "{verb} on every case that ran")
+
+# -- the judge's own named mistakes (judge.diagnosis.generic; a bank may reword them, then the bundle translates)
+GENERIC_MISTAKES = {
+    "not_ndarray": msg("mistake.not_ndarray", "Return a numpy.ndarray, not a list, a scalar or another type."),
+    "ndarray_subclass": msg("mistake.ndarray_subclass", "Return a plain numpy.ndarray, not a subclass of it: "
+                                                        "subclasses are rejected whatever their comparison operators "
+                                                        "say."),
+    "non_finite": msg("mistake.non_finite", "Your output contains NaN or inf where every expected value is finite."),
+    "input_mutated": msg("mistake.input_mutated", "Your function changed an input array. Return a new array and "
+                                                  "leave the inputs untouched."),
+    "transposed": msg("mistake.transposed", "Your output is transposed: its last two axes are swapped."),
+    "extra_leading_axis": msg("mistake.extra_leading_axis", "Your output has an extra leading axis of length 1 (e.g. "
+                                                            "table[None] or unsqueeze(0)): return an array of exactly "
+                                                            "the expected shape."),
+    "float32_precision": msg("mistake.float32_precision", "Your output has float32 precision (or dtype): compute in "
+                                                          "float64."),
+    "constant_output": msg("mistake.constant_output", "Your output is a single constant value (e.g. all zeros): it "
+                                                      "was never really computed."),
+    "forged_verdict": msg("mistake.forged_verdict", "Your program prints something that looks like a verdict. The "
+                                                    "judge decides the verdict from the arrays your functions return, "
+                                                    "in its own process; printed text changes nothing."),
+    "monkeypatch_numpy": msg("mistake.monkeypatch_numpy", "Your file replaces numpy functions (e.g. numpy.allclose). "
+                                                          "The judge compares results in its own process, so this "
+                                                          "changes nothing; only correct arrays pass."),
+}
+EVIDENCE_AT = msg("mistake.evidence_at", "e.g. case {case}: at {where} expected {expected:.7g}, got {got:.7g}")
+EVIDENCE = msg("mistake.evidence", "e.g. case {case}: {message}")
 
 # -- explanations (judge.formats.explain) ------------------------------------------------------------------
 NO_KNOWN_MISTAKE = msg("explain.no_known_mistake", "No known mistake explains every failing case.")

@@ -106,3 +106,13 @@ def test_the_catalogs_are_shipped_as_package_data():
     """An installed judge must find its catalogs: pyproject's package data lists them."""
     pyproject = (Path(__file__).resolve().parents[3] / "pyproject.toml").read_text()
     assert '"judge.i18n" = ["locale/*/LC_MESSAGES/*.mo", "locale/*/LC_MESSAGES/*.po", "glossary.yaml"]' in pyproject
+
+
+def test_the_judges_own_named_mistakes_are_in_the_catalog_word_for_word():
+    """localize() translates a generic mistake only when its English is the catalog's: a reworded recogniser
+    without its catalog entry would stay English, so the two must move together."""
+    import judge.diagnosis.generic  # noqa: F401  (registers the recognisers)
+    from judge.diagnosis.base import REGISTRY
+    from judge.i18n.messages import GENERIC_MISTAKES
+
+    assert {k: r.message for k, r in REGISTRY.items()} == {k: m.text for k, m in GENERIC_MISTAKES.items()}

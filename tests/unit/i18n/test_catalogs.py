@@ -116,3 +116,32 @@ def test_the_judges_own_named_mistakes_are_in_the_catalog_word_for_word():
     from judge.i18n.messages import GENERIC_MISTAKES
 
     assert {k: r.message for k, r in REGISTRY.items()} == {k: m.text for k, m in GENERIC_MISTAKES.items()}
+
+
+def _stems(term: str) -> list[str]:
+    """The words of a term cut to a stem that survives French agreement and Russian declension."""
+    words = [w for w in term.replace("(", " ").replace(")", " ").split() if len(w) > 3]
+    return [w[:max(3, len(w) - 3)].lower() for w in words]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_catalogs_use_the_glossarys_terms(lang):
+    """Where an English message uses a glossary term, its translation uses the glossary's word for it."""
+    import re
+
+    import yaml
+
+    terms = yaml.safe_load((LOCALE_DIR.parent / "glossary.yaml").read_text())["terms"]
+    assert len(terms) >= 50 and all(t["en"] and t["fr"] and t["ru"] for t in terms)
+    checked = {"tolerance", "hidden case", "wrong answer", "counterexample", "relative error", "largest error",
+               "time limit exceeded", "memory limit exceeded", "runtime error", "compile error", "exit code",
+               "syntax error", "shape"}
+    wrong = []
+    for message in MESSAGES.values():
+        for term in terms:
+            if term["en"] not in checked or not re.search(rf"\b{re.escape(term['en'])}\b", message.text, re.I):
+                continue
+            text = render(message(**_sample(message, 5)), lang).lower()
+            if not all(stem in text for stem in _stems(term[lang])):
+                wrong.append(f"{message.id}: {term['en']} -> {term[lang]}: {text}")
+    assert not wrong, "\n".join(wrong)

@@ -170,6 +170,41 @@ GENERIC_MISTAKES = {
 EVIDENCE_AT = msg("mistake.evidence_at", "e.g. case {case}: at {where} expected {expected:.7g}, got {got:.7g}")
 EVIDENCE = msg("mistake.evidence", "e.g. case {case}: {message}")
 
+EXACTLY_ON = msgp("pattern.exactly_on", "{verb} exactly on the {count} cases where {where}",
+                  "{verb} exactly on the {count} cases where {where}", "count")
+ONLY_ON = msg("pattern.only_on", "{verb} only on the one case where {where}")
+PAST_FAILED = msg("pattern.past.fails", "fails")
+PAST = {
+    "wrong_answer": msg("pattern.past.wrong_answer", "got a wrong answer"),
+    "runtime_error": msg("pattern.past.runtime_error", "crashed"),
+    "time_limit_exceeded": msg("pattern.past.time_limit_exceeded", "ran out of time"),
+    "memory_limit_exceeded": msg("pattern.past.memory_limit_exceeded", "ran out of memory"),
+}
+EVERY_CASE_THAT = msg("pattern.every_case_that", "every case that {past} is one where {where}")
+ATOM_SUCH = msgp("pattern.such_cases", "{atom} ({failing} of the {total} such cases)",
+                 "{atom} ({failing} of the {total} such cases)", "total")
+ATOM_AND = msg("pattern.and", "{first} and {second}")
+ATOM_CALL = msg("pattern.call", "the call is to {function}")
+ATOM_TAG = msg("pattern.tag", "it is tagged '{tag}'")
+ATOM_IS = msg("pattern.is", "{name} is {what}")
+ATOM_LAYOUTS = {
+    "c": msg("pattern.layout.c", "C-contiguous"),
+    "fortran": msg("pattern.layout.fortran", "Fortran-ordered"),
+    "strided": msg("pattern.layout.strided", "a non-contiguous view"),
+}
+ATOM_READ_ONLY = msg("pattern.read_only", "read-only")
+ATOM_WRITABLE = msg("pattern.writable", "writable")
+ATOM_NO_LEAD = msg("pattern.no_lead", "the output has no {axis} axis")
+ATOM_SOME_LEAD = msg("pattern.some_lead", "the output has at least one {axis} axis")
+ATOM_ONE_LEAD = msg("pattern.one_lead", "the output has exactly one {axis} axis")
+ATOM_NOT_ONE_LEAD = msg("pattern.not_one_lead", "the output has no or more than one {axis} axis")
+ATOM_MANY_LEAD = msg("pattern.many_lead", "the output has more than one {axis} axis")
+ATOM_NUMBER_OF = msg("pattern.number_of", "the number of {axes}")
+ATOM_ODD = msg("pattern.odd", "{label} is odd")
+ATOM_EVEN = msg("pattern.even", "{label} is even")
+ATOM_IS_ONE = msg("pattern.is_one", "{label} is 1")
+ATOM_MORE_THAN_ONE = msg("pattern.more_than_one", "{label} is more than 1")
+
 # -- explanations (judge.formats.explain) ------------------------------------------------------------------
 NO_KNOWN_MISTAKE = msg("explain.no_known_mistake", "No known mistake explains every failing case.")
 EXPLAINS_ALL = msgp("explain.explains_all",

@@ -49,10 +49,19 @@ def case_name(case_id: str, lang: str) -> str:
     return render(m.HIDDEN_LABEL(k=int(match.group(1)), n=int(match.group(2))), lang)
 
 
+_PLACES = {m.AT_INDEX.id: "worst_where", m.AT_ITEM.id: "worst_where", m.NONFINITE_AT.id: "nonfinite_where"}
+
+
 def _case(case: CaseResult, lang: str) -> CaseResult:
     update: dict[str, Any] = {"id": case_name(case.id, lang)}
     if case.said:
         update["message"] = render_all(case.said, lang)
+        places = {_PLACES[r.id]: render(r.params["where"], lang) for r in case.said
+                  if r.id in _PLACES and "where" in r.params}
+        if case.facts is not None and case.facts.worst_where == m.WHERE_THE_VALUE.text:  # one number: not said
+            places.setdefault("worst_where", render(m.WHERE_THE_VALUE(), lang))
+        if places and case.facts is not None:  # the window's heading names the place as the message does
+            update["facts"] = case.facts.model_copy(update=places)
     return case.model_copy(update=update)
 
 
@@ -127,6 +136,9 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
                                                bundle_text(bundle, lang, "pattern", p.description, p.description),
                                                "cases": [case_name(c, lang) for c in p.cases]})
                           for p in verdict.patterns]
+    update["checks"] = [c.model_copy(update={
+        "description": bundle_text(bundle, lang, "pattern", c.id, c.description),
+        "failed_cases": [case_name(f, lang) for f in c.failed_cases]}) for c in verdict.checks]
     if verdict.time_feedback is not None and verdict.time_feedback.said:
         update["time_feedback"] = verdict.time_feedback.model_copy(update={
             "message": render_all(_named(verdict.time_feedback.said, lang), lang),

@@ -273,6 +273,19 @@ R_YOUR_STREAM = msg("report.your_stream", "your {stream}{cut}:")
 R_FIRST_BYTES = msg("report.first_bytes", " (first {shown} of {total} bytes)")
 R_WARNING = msg("report.warning", "WARNING: {note}")
 
+# -- check() in a notebook (judge.notebook_check) ----------------------------------------------------------
+CHECK_PUBLIC = msgp("check.public", "public cases: {passed} of {total} passed", "public cases: {passed} of {total} "
+                                                                                "passed", "total")
+CHECK_HIDDEN = msgp("check.hidden", "hidden cases: {passed} of {total} passed", "hidden cases: {passed} of {total} "
+                                                                                "passed", "total")
+CHECK_HIDDEN_SCORE_ONLY = msgp("check.hidden_score_only", "hidden cases: {passed} of {total} passed (only the score "
+                                                          "is shown)",
+                               "hidden cases: {passed} of {total} passed (only the score is shown)", "total")
+CHECK_HIDDEN_LATER = msgp("check.hidden_later", "{count} hidden case run when you submit",
+                          "{count} hidden cases run when you submit", "count")
+CHECK_NOT_ISOLATED = msg("check.not_isolated", "not isolated: your code ran as you, in a separate process (it is "
+                                               "your own code)")
+
 STATUS_WORDS = {
     "accepted": msg("status.accepted", "accepted"),
     "wrong_answer": STATUS_WRONG_ANSWER,

@@ -43,7 +43,7 @@ def _problems_dir() -> Path:
 
 
 @pytest.fixture(scope="module")
-def graded(judge) -> dict[str, tuple[Verdict, object]]:
+def examples_graded(judge) -> dict[str, tuple[Verdict, object]]:
     out = {}
     for example in EXAMPLES:
         path = REPO / "submissions" / example
@@ -67,9 +67,9 @@ def _judges_words_only(verdict: Verdict) -> Verdict:
 
 
 @pytest.mark.parametrize("lang", ["fr", "ru"])
-def test_every_examples_reports_are_in_the_language(graded, lang):
+def test_every_examples_reports_are_in_the_language(examples_graded, lang):
     english = {}
-    for example, (verdict, bundle) in graded.items():
+    for example, (verdict, bundle) in examples_graded.items():
         full = _judges_words_only(verdict)
         view = _judges_words_only(learner_view(verdict, bundle.spec.feedback))
         texts = [render_text(localize(full, lang, bundle), lang=lang),
@@ -82,14 +82,14 @@ def test_every_examples_reports_are_in_the_language(graded, lang):
     assert english == {}, english
 
 
-def test_english_stays_as_it_was(graded):
-    verdict, bundle = graded["gelu/wrong_answer/square_not_cube.py"]
+def test_english_stays_as_it_was(examples_graded):
+    verdict, bundle = examples_graded["gelu/wrong_answer/square_not_cube.py"]
     text = render_text(localize(verdict, "en", bundle), lang="en")
     assert "wrong answer" in text and "values" in text and "differ from the expected ones" in text
 
 
-def test_the_learner_json_messages_follow_the_language(graded):
-    verdict, bundle = graded["gelu/wrong_answer/square_not_cube.py"]
+def test_the_learner_json_messages_follow_the_language(examples_graded):
+    verdict, bundle = examples_graded["gelu/wrong_answer/square_not_cube.py"]
     for lang, word in (("fr", "valeurs sur"), ("ru", "вне допуска")):
         exported = json.loads(export_for_learners(verdict, "prairielearn", bundle, lang=lang))
         assert word in exported["tests"][0]["message"], lang

@@ -10,7 +10,11 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
+from fastapi import Header, Query
+
 from judge.formats.learner import learner_view
+from judge.i18n import negotiate
+from judge.i18n.localize import localize
 from judge.problem.feedback_policy import FeedbackPolicy
 from judge.verdict import Verdict
 
@@ -40,9 +44,19 @@ def bundle_policy(problem: str) -> FeedbackPolicy:
 
 
 def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
-                    now: datetime | None = None) -> dict | None:
-    """The learner's view of a stored verdict (``policy``: default the problem's own)."""
+                    now: datetime | None = None, lang: str = "en") -> dict | None:
+    """The learner's view of a stored verdict (``policy``: default the problem's own), its texts in ``lang``
+    (rendered from the view's message ids: :func:`judge.i18n.localize.localize`, after the cut)."""
     if verdict is None:
         return None
     full = Verdict.model_validate(verdict)
-    return learner_view(full, policy or bundle_policy(full.problem), now).model_dump(mode="json")
+    return localize(learner_view(full, policy or bundle_policy(full.problem), now), lang).model_dump(mode="json")
+
+
+def learner_language(lang: str | None = Query(None, max_length=40, description="the language of the verdict's "
+                                              "texts: en, fr or ru (the page's language menu); default: "
+                                              "Accept-Language"),
+                     accept_language: str | None = Header(None)) -> str:
+    """The language a learner page's request asks for: the menu's choice, else the browser's Accept-Language,
+    else English.  Only ever one of the judge's languages: the value chooses a catalog, never a path or a text."""
+    return negotiate(lang, accept_language)

@@ -22,7 +22,7 @@ from judge.service import problems
 from judge.service.errors import ApiError
 from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions
 from judge.service.lti.csp import page_headers
-from judge.service.lti.learner_view import learner_verdict
+from judge.service.lti.learner_view import learner_language, learner_verdict
 from judge.service.lti.page import render_page
 from judge.service.lti.side import (
     AGS_CLAIM,
@@ -74,10 +74,10 @@ class LearnerHistory(BaseModel):
     submissions: list[LearnerSubmission]
 
 
-def _learner_json(row: StoredSubmission) -> dict:
+def _learner_json(row: StoredSubmission, lang: str = "en") -> dict:
     view = submission_view(row)
     return {"id": view["id"], "state": view["state"], "problem": view["problem"], "created_at": view["created_at"],
-            "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"])}
+            "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"], lang=lang)}
 
 
 # -- the page and its API ------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ async def page(handle: str, request: Request, side: LearnerSide = Depends(learne
 @page_router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
                   responses=PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
 async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession = Depends(session_of),
-                 side: LearnerSide = Depends(learner_side)) -> Response:
+                 side: LearnerSide = Depends(learner_side), lang: str = Depends(learner_language)) -> Response:
     """Judged like a platform's submission; the answer and later polls show the learner's view."""
     ctx = side.ctx
     side.submit_limit.take(session.learner)
@@ -132,26 +132,28 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
     wake = ctx.extras.get("score_wake")
     if wake is not None:
         wake()
-    return JSONResponse(_learner_json(row), status_code=202, headers={"Location": f"/lti/api/submissions/{row.id}"})
+    return JSONResponse(_learner_json(row, lang), status_code=202,
+                        headers={"Location": f"/lti/api/submissions/{row.id}"})
 
 
 @page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=PAGE_ERRORS,
                  tags=["learner page"], summary="The learner's submissions for this problem, newest first")
-async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side),
+                  lang: str = Depends(learner_language)) -> Any:
     side.read_limit.take(session.learner)
     rows = await run_in_threadpool(side.lti.history, session)
-    return {"submissions": [_learner_json(r) for r in rows]}
+    return {"submissions": [_learner_json(r, lang) for r in rows]}
 
 
 @page_router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
                  responses=PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
 async def get_one(submission_id: str, session: LearnerSession = Depends(session_of),
-                  side: LearnerSide = Depends(learner_side)) -> Any:
+                  side: LearnerSide = Depends(learner_side), lang: str = Depends(learner_language)) -> Any:
     side.read_limit.take(session.learner)
     row = await run_in_threadpool(side.lti.owned_row, submission_id[:64], session)
     if row is None:
         raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
-    view = _learner_json(row)
+    view = _learner_json(row, lang)
     if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
         view["verdict"]["pictures"] = await run_in_threadpool(side.lti.pictures_of, row.id)
     return view

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from judge.feedback import MessageRef
-from judge.i18n import messages as m
-from judge.i18n.catalog import render
 from judge.problem.infer import top_level_names
+
+if TYPE_CHECKING:
+    from judge.feedback import MessageRef
 
 
 @dataclass(frozen=True)
@@ -21,21 +22,27 @@ class StaticProblem:
     said: MessageRef | None = None  #: the message as an id, for the learner's language
 
 
-def _problem(said: MessageRef, line: int | None = None) -> StaticProblem:
-    return StaticProblem(render(said, "en"), line, said)
+def _problem(name: str, where: int | None = None, **params: Any) -> StaticProblem:
+    """A problem said by its message id (judge.i18n.messages' ``name``).  The catalog, and pydantic under it, are
+    imported here, on a compile error only: the cold path before the run imports nothing heavy."""
+    from judge.i18n import messages
+    from judge.i18n.catalog import render
+
+    said = getattr(messages, name)(**params)
+    return StaticProblem(render(said, "en"), where, said)
 
 
 def decode_source(data: bytes | str, max_bytes: int) -> tuple[str | None, StaticProblem | None]:
     raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else data
     if len(raw) > max_bytes:
-        return None, _problem(m.FILE_TOO_LARGE(size=len(raw), limit=max_bytes))
+        return None, _problem("FILE_TOO_LARGE", size=len(raw), limit=max_bytes)
     if isinstance(data, str):
         return data, None
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, _problem(m.NOT_UTF8(byte=exc.start, line=line), line)
+        return None, _problem("NOT_UTF8", line, byte=exc.start, line=line)
 
 
 def check_source(source: str, functions: list[str], allowed_imports: list[str]) -> StaticProblem | None:
@@ -43,9 +50,9 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
     try:
         tree = ast.parse(source, filename="submission.py")
     except SyntaxError as exc:
-        return _problem(m.SYNTAX_ERROR(error=exc.msg[:200], line=exc.lineno, column=exc.offset), exc.lineno)
+        return _problem("SYNTAX_ERROR", exc.lineno, error=exc.msg[:200], line=exc.lineno, column=exc.offset)
     except (ValueError, RecursionError, MemoryError) as exc:
-        return _problem(m.CANNOT_PARSE(error=str(exc)[:200]))
+        return _problem("CANNOT_PARSE", error=str(exc)[:200])
     allowed = set(allowed_imports)
     for node in ast.walk(tree):
         names: list[str] = []
@@ -54,15 +61,15 @@ def check_source(source: str, functions: list[str], allowed_imports: list[str]) 
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                return _problem(m.RELATIVE_IMPORT(line=node.lineno), node.lineno)
+                return _problem("RELATIVE_IMPORT", node.lineno, line=node.lineno)
             names = [node.module or ""]
         for name in names:
             if name.split(".")[0] not in allowed:
                 shown = ", ".join(sorted(allowed))
                 name = name if len(name) <= 80 else name[:77] + "..."  # a learner's name, quoted: bounded
-                return _problem(m.IMPORT_NOT_ALLOWED(module=name, line=line, allowed=shown), line)
+                return _problem("IMPORT_NOT_ALLOWED", line, module=name, line=line, allowed=shown)
     defined = top_level_names(tree)
     missing = [f for f in functions if f not in defined]
     if missing:
-        return _problem(m.MISSING_FUNCTIONS(count=len(missing), names=", ".join(f"{f}()" for f in missing)))
+        return _problem("MISSING_FUNCTIONS", count=len(missing), names=", ".join(f"{f}()" for f in missing))
     return None

@@ -130,12 +130,19 @@ def run() -> None:
               "default numpy-judge:sandbox]")
 @click.option("--pictures", "pictures", type=click.Path(file_okay=False), default=None,
               help="write PNG heatmaps of failing public cases into this folder (needs matplotlib)")
+@click.option("--lang", default=None, metavar="LANG",
+              help="language of the report and the verdict's messages: en, fr or ru (fr-FR, ru_RU.UTF-8 ... "
+                   "also do) [default: from LC_ALL, LC_MESSAGES or LANG; else en]")
 @_isolation_option
 def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_no_sandbox: bool, backend: str,
-          image: str | None, pictures: str | None, isolation: str | None) -> None:
+          image: str | None, pictures: str | None, lang: str | None, isolation: str | None) -> None:
     """Grade FILE (or - for standard input) and print the verdict."""
     from judge.errors import JudgeError
+    from judge.i18n import negotiate
+    from judge.i18n.negotiate import from_environment
     from judge.oneshot import grade_once
+
+    language = negotiate(lang, from_environment(dict(os.environ)))
 
     _ends_the_process()
     source = _read_submission(file)
@@ -155,10 +162,10 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
     from judge.formats import LEARNER_FORMATS, export_for_learners, render
 
     if fmt in LEARNER_FORMATS:   # what a learner's platform would show: the same cut as the packaged runners
-        click.echo(export_for_learners(verdict, fmt, bundle), nl=False)
+        click.echo(export_for_learners(verdict, fmt, bundle, lang=language), nl=False)
     else:
         click.echo(render(verdict, fmt, bundle, color=sys.stdout.isatty() if color is None else color,
-                          file=None if file == "-" else Path(file).name), nl=False)
+                          file=None if file == "-" else Path(file).name, lang=language), nl=False)
     raise click.exceptions.Exit(EXIT_OK if verdict.accepted else EXIT_VERDICT)
 
 

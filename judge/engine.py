@@ -265,7 +265,8 @@ class Judge:
             from judge.verdict import Status
 
             message = refused or (issue.message if issue else "")
-            verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message,
+            said = [issue.said] if not refused and issue is not None and issue.said is not None else []
+            verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message, said=said,
                                     judged_in_ms=(time.perf_counter() - started) * 1e3)
             return _bounded(_with_cells(verdict, notebook))
         try:
@@ -377,11 +378,14 @@ class Judge:
         status = failing.status if failing else Status.ACCEPTED
         total = sum(c.weight for c in cases) or 1.0
         score = sum(c.weight for c in cases if c.status is Status.ACCEPTED) / total
-        message = ""
+        message, said = "", []
         if failing is not None:
+            from judge.i18n.localize import first_failing
+
+            said = [first_failing(failing)]
             label = failing.id if failing.visibility == "public" else f"{failing.id} (hidden)"
             message = f"first failing case {label}: {failing.message}"
-        return self._verdict(bundle, status, score=round(score, 6), cases=cases, message=message,
+        return self._verdict(bundle, status, score=round(score, 6), cases=cases, message=message, said=said,
                              stdout=_captured(report.stdout), stderr=_captured(report.stderr),
                              resources=resources(report, killed_for), isolation=isolation)
 

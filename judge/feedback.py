@@ -12,6 +12,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 
+class MessageRef(BaseModel):
+    """A learner-facing sentence as the judge's message id and its parameters, beside the English text.
+
+    The English text stays in the ``message``-like field every consumer reads today; the ref lets a door render
+    the same sentence in the learner's language (:func:`judge.i18n.localize.localize`) without parsing English.
+    ``id`` names an entry of :mod:`judge.i18n.messages` (``verbatim``: ``params["text"]`` is shown as it is,
+    e.g. the learner's own exception text); a parameter may itself be a ref or a list of refs."""
+
+    id: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
 class FailurePattern(BaseModel):
     """What the failing cases have in common, from the bundle's cases alone (arguments, shapes, dtypes, tags)."""
 
@@ -19,6 +31,7 @@ class FailurePattern(BaseModel):
     cases: list[str] = Field(default_factory=list, description="failing case ids the pattern covers, hidden included")
     exact: bool = Field(True, description="True: the cases with the property are exactly the failing ones; "
                                           "False: every failing case has it, some passing ones too")
+    said: list[MessageRef] = Field(default_factory=list, description="the description as message ids (i18n)")
 
 
 class RecoveredComponent(BaseModel):
@@ -68,6 +81,7 @@ class TimeFeedback(BaseModel):
     finished: list[FinishedCall] = Field(default_factory=list)
     all_finished_correct: bool = False
     message: str = ""
+    said: list[MessageRef] = Field(default_factory=list, description="the message as message ids (i18n)")
 
 
 class Counterexample(BaseModel):
@@ -91,6 +105,7 @@ class Counterexample(BaseModel):
                                           "exception, or what the value was), at most 1000 characters")
     message: str = Field("", description="the judge's facts of the difference (values, shape, dtype, input "
                                          "changed), as for a case; empty where got_text says it")
+    said: list[MessageRef] = Field(default_factory=list, description="the message as message ids (i18n)")
     searched: int = Field(0, description="inputs the search tried")
     case_add: str = Field("", description="the command that adds it to the bundle as a case")
 

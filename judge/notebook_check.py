@@ -51,21 +51,34 @@ class CheckedVerdict(Verdict):
         printer.text(repr(self))
 
 
-def headline(verdict: Verdict, hidden_in_handout: int | None = None) -> str:
+def headline(verdict: Verdict, hidden_in_handout: int | None = None, lang: str = "en") -> str:
     """"public cases: k of n passed; m hidden cases run when you submit" (a hand-out), or the hidden cases'
-    own count when the bundle had them."""
+    own count when the bundle had them; in ``lang``."""
+    from judge.i18n import messages as m
+    from judge.i18n.catalog import say
+
     public = [c for c in verdict.cases if c.visibility == "public"]
     hidden = [c for c in verdict.cases if c.visibility == "hidden"]
     passed = sum(c.status is Status.ACCEPTED for c in public)
-    line = f"public cases: {passed} of {len(public)} passed"
+    line = say(m.CHECK_PUBLIC, lang, passed=passed, total=len(public))
     if hidden:
-        line += f"; hidden cases: {sum(c.status is Status.ACCEPTED for c in hidden)} of {len(hidden)} passed"
+        line += "; " + say(m.CHECK_HIDDEN, lang, passed=sum(c.status is Status.ACCEPTED for c in hidden),
+                           total=len(hidden))
     elif verdict.shown is not None and verdict.shown.withheld_cases:   # a policy that shows hidden scores only
-        line += (f"; hidden cases: {verdict.shown.withheld_passed} of {verdict.shown.withheld_cases} passed "
-                 "(only the score is shown)")
+        line += "; " + say(m.CHECK_HIDDEN_SCORE_ONLY, lang, passed=verdict.shown.withheld_passed,
+                           total=verdict.shown.withheld_cases)
     elif hidden_in_handout:
-        line += f"; {hidden_in_handout} hidden case{'s' if hidden_in_handout != 1 else ''} run when you submit"
+        line += "; " + say(m.CHECK_HIDDEN_LATER, lang, count=hidden_in_handout)
     return line
+
+
+def language(lang: str | None = None) -> str:
+    """The learner's language: ``lang`` if given (a tag like ``fr`` or ``ru-RU``), else the kernel's locale
+    (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), else English."""
+    from judge.i18n import negotiate
+    from judge.i18n.negotiate import from_environment
+
+    return negotiate(lang, from_environment(dict(os.environ)))
 
 
 def _ipython() -> Any:
@@ -138,7 +151,7 @@ def _close_all() -> None:
 
 
 def check(problem: str | Path | None = None, source: str | Path | None = None, *, isolation: str | None = None,
-          show: bool = True, pictures: bool = True) -> CheckedVerdict | None:
+          show: bool = True, pictures: bool = True, lang: str | None = None) -> CheckedVerdict | None:
     """Grade what the kernel holds now, or the script that calls it (or ``source``: a file or the text of one)
     against ``problem`` and show the report (HTML in a notebook, text elsewhere); returns the :class:`Verdict`
     (None, after one line saying why, when the problem cannot be found or its bundle is broken).
@@ -146,6 +159,7 @@ def check(problem: str | Path | None = None, source: str | Path | None = None, *
     ``problem``: an id (found beside the notebook, in ``./problems``, among the installed ones) or a folder;
     by default the problem whose functions the code defines.
     ``isolation``: a mode to insist on (default: the best this machine gives, else none, said plainly).
+    ``lang``: the report's language (``en``, ``fr``, ``ru``; default: the kernel's locale, else English).
     """
     from judge.errors import JudgeError
 
@@ -154,20 +168,22 @@ def check(problem: str | Path | None = None, source: str | Path | None = None, *
     with tempfile.TemporaryDirectory(prefix="judge-check-") as folder:
         try:
             checked, line = grade_here(problem, source, isolation, Path(folder) if pictures and show else None,
-                                       caller=caller)
+                                       caller=caller, lang=lang)
         except JudgeError as exc:  # an unknown problem, a broken hand-out: one clear line, never a traceback
             print(f"check: {exc}", file=sys.stderr)
             return None
         if show:
-            _show(checked, line, Path(folder), shell)
+            _show(checked, line, Path(folder), shell, language(lang))
     return checked
 
 
 def grade_here(problem: str | Path | None, source: str | Path | None = None, isolation: str | None = None,
-               pictures_dir: Path | None = None, caller: str | None = None) -> tuple[CheckedVerdict, str]:
+               pictures_dir: Path | None = None, caller: str | None = None,
+               lang: str | None = None) -> tuple[CheckedVerdict, str]:
     """The verdict on what this kernel (or script, or ``source``) holds, and its headline: the one grading step
     behind ``check()`` and the otter and nbgrader adapters (:mod:`judge.platforms.otter`, ``.nbgrader``).
-    ``caller``: the file of the code that called ``check()``, graded when it is a script on disk."""
+    ``caller``: the file of the code that called ``check()``, graded when it is a script on disk.  ``lang``: as
+    for :func:`check`; the verdict's texts and the headline are in that language."""
     from judge.problem.locate import resolve
 
     text, near, script = _source(source, _ipython(), caller)
@@ -183,25 +199,31 @@ def grade_here(problem: str | Path | None, source: str | Path | None = None, iso
 
         raw = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
         text = graded_script(raw, [f.name for f in judge.problem(root).bundle.spec.functions])
-    return learner_check(judge.grade(text, root, pictures_dir=pictures_dir), judge.problem(root).bundle)
+    return learner_check(judge.grade(text, root, pictures_dir=pictures_dir), judge.problem(root).bundle, lang)
 
 
-def learner_check(graded: Verdict, bundle: Bundle) -> tuple[CheckedVerdict, str]:
-    """What ``check()`` hands the learner's kernel for a graded verdict, and its headline.  The kernel is the
-    learner's own, so what is returned is cut by the bundle's feedback policy as on every door."""
+def learner_check(graded: Verdict, bundle: Bundle, lang: str | None = None) -> tuple[CheckedVerdict, str]:
+    """What ``check()`` hands the learner's kernel for a graded verdict, and its headline, in ``lang`` (as for
+    :func:`check`).  The kernel is the learner's own, so what is returned is cut by the bundle's feedback policy
+    as on every door, then said in the learner's language."""
     from judge.formats.learner import learner_view
+    from judge.i18n.localize import localize
     from judge.sandbox import mode_named
 
-    verdict = learner_view(graded, bundle.spec.feedback)
+    lang = language(lang)
+    verdict = localize(learner_view(graded, bundle.spec.feedback), lang, bundle)
     checked = CheckedVerdict.model_construct(**{k: getattr(verdict, k) for k in type(verdict).model_fields})
     handout = bundle.spec.handout
-    line = headline(checked, handout.hidden_cases if handout is not None else None)
+    line = headline(checked, handout.hidden_cases if handout is not None else None, lang)
     if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
-        line += "; not isolated: your code ran as you, in a separate process (it is your own code)"
+        from judge.i18n import messages as m
+        from judge.i18n.catalog import say
+
+        line += "; " + say(m.CHECK_NOT_ISOLATED, lang)
     return checked, line
 
 
-def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any) -> None:
+def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any, lang: str = "en") -> None:
     if shell is not None and type(shell).__name__ != "TerminalInteractiveShell":
         from IPython.display import HTML, display
 
@@ -211,5 +233,5 @@ def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any) -> None:
         return
     from judge.formats.text import render_text
 
-    report = render_text(verdict).splitlines()
+    report = render_text(verdict, lang=lang).splitlines()
     print("\n".join(report[:1] + [line] + report[1:]))

@@ -7,7 +7,15 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
-from judge.feedback import Counterexample, FailurePattern, LearnerShown, Picture, Recovery, TimeFeedback
+from judge.feedback import (
+    Counterexample,
+    FailurePattern,
+    LearnerShown,
+    MessageRef,
+    Picture,
+    Recovery,
+    TimeFeedback,
+)
 from judge.isolation_record import Isolation  # in a module of its own: backends make it before a verdict
 
 VERDICT_SCHEMA_VERSION: Final = 1
@@ -82,6 +90,7 @@ class Diagnosis(BaseModel):
     checked: int = Field(0, description="failing cases it could be checked on (small enough, right shape)")
     evidence: str = Field("", description="an example from a public case, if any")
     kind: Literal["mistake", "generic", "attack"] = "mistake"
+    said: list[MessageRef] = Field(default_factory=list, description="the message as message ids (i18n)")
     explains: bool = Field(False, description="reproduces every failing case it was checked on: only then is it "
                                               "the explanation; otherwise it 'partly explains' len(cases) of checked")
 
@@ -113,6 +122,8 @@ class CaseResult(BaseModel):
     input_changed: list[str] = Field(default_factory=list, description="array arguments the call modified")
     weight: float = 1.0
     output: CallOutput | None = Field(None, description="printed during this call (None: could not be split)")
+    said: list[MessageRef] = Field(default_factory=list, description="the message as message ids and parameters, "
+                                                                     "joined by '; ' (judge.i18n renders them)")
 
 
 class Resources(BaseModel):
@@ -159,6 +170,7 @@ class Verdict(BaseModel):
     problem: str
     problem_digest: str = ""
     message: str = ""
+    said: list[MessageRef] = Field(default_factory=list, description="the message as message ids (judge.i18n)")
     cases: list[CaseResult] = Field(default_factory=list)
     stdout: CapturedOutput = CapturedOutput()
     stderr: CapturedOutput = CapturedOutput()

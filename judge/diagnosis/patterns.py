@@ -14,13 +14,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge.feedback import FailurePattern
+from judge.feedback import FailurePattern, MessageRef
 from judge.grading.prepare import PreparedProblem
 from judge.grading.terms import Terms, plural
+from judge.i18n import messages as m
+from judge.i18n.catalog import render, verbatim
 from judge.verdict import CaseResult, Status
 
 _VERBS = {Status.WRONG_ANSWER: "gives a wrong answer", Status.RUNTIME_ERROR: "crashes",
           Status.TIME_LIMIT_EXCEEDED: "runs out of time", Status.MEMORY_LIMIT_EXCEEDED: "runs out of memory"}
+#: The same verbs as message ids (judge.i18n), for the patterns said in the learner's language.
+_VERB_IDS = {"gives a wrong answer": m.VERB_WRONG, "crashes": m.VERB_CRASHES, "runs out of time": m.VERB_TIME,
+             "runs out of memory": m.VERB_MEMORY, "fails": m.VERB_FAILS}
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class Atom:
     mask: int
     rank: int          # lower: simpler / more telling, preferred on ties
     categorical: bool  # a kind of case, not one particular value (may describe a single failing case)
+    said: MessageRef | None = None  # the text as a message id (judge.i18n), for the learner's language
 
 
 def _defaults(signature: str) -> dict[str, object]:
@@ -66,11 +72,11 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
     if key in _atoms_cache:
         return _atoms_cache[key]
     props: dict[tuple, int] = {}
-    texts: dict[tuple, tuple[str, int, bool]] = {}
+    texts: dict[tuple, tuple[MessageRef, int, bool]] = {}
 
-    def add(k: tuple, text: str, rank: int, categorical: bool, i: int) -> None:
+    def add(k: tuple, said: MessageRef, rank: int, categorical: bool, i: int) -> None:
         props[k] = props.get(k, 0) | (1 << i)
-        texts[k] = (text, rank, categorical)
+        texts[k] = (said, rank, categorical)
 
     # What an output axis's length is called: a scalar argument equal to it in every case of a function.
     axis_alias: dict[str, str] = {}
@@ -86,46 +92,45 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                     axis_alias.setdefault(axis.name, p)
     for i, case in enumerate(bundle.cases.cases):
         f = bundle.spec.function(case.function)
-        add(("fn", f.name), f"the call is to {f.name}", 2, True, i)
+        add(("fn", f.name), m.ATOM_CALL(function=f.name), 2, True, i)
         for t in case.tags:
-            add(("tag", t), f"it is tagged '{t}'", 0, True, i)
+            add(("tag", t), m.ATOM_TAG(tag=t), 0, True, i)
         values = dict(_defaults(f.signature))
         values.update(prepared.inputs.cases[i].values)
         for p, v in values.items():
             if isinstance(v, np.ndarray):  # layout and writability as the case declares them (the judge's copy
                 spec = case.args.get(p)   # of the inputs is always read-only)
-                add(("dtype", p, str(v.dtype)), f"{p} is {v.dtype}", 1, True, i)
-                layout = {"c": "C-contiguous", "fortran": "Fortran-ordered", "strided": "a non-contiguous view"}[
-                    getattr(spec, "layout", "c")]
-                add(("layout", p, layout), f"{p} is {layout}", 1, True, i)
+                add(("dtype", p, str(v.dtype)), m.ATOM_IS(name=p, what=str(v.dtype)), 1, True, i)
+                layout = getattr(spec, "layout", "c")
+                add(("layout", p, layout), m.ATOM_IS(name=p, what=m.ATOM_LAYOUTS[layout]()), 1, True, i)
                 ro = bool(getattr(spec, "readonly", False))
-                add(("ro", p, ro), f"{p} is {'read-only' if ro else 'writable'}", 1, True, i)
+                add(("ro", p, ro), m.ATOM_IS(name=p, what=(m.ATOM_READ_ONLY if ro else m.ATOM_WRITABLE)()), 1, True,
+                    i)
             elif isinstance(v, bool) or v is None or isinstance(v, str):
-                add(("eq", p, v), f"{p} is {_fmt(v)}", 5, False, i)
+                add(("eq", p, v), m.ATOM_IS(name=p, what=_fmt(v)), 5, False, i)
             elif isinstance(v, (int, float)):
-                add(("eq", p, v), f"{p} = {_fmt(v)}", 7, False, i)
+                add(("eq", p, v), verbatim(f"{p} = {_fmt(v)}"), 7, False, i)
                 if p in _defaults(f.signature):
                     d = _defaults(f.signature)[p]
-                    add(("default", p, v == d), f"{p} {'=' if v == d else '!='} {_fmt(d)}", 3, True, i)
+                    add(("default", p, v == d), verbatim(f"{p} {'=' if v == d else '!='} {_fmt(d)}"), 3, True, i)
         terms = Terms(f, prepared.cases[i].expected.shape, prepared.cases[i].parts)
         lead, lead_name = terms.lead, terms.leading_name
         if f.axes:
-            add(("lead", lead == 0), f"the output has {'no' if lead == 0 else 'at least one'} {lead_name} axis",
-                2, True, i)
-            add(("lead1", lead == 1), f"the output has {'exactly one' if lead == 1 else 'no or more than one'} "
-                                      f"{lead_name} axis", 3, True, i)
+            axes = {"axis": lead_name}
+            add(("lead", lead == 0), (m.ATOM_NO_LEAD if lead == 0 else m.ATOM_SOME_LEAD)(**axes), 2, True, i)
+            add(("lead1", lead == 1), (m.ATOM_ONE_LEAD if lead == 1 else m.ATOM_NOT_ONE_LEAD)(**axes), 3, True, i)
             if lead:
-                add(("lead>1", lead > 1), f"the output has {'more than one' if lead > 1 else 'exactly one'} "
-                                          f"{lead_name} axis", 2, True, i)
+                add(("lead>1", lead > 1), (m.ATOM_MANY_LEAD if lead > 1 else m.ATOM_ONE_LEAD)(**axes), 2, True, i)
         for axis, n in terms.named_sizes():
             alias = axis_alias.get(axis.name)
-            label = f"{alias}" if alias else f"the number of {plural(axis.name)}"
-            add(("parity", axis.name, n % 2), f"{label} is {'odd' if n % 2 else 'even'}", 2, True, i)
-            add(("one", axis.name, n == 1), f"{label} is {'1' if n == 1 else 'more than 1'}", 4, True, i)
+            label = verbatim(alias) if alias else m.ATOM_NUMBER_OF(axes=plural(axis.name))
+            add(("parity", axis.name, n % 2), (m.ATOM_ODD if n % 2 else m.ATOM_EVEN)(label=label), 2, True, i)
+            add(("one", axis.name, n == 1), (m.ATOM_IS_ONE if n == 1 else m.ATOM_MORE_THAN_ONE)(label=label), 4,
+                True, i)
     # A particular value is named only if a public case has it: hidden cases' arguments stay unsaid.
     public = sum(1 << i for i, c in enumerate(bundle.cases.cases) if c.visibility == "public")
-    atoms = [Atom(texts[k][0], m, texts[k][1], texts[k][2]) for k, m in props.items()
-             if texts[k][2] or m & public]
+    atoms = [Atom(render(texts[k][0], "en"), mask, texts[k][1], texts[k][2], texts[k][0])
+             for k, mask in props.items() if texts[k][2] or mask & public]
     atoms.sort(key=lambda a: a.rank)
     _atoms_cache[key] = atoms
     return atoms
@@ -140,29 +145,33 @@ def _pair_rank(a: Atom) -> int:
     return 0 if a.text.startswith("the call is to ") else a.rank
 
 
-def _find(atoms: list[Atom], target: int, known: int) -> tuple[str, bool] | None:
+def _said(a: Atom) -> MessageRef:
+    return a.said if a.said is not None else verbatim(a.text)
+
+
+def _find(atoms: list[Atom], target: int, known: int) -> tuple[MessageRef, bool] | None:
     """The simplest property whose cases (among ``known``) are exactly ``target``; else one that covers it."""
     n_target = bin(target).count("1")
     for a in atoms:
         if a.mask & known == target and (a.categorical or n_target > 1):
-            return a.text, True
+            return _said(a), True
     pairs = sorted(((a, b) for k, a in enumerate(atoms) for b in atoms[k + 1:]
                     if a.categorical and b.categorical), key=lambda ab: _pair_rank(ab[0]) + _pair_rank(ab[1]))
     for a, b in pairs:
         if a.mask & b.mask & known == target:
-            return f"{a.text} and {b.text}", True
+            return m.ATOM_AND(first=_said(a), second=_said(b)), True
     best = None
     for a in atoms:
-        m = a.mask & known
+        has = a.mask & known
         if not (a.categorical or n_target > 1):
             continue
-        if m & target != target or bin(m).count("1") * 4 > bin(known).count("1") * 3:
+        if has & target != target or bin(has).count("1") * 4 > bin(known).count("1") * 3:
             continue  # a property most cases have says little
-        extra = bin(m & ~target).count("1")
+        extra = bin(has & ~target).count("1")
         if extra <= n_target and (best is None or (extra, a.rank) < best[0]):
-            best = ((extra, a.rank), a, bin(m).count("1"))
+            best = ((extra, a.rank), a, bin(has).count("1"))
     if best is not None:
-        return f"{best[1].text} ({n_target} of the {best[2]} such cases)", False
+        return m.ATOM_SUCH(atom=_said(best[1]), failing=n_target, total=best[2]), False
     return None
 
 
@@ -184,21 +193,23 @@ def failure_patterns(prepared: PreparedProblem, cases: list[CaseResult]) -> list
         target = sum(1 << i for i in idx)
         if target == known:
             if not out:
+                said = [m.EVERY_CASE_THAT_RAN(verb=_VERB_IDS.get(verb, m.VERB_FAILS)())]
                 out.append(FailurePattern(description=f"{verb} on every case that ran",
-                                          cases=[cases[i].id for i in idx]))
+                                          cases=[cases[i].id for i in idx], said=said))
             break
         found = _find(atoms, target, known)
         if found is None:
             continue
         text, exact = found
         n = len(idx)
+        status = {v: k for k, v in _VERBS.items()}.get(verb)
         if exact:
-            desc = f"{verb} exactly on the {n} case{'s' if n != 1 else ''} where {text}" if n > 1 \
-                else f"{verb} only on the one case where {text}"
+            phrase = (m.EXACTLY_ON(verb=_VERB_IDS.get(verb, m.VERB_FAILS)(), count=n, where=text) if n > 1
+                    else m.ONLY_ON(verb=_VERB_IDS.get(verb, m.VERB_FAILS)(), where=text))
         else:
-            past = verb.replace("gives", "got").replace("crashes", "crashed").replace("runs", "ran")
-            desc = f"every case that {past} is one where {text}"
-        out.append(FailurePattern(description=desc, cases=[cases[i].id for i in idx], exact=exact))
+            phrase = m.EVERY_CASE_THAT(past=m.PAST.get(status.value if status else "", m.PAST_FAILED)(), where=text)
+        out.append(FailurePattern(description=render(phrase, "en"), cases=[cases[i].id for i in idx], exact=exact,
+                                  said=[phrase]))
         if len(out) == 1 and exact and idx is failing:
             break
     return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 from judge.feedback import FinishedCall, TimeFeedback
 from judge.grading.prepare import PreparedProblem
 from judge.grading.terms import Terms
+from judge.i18n import messages as m
+from judge.i18n.catalog import render_all
 from judge.verdict import CaseResult, Status
 
 
@@ -24,11 +26,11 @@ def time_feedback(prepared: PreparedProblem, cases: list[CaseResult]) -> TimeFee
     case = cases[slow]
     slowest = max((f.time_ms or 0.0 for f in finished), default=0.0)
     function = prepared.bundle.spec.function(case.function)
-    loop = f"a Python loop over the {function.axes[0].name}s" if function.axes else "a Python loop"
-    head = (f"correct so far: all {len(finished)} finished calls were right" if right
-            else f"{sum(not f.correct for f in finished)} of {len(finished)} finished calls were wrong"
-            if finished else "no call finished")
-    message = (f"{head}; too slow on {case.function} for the {size} output (case {case.id}"
-               f"{', hidden' if case.visibility == 'hidden' else ''}); the finished calls took at most "
-               f"{slowest:.1f} ms each. Look for {loop} and replace it with array operations (vectorise it).")
-    return TimeFeedback(case=case.id, size=size, finished=finished, all_finished_correct=right, message=message)
+    loop = m.LOOP_OVER(axes=f"{function.axes[0].name}s") if function.axes else m.LOOP()
+    head = (m.ALL_FINISHED_RIGHT(count=len(finished)) if right
+            else m.SOME_FINISHED_WRONG(wrong=sum(not f.correct for f in finished), count=len(finished))
+            if finished else m.NONE_FINISHED())
+    said = [m.TOO_SLOW(head=head, function=case.function, size=size, slowest=float(slowest), loop=loop,
+                       case=m.CASE_HIDDEN(case=case.id) if case.visibility == "hidden" else case.id)]
+    return TimeFeedback(case=case.id, size=size, finished=finished, all_finished_correct=right,
+                        message=render_all(said, "en"), said=said)

@@ -25,12 +25,17 @@ ALL_FORMATS = ("text", "json", *FORMATS)
 
 
 def render(verdict: Verdict, fmt: str, bundle: Bundle | None = None, color: bool = False,
-           file: str | None = None) -> str:
-    """``verdict`` as ``fmt`` (one of :data:`ALL_FORMATS`); ``file``: the learner's file name, for the text report."""
+           file: str | None = None, lang: str = "en") -> str:
+    """``verdict`` as ``fmt`` (one of :data:`ALL_FORMATS`); ``file``: the learner's file name, for the text report;
+    ``lang``: the language its texts are rendered in (the message fields of json; the structured facts and the
+    message ids stay as they are)."""
+    from judge.i18n.localize import localize
+
+    verdict = localize(verdict, lang, bundle)
     if fmt == "text":
         from judge.formats.text import render_text
 
-        return render_text(verdict, color=color, file=file)
+        return render_text(verdict, color=color, file=file, lang=lang)
     if fmt == "json":
         return verdict.model_dump_json(indent=2) + "\n"
     return export(verdict, fmt, bundle)
@@ -46,17 +51,19 @@ def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
 LEARNER_FORMATS = ("gradescope", "exercism", "prairielearn")
 
 
-def export_for_learners(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
+def export_for_learners(verdict: Verdict, fmt: str, bundle: Bundle | None = None, lang: str = "en") -> str:
     """``fmt``'s result file as a learner gets it from the packaged runner: the full ``verdict`` cut by the
     bundle's feedback policy (:func:`judge.formats.learner.learner_view`; Gradescope maps it to per-test
     visibility)."""
     if fmt == "gradescope":
         from judge.formats.gradescope import export_for_learners as gradescope
 
-        return gradescope(verdict, bundle)
+        return gradescope(verdict, bundle, lang)
     from judge.formats.learner import learner_view
+    from judge.i18n.localize import localize
 
-    return export(learner_view(verdict, bundle.spec.feedback if bundle is not None else None), fmt, bundle)
+    view = learner_view(verdict, bundle.spec.feedback if bundle is not None else None)
+    return export(localize(view, lang, bundle), fmt, bundle)
 
 
 def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:

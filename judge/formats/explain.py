@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import textwrap
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.verdict import Status, Verdict
 
 
@@ -22,7 +24,7 @@ def pattern_lines(verdict: Verdict) -> list[str]:
     return [p.description[0].upper() + p.description[1:] + "." for p in verdict.patterns]
 
 
-def explanation_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
+def explanation_lines(verdict: Verdict, indent: str = "  ", lang: str = "en") -> list[str]:
     """The explanation, the recovered formula, the facts and the partial names, as plain lines."""
     if not any(c.status is Status.WRONG_ANSWER for c in verdict.cases):
         return []
@@ -33,22 +35,22 @@ def explanation_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
     if full:
         first = full[0]
         checked = first.checked or len(first.cases)
-        lines += _wrap(f"{first.id}: explains all {checked} failing case{'s' if checked != 1 else ''} it was "
-                       f"checked on{_unchecked(checked, failing)} (confidence {first.confidence:.0%})", indent,
-                       indent + "    ")
+        lines += _wrap(say(m.EXPLAINS_ALL, lang, id=first.id, checked=checked,
+                           unchecked=_unchecked(checked, failing, lang), confidence=float(first.confidence)),
+                       indent, indent + "    ")
         lines += _wrap(first.message, indent + "  ")
         if first.evidence:
             lines += _wrap(first.evidence, indent + "  ")
         for d in full[1:]:
-            lines.append(f"{indent}also consistent: {d.id}")
+            lines.append(indent + say(m.ALSO_CONSISTENT, lang, id=d.id))
             lines += _wrap(d.message, indent + "  ")
     else:
-        lines.append(f"{indent}No known mistake explains every failing case.")
+        lines.append(indent + say(m.NO_KNOWN_MISTAKE, lang))
     r = verdict.recovered
     if r is not None and not (full and r.explains and "+" not in full[0].id and len(
             [c for c in r.components if not c.right]) == 1):
         if r.explains:
-            lines.append(f"{indent}What your code computes:")
+            lines.append(indent + say(m.WHAT_YOUR_CODE_COMPUTES, lang))
         lines += _wrap(r.summary, indent + ("  " if r.explains else ""))
         right = [c.name for c in r.components if c.right]
         if r.explains and right:
@@ -58,21 +60,19 @@ def explanation_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
             lines += _wrap("Fact: " + fact, indent)
     for d in partial:
         broken = _broken_passing(d)
-        lines.append(f"{indent}partly explains: {d.id}, {len(d.cases)} of the {d.checked} failing case"
-                     f"{'s' if d.checked != 1 else ''} it was checked on"
-                     + (f", but {broken} passing case{'s' if broken != 1 else ''} would fail with it" if broken else "")
-                     + f" ({d.confidence:.0%})")
+        lines.append(indent + say(m.PARTLY_EXPLAINS, lang, id=d.id, cases=len(d.cases), checked=d.checked,
+                                  broken=say(m.BROKEN_PASSING, lang, broken=broken) if broken else "",
+                                  confidence=float(d.confidence)))
         lines += _wrap(d.message, indent + "  ")
     return lines
 
 
-def _unchecked(checked: int, failing: int) -> str:
+def _unchecked(checked: int, failing: int, lang: str = "en") -> str:
     """Why a count of checked cases is below the failing cases the report counts elsewhere."""
     rest = failing - checked
     if rest <= 0:
         return ""
-    return (f"; the other {rest} of the {failing} failing cases could not be checked against it (output too "
-            "large to keep, or of another shape)")
+    return say(m.UNCHECKED, lang, rest=rest, failing=failing)
 
 
 def _broken_passing(d) -> int:  # noqa: ANN001 - a Diagnosis
@@ -84,32 +84,35 @@ def _broken_passing(d) -> int:  # noqa: ANN001 - a Diagnosis
 
 #: What the counterexample's ``differs`` says, as a sentence.
 _DIFFERS = {
-    "values": "the values differ", "shape": "the shape differs", "dtype": "the dtype differs",
-    "not an array": "it did not return an array", "raises": "it raises where the reference returns",
-    "raises another exception": "it raises another exception than the one it must",
-    "returns": "it returns where it must raise", "input changed": "it changes its input",
+    "values": m.DIFFERS_VALUES, "shape": m.DIFFERS_SHAPE, "dtype": m.DIFFERS_DTYPE,
+    "not an array": m.DIFFERS_NOT_ARRAY, "raises": m.DIFFERS_RAISES,
+    "raises another exception": m.DIFFERS_OTHER_EXCEPTION,
+    "returns": m.DIFFERS_RETURNS, "input changed": m.DIFFERS_INPUT,
 }
-COUNTEREXAMPLE_TITLE = "A smallest input where your function differs (the judge made it up: it is no case)"
+COUNTEREXAMPLE_TITLE = m.R_COUNTEREXAMPLE.text
 
 
-def counterexample_lines(verdict: Verdict, indent: str = "  ") -> list[str]:
+def counterexample_lines(verdict: Verdict, indent: str = "  ", lang: str = "en") -> list[str]:
     """The counterexample as a few lines: the call, what was expected and what came back, arrays printed small."""
     found = verdict.counterexample
     if found is None:
         return []
     lines = _wrap(found.call, indent)
-    lines.append(f"{indent}{_DIFFERS.get(found.differs, found.differs)}")
+    differs = _DIFFERS.get(found.differs)
+    lines.append(f"{indent}{say(differs, lang) if differs is not None else found.differs}")
     if found.differs == "input changed":
         return lines + _input_changed_lines(found, indent)
+    expected, got = say(m.CE_EXPECTED, lang), say(m.CE_GOT, lang)
+    width = max(10, len(expected) + 1, len(got) + 1)
     if found.expected_raises:
-        lines.append(f"{indent}expected: raises {found.expected_raises}")
+        lines.append(indent + say(m.CE_EXPECTED_RAISES, lang, exception=found.expected_raises))
     else:
-        lines += _array_lines("expected", found.expected, indent)
+        lines += _array_lines(expected[:-1], found.expected, indent, width, lang)
     if found.got is not None:
-        lines += _array_lines("got", found.got, indent)
+        lines += _array_lines(got[:-1], found.got, indent, width, lang)
     elif found.got_text:  # the learner's own words (cut and cleaned by the search): said to be theirs
-        said = "your code raised" if found.differs.startswith("raises") else "your function returned"
-        lines += _wrap(f"{said}: {found.got_text}", indent)
+        said = m.CE_YOUR_CODE_RAISED if found.differs.startswith("raises") else m.CE_YOUR_FUNCTION_RETURNED
+        lines += _wrap(say(said, lang, text=found.got_text), indent)
     if found.message and found.differs in ("values", "input changed", "dtype", "shape"):
         lines += _wrap(found.message, indent)
     return lines
@@ -141,15 +144,16 @@ def _input_changed_lines(found, indent: str) -> list[str]:  # noqa: ANN001 - a C
     return lines
 
 
-def _array_lines(label: str, values: object, indent: str, width: int = 10) -> list[str]:
+def _array_lines(label: str, values: object, indent: str, width: int = 10, lang: str = "en") -> list[str]:
     import numpy as np
 
+    colon = ":" if lang == "en" or label.endswith(" ") else ("\u00a0:" if lang == "fr" else ":")
     if values is None:
-        return [f"{indent}{label + ':':<{width}}(too large to show: where they differ is below)"]
+        return [f"{indent}{label + colon:<{width}}{say(m.CE_TOO_LARGE, lang)}"]
     if isinstance(values, dict):  # a tuple output: each item by its name
-        lines = [f"{indent}{label + ':'}"]
+        lines = [f"{indent}{label + colon}"]
         for name, item in values.items():
-            lines += _array_lines(name, item, indent + "  ", width)
+            lines += _array_lines(name, item, indent + "  ", width, lang)
         return lines
     text = np.array2string(np.asarray(values, dtype=np.float64), precision=6, suppress_small=True, separator=", ",
                            threshold=48, edgeitems=3, max_line_width=96)

@@ -81,14 +81,18 @@ def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: s
 
 
 def for_learners(verdict: Verdict, bundle: Bundle | None, policy: FeedbackPolicy | None = None,
-                 hidden_visibility: str | None = None) -> dict:
+                 hidden_visibility: str | None = None, lang: str = "en") -> dict:
     """results.json for learners: the full ``verdict`` cut by ``policy`` (default: the bundle's), hidden tests'
-    visibility mapped from it unless ``hidden_visibility`` insists on one."""
+    visibility mapped from it unless ``hidden_visibility`` insists on one; its texts in ``lang``."""
+    from judge.i18n.localize import localize
+
     stated = policy is not None or (bundle is not None and "feedback" in bundle.spec.model_fields_set)
     policy = policy or (bundle.spec.feedback if bundle is not None else FeedbackPolicy())
-    before = learner_view(verdict, FeedbackPolicy(hidden=policy.hidden, hidden_ids=policy.hidden_ids))
+    before = localize(learner_view(verdict, FeedbackPolicy(hidden=policy.hidden, hidden_ids=policy.hidden_ids)),
+                      lang, bundle)
     if policy.after_due is not None:
-        rows = learner_view(verdict, FeedbackPolicy(hidden=policy.after_due, hidden_ids=policy.hidden_ids))
+        rows = localize(learner_view(verdict, FeedbackPolicy(hidden=policy.after_due, hidden_ids=policy.hidden_ids)),
+                        lang, bundle)
         return results(rows, bundle, hidden_visibility or "after_due_date", overview=before)
     # no feedback: section: Gradescope's packages always released hidden tests after the due date; keep that
     return results(before, bundle, hidden_visibility or ("visible" if stated else "after_due_date"))
@@ -98,6 +102,6 @@ def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
     return json.dumps(results(verdict, bundle), indent=2)
 
 
-def export_for_learners(verdict: Verdict, bundle: Bundle | None = None) -> str:
+def export_for_learners(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> str:
     """What ``judge grade --format gradescope`` writes: :func:`for_learners` with the bundle's policy."""
-    return json.dumps(for_learners(verdict, bundle), indent=2)
+    return json.dumps(for_learners(verdict, bundle, lang=lang), indent=2)

@@ -22,7 +22,10 @@ import builtins
 import re
 from datetime import datetime
 
-from judge.feedback import LearnerShown, TimeFeedback
+from judge.feedback import LearnerShown, MessageRef, TimeFeedback
+from judge.i18n import messages as m
+from judge.i18n.catalog import render, render_all
+from judge.i18n.localize import first_failing
 from judge.problem.feedback_policy import FeedbackLevel, FeedbackPolicy
 from judge.verdict import CapturedOutput, CaseResult, Status, Verdict
 
@@ -35,12 +38,12 @@ _NAMEABLE = frozenset(
     + ["numpy.linalg.LinAlgError", "numpy.exceptions.AxisError", "numpy.AxisError",
        "numpy.core._exceptions._ArrayMemoryError", "numpy.exceptions.DTypePromotionError"])
 _WORDS = {
-    "wrong_answer": "wrong answer",
-    "runtime_error": "raised an exception",
-    "time_limit_exceeded": "time limit exceeded",
-    "memory_limit_exceeded": "memory limit exceeded",
-    "skipped": "not run: an earlier case ended the process",
-    "internal_error": "internal error",
+    "wrong_answer": m.STATUS_WRONG_ANSWER,
+    "runtime_error": m.STATUS_RAISED,
+    "time_limit_exceeded": m.STATUS_TIME,
+    "memory_limit_exceeded": m.STATUS_MEMORY,
+    "skipped": m.STATUS_SKIPPED_LONG,
+    "internal_error": m.STATUS_INTERNAL,
 }
 
 
@@ -49,25 +52,28 @@ def hidden_label(k: int, n: int) -> str:
     return f"hidden case {k} of {n}"
 
 
-def _hidden_message(case: CaseResult, level: FeedbackLevel) -> str:
-    words = _WORDS.get(case.status.value, case.status.value.replace("_", " "))
+def _hidden_message(case: CaseResult, level: FeedbackLevel) -> MessageRef:
+    known = _WORDS.get(case.status.value, m.STATUS_WORDS.get(case.status.value, m.STATUS_INTERNAL))
+    words: MessageRef = known()
     if level is FeedbackLevel.STATUS:
         return words
     if case.status is Status.RUNTIME_ERROR:
         match = _EXCEPTION.match(case.message)
         if match and match.group(1) in _NAMEABLE:
-            words = f"raised {match.group(1)}"
+            words = m.RAISED_CLASS(exception=match.group(1))
     facts = case.facts
     if facts is not None and facts.mismatched and facts.total:  # a share, not counts: counts tell the sizes
-        words += f": {max(1, round(100 * facts.mismatched / facts.total))}% of the values out of tolerance"
+        words = m.SHARE_OUT(words=words, share=max(0.01, facts.mismatched / facts.total))  # at least 1%
     return words
 
 
 def _hidden_case(case: CaseResult, name: str, level: FeedbackLevel) -> CaseResult:
-    # no shapes, dtypes or sizes: a hidden case's output shape gives its arguments away (max_len, d_model, ...)
+    # no shapes, dtypes or sizes: a hidden case's output shape gives its arguments away (max_len, d_model, ...);
+    # its message's ids are made anew from what is shown (the original's would say what this one withholds)
+    said = _hidden_message(case, level)
     return CaseResult(id=name, function=case.function, visibility="hidden", status=case.status,
                       time_ms=case.time_ms if level is FeedbackLevel.DIAGNOSIS else None,
-                      message=_hidden_message(case, level), weight=case.weight,
+                      message=render(said, "en"), said=[said], weight=case.weight,
                       input_changed=case.input_changed if level is FeedbackLevel.DIAGNOSIS else [])
 
 
@@ -151,7 +157,7 @@ def learner_view(verdict: Verdict, policy: FeedbackPolicy | None = None, now: da
         "stdout": _printed(verdict, "stdout"), "stderr": _printed(verdict, "stderr"), "load_output": None,
         "shown": shown,
     })
-    view.message = _message(view, verdict)
+    view.message, view.said = _message(view, verdict)
     return view
 
 
@@ -163,38 +169,39 @@ def _time_feedback(feedback: TimeFeedback | None, names: dict[str, str],
     if level is FeedbackLevel.SCORE:
         return None
     finished = [f.model_copy(update={"case": names.get(f.case, f.case)}) for f in feedback.finished]
-    head = (f"correct so far: all {len(finished)} finished calls were right" if feedback.all_finished_correct
-            else f"{sum(not f.correct for f in finished)} of {len(finished)} finished calls were wrong"
-            if finished else "no call finished")
+    head = (m.ALL_FINISHED_RIGHT(count=len(finished)) if feedback.all_finished_correct
+            else m.SOME_FINISHED_WRONG(wrong=sum(not f.correct for f in finished), count=len(finished))
+            if finished else m.NONE_FINISHED())
+    said = [m.HIDDEN_RAN_OUT(head=head, case=names[feedback.case])]
     return TimeFeedback(case=names[feedback.case], size="", finished=finished,
-                        all_finished_correct=feedback.all_finished_correct,
-                        message=f"{head}; {names[feedback.case]} ran out of time. Look for a Python loop and "
-                                "replace it with array operations (vectorise it).")
+                        all_finished_correct=feedback.all_finished_correct, message=render_all(said, "en"),
+                        said=said)
 
 
-def _message(view: Verdict, verdict: Verdict) -> str:
-    """The verdict's message, rebuilt from the first failing case the learner sees, on the same terms; a view
-    the probing limit cut says so, and when hidden feedback comes back."""
-    message = _first_failing(view, verdict)
+def _message(view: Verdict, verdict: Verdict) -> tuple[str, list[MessageRef]]:
+    """The verdict's message (and its ids), rebuilt from the first failing case the learner sees, on the same
+    terms; a view the probing limit cut says so, and when hidden feedback comes back."""
+    message, said = _first_failing(view, verdict)
     if view.shown is not None and view.shown.probes_exceeded:
-        message += probes_line(view.shown.probes_back_at)
-    return message
+        line = probes_line(view.shown.probes_back_at)
+        return render_all([message, line], "en"), [*said, line]
+    return message, said
 
 
-def _first_failing(view: Verdict, verdict: Verdict) -> str:
+def _first_failing(view: Verdict, verdict: Verdict) -> tuple[str, list[MessageRef]]:
     if not verdict.cases:
-        return verdict.message
+        return verdict.message, verdict.said
     failing = next((c for c in view.cases if c.status is not Status.ACCEPTED), None)
     if failing is not None:
         label = failing.id if failing.visibility == "public" else (
             failing.id if failing.id.startswith("hidden case ") else f"{failing.id} (hidden)")
-        return f"first failing case {label}: {failing.message}"
+        return f"first failing case {label}: {failing.message}", [first_failing(failing)]
     if view.shown is not None and view.shown.withheld_passed < view.shown.withheld_cases:
-        return "every public case passed; some hidden cases did not (only the score is shown for hidden cases)"
-    return verdict.message
+        said = [m.PUBLIC_PASSED_HIDDEN_NOT()]
+        return render_all(said, "en"), said
+    return verdict.message, verdict.said
 
 
-def probes_line(back_at: str | None) -> str:
+def probes_line(back_at: str | None) -> MessageRef:
     """The line a view cut by the probing limit ends with: why, and when hidden feedback comes back."""
-    return ("; many submissions in a short time: hidden cases' feedback is withheld"
-            + (f" until {back_at} (submissions made from then on show it)" if back_at else ""))
+    return m.PROBES_WITHHELD_UNTIL(back_at=back_at) if back_at else m.PROBES_WITHHELD()

@@ -6,6 +6,8 @@ from typing import Any
 
 import click
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.sandbox import mode_named
 from judge.verdict import Status, Verdict
 
@@ -16,8 +18,12 @@ _COLOURS = {
 }
 
 
-def _status(status: Status, color: bool) -> str:
-    text = status.value.replace("_", " ")
+def _status_text(status: Status, lang: str) -> str:
+    return say(m.STATUS_WORDS[status.value], lang)
+
+
+def _status(status: Status, color: bool, lang: str = "en") -> str:
+    text = _status_text(status, lang)
     return click.style(text, fg=_COLOURS[status], bold=True) if color else text
 
 
@@ -25,9 +31,8 @@ def _paint(text: str, color: bool, **style: Any) -> str:
     return click.style(text, **style) if color else text
 
 
-def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
+def _diagnoses(verdict: Verdict, color: bool, lang: str) -> list[str]:
     from judge.formats.explain import (
-        COUNTEREXAMPLE_TITLE,
         counterexample_lines,
         explanation_lines,
         pattern_lines,
@@ -36,32 +41,32 @@ def _diagnoses(verdict: Verdict, color: bool) -> list[str]:
 
     lines = []
     if verdict.patterns:
-        lines += ["", _paint("What the failing cases have in common", color, bold=True)]
+        lines += ["", _paint(say(m.R_COMMON, lang), color, bold=True)]
         lines += [f"  {p}" for p in pattern_lines(verdict)]
-    body = explanation_lines(verdict)
+    body = explanation_lines(verdict, lang=lang)
     if body:
-        lines += ["", _paint("What went wrong", color, bold=True)] + body
+        lines += ["", _paint(say(m.R_WENT_WRONG, lang), color, bold=True)] + body
     if verdict.counterexample:
-        lines += ["", _paint(COUNTEREXAMPLE_TITLE, color, bold=True)] + counterexample_lines(verdict)
+        lines += ["", _paint(say(m.R_COUNTEREXAMPLE, lang), color, bold=True)] + counterexample_lines(verdict,
+                                                                                                        lang=lang)
     if verdict.time_feedback:
-        lines += ["", _paint("Time", color, bold=True)] + time_lines(verdict)
+        lines += ["", _paint(say(m.R_TIME, lang), color, bold=True)] + time_lines(verdict)
     if verdict.pictures:
-        lines += ["", _paint("Pictures", color, bold=True)]
+        lines += ["", _paint(say(m.R_PICTURES, lang), color, bold=True)]
         lines += [f"  {p.file}: {p.title}" for p in verdict.pictures]
     return lines
 
 
-def _checks(verdict: Verdict, color: bool) -> list[str]:
+def _checks(verdict: Verdict, color: bool, lang: str) -> list[str]:
     if not verdict.checks:
         return []
     lines = [
         "",
-        _paint("Properties of your output", color, bold=True)
-        + " (facts checked without the answer, on the failing cases)",
+        _paint(say(m.R_PROPERTIES, lang), color, bold=True) + " " + say(m.R_PROPERTIES_NOTE, lang),
     ]
     for c in verdict.checks:
         mark = _paint("ok  ", color, fg="green") if c.holds else _paint("FAIL", color, fg="red", bold=True)
-        where = "" if c.holds else f"  (fails in {len(c.failed_cases)} of {c.checked} cases)"
+        where = "" if c.holds else "  " + say(m.R_FAILS_IN, lang, failed=len(c.failed_cases), checked=c.checked)
         lines.append(f"  {mark} {c.description}{where}")
     return lines
 
@@ -70,7 +75,7 @@ def _num(x: float | None) -> str:
     return f"{'nan/inf':>10}" if x is None else f"{x:>10.7f}" if abs(x) < 1e4 else f"{x:>10.3g}"
 
 
-def _windows(verdict: Verdict, color: bool, limit: int = 2) -> list[str]:
+def _windows(verdict: Verdict, color: bool, lang: str, limit: int = 2) -> list[str]:
     lines: list[str] = []
     shown = 0
     for case in verdict.cases:
@@ -79,13 +84,13 @@ def _windows(verdict: Verdict, color: bool, limit: int = 2) -> list[str]:
             continue
         w = f.window
         shown += 1
-        lines += ["", _paint(f"Expected vs got, case {case.id}", color, bold=True)
-                  + (f", around {f.worst_where}" if f.worst_where else "")]
+        lines += ["", _paint(say(m.R_EXPECTED_VS_GOT, lang, case=case.id), color, bold=True)
+                  + (", " + say(m.R_AROUND, lang, where=f.worst_where) if f.worst_where else "")]
         if w.where:
-            lines.append(f"  at {w.where}")
+            lines.append("  " + say(m.R_AT, lang, where=w.where))
         col_head = "".join(f"{(w.col_label + '=' + str(j)) if w.col_label else str(j):>10} " for j in w.cols)
         lead = " " * 8
-        lines.append(f"{lead}{'expected':<{11 * len(w.cols)}}   got")
+        lines.append(f"{lead}{say(m.R_EXPECTED, lang):<{11 * len(w.cols)}}   {say(m.R_GOT, lang)}")
         lines.append(f"{lead}{col_head}   {col_head}")
         for r, erow, grow in zip(w.rows, w.expected, w.got):
             label = f"{w.row_label}={r}" if w.row_label else str(r)
@@ -96,19 +101,18 @@ def _windows(verdict: Verdict, color: bool, limit: int = 2) -> list[str]:
                 cell = _num(g) + ("*" if [r, c] == w.worst else " ")
                 right += _paint(cell, color, fg="red") if bad else cell
             lines.append(f"  {label:<6}{left}   {right}")
-        lines.append("  (* the largest error; values outside the tolerance are marked red in colour)" if color
-                     else "  (* the largest error)")
+        lines.append("  " + say(m.R_LARGEST_RED if color else m.R_LARGEST, lang))
     return lines
 
 
-def isolation_line(verdict: Verdict) -> str | None:
+def isolation_line(verdict: Verdict, lang: str = "en") -> str | None:
     """How the learner's code ran, in one line: the mode, what enforced the limits, what the mode does not give."""
     iso = verdict.isolation
     if iso is None:
         return None
-    by = f", limits by {iso.limits_by}" if iso.limits_by else ""
-    gaps = f"; not enforced: {', '.join(iso.not_enforced)}" if iso.not_enforced else ""
-    return f"isolation: {iso.mode}{by}{gaps}"
+    by = ", " + say(m.R_LIMITS_BY, lang, by=iso.limits_by) if iso.limits_by else ""
+    gaps = "; " + say(m.R_NOT_ENFORCED, lang, what=", ".join(iso.not_enforced)) if iso.not_enforced else ""
+    return say(m.R_ISOLATION, lang, mode=iso.mode) + by + gaps
 
 
 def _in_report_order(verdict: Verdict) -> list:
@@ -117,46 +121,50 @@ def _in_report_order(verdict: Verdict) -> list:
         [c for c in verdict.cases if c.visibility != "public"]
 
 
-def render_text(verdict: Verdict, color: bool = False, file: str | None = None) -> str:
+def render_text(verdict: Verdict, color: bool = False, file: str | None = None, lang: str = "en") -> str:
     """The terminal report; ``file``: the learner's file name, which tracebacks then name (the sandbox ran it
-    as submission.py)."""
+    as submission.py).  ``lang``: the language of the report's own words; the verdict's texts are rendered in it
+    beforehand (:func:`judge.i18n.localize.localize`)."""
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
-    counts = f" ({passed} of {len(verdict.cases)} cases passed)" if verdict.cases else ""
-    lines = [f"{verdict.problem}: {_status(verdict.status, color)}  score {verdict.score:.3f}{counts}"]
+    counts = " " + say(m.R_COUNTS, lang, passed=passed, total=len(verdict.cases)) if verdict.cases else ""
+    lines = [say(m.R_HEADLINE, lang, problem=verdict.problem, status=_status(verdict.status, color, lang),
+                 score=f"{verdict.score:.3f}", counts=counts)]
     if verdict.notebook is not None:
         from judge.formats.explain import notebook_line
 
         lines.append(notebook_line(verdict))
     if verdict.message:
         lines.append(verdict.message)
-    lines += _diagnoses(verdict, color)
-    lines += _checks(verdict, color)
+    lines += _diagnoses(verdict, color, lang)
+    lines += _checks(verdict, color, lang)
     if verdict.cases:
         lines.append("")
-        lines.append(f"{'case':28} {'function':26} {'status':24} {'time':>9}")
+        lines.append(f"{say(m.R_CASE, lang):28} {say(m.R_FUNCTION, lang):26} {say(m.R_STATUS, lang):24} "
+                     f"{say(m.R_TIME_COLUMN, lang):>9}")
+        hidden = " " + say(m.R_HIDDEN, lang)
         for case in _in_report_order(verdict):
-            name = case.id + (" (hidden)" if case.visibility == "hidden" else "")
-            status = _status(case.status, color)
-            pad = " " * max(0, 24 - len(case.status.value))
+            name = case.id + (hidden if case.visibility == "hidden" else "")
+            status = _status(case.status, color, lang)
+            pad = " " * max(0, 24 - len(_status_text(case.status, lang)))
             time = f"{case.time_ms:7.1f} ms" if case.time_ms is not None else ""
             lines.append(f"{name:28} {case.function:26} {status}{pad} {time:>9}")
             if case.status not in (Status.ACCEPTED, Status.SKIPPED) and case.message:
                 for text in case.message.splitlines():
                     lines.append(f"    {text}")
-    lines += _windows(verdict, color)
+    lines += _windows(verdict, color, lang)
     r = verdict.resources
     if r.wall_ms is not None:
-        peak = f", peak memory {r.memory_peak_bytes / 2**20:.0f} MiB" if r.memory_peak_bytes else ""
-        lines.append(f"\nrun: {r.wall_ms:.0f} ms wall, {r.cpu_ms or 0:.0f} ms CPU{peak}")
-    iso = isolation_line(verdict)
+        peak = ", " + say(m.R_PEAK, lang, mib=f"{r.memory_peak_bytes / 2**20:.0f}") if r.memory_peak_bytes else ""
+        lines.append("\n" + say(m.R_RUN, lang, wall=f"{r.wall_ms:.0f}", cpu=f"{r.cpu_ms or 0:.0f}") + peak)
+    iso = isolation_line(verdict, lang)
     if iso:
         lines.append(iso)
     for name, out in (("stdout", verdict.stdout), ("stderr", verdict.stderr)):
         if out.text:
-            cut = f" (first {len(out.text)} of {out.bytes} bytes)" if out.truncated else ""
-            lines.append(f"\nyour {name}{cut}:")
+            cut = say(m.R_FIRST_BYTES, lang, shown=len(out.text), total=out.bytes) if out.truncated else ""
+            lines.append("\n" + say(m.R_YOUR_STREAM, lang, stream=name, cut=cut))
             text = out.text.replace('File "submission.py"', f'File "{file}"') if file else out.text
             lines.extend("  " + line for line in text.splitlines()[:40])
     if verdict.isolation is not None and not mode_named(verdict.isolation.mode).sandboxed:
-        lines.append(f"\nWARNING: {verdict.isolation.note}")
+        lines.append("\n" + say(m.R_WARNING, lang, note=verdict.isolation.note))
     return "\n".join(lines) + "\n"

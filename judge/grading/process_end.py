@@ -9,38 +9,46 @@ from __future__ import annotations
 
 import signal
 
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
+from judge.i18n.catalog import render
 from judge.sandbox import RunReport
 from judge.verdict import Resources, Status
 
 
 def process_death(report: RunReport, cpu_limit: float) -> tuple[Status | None, str]:
     """Why the process ended early, from the kernel's records, or (None, "") if it did not."""
+    status, said = process_death_said(report, cpu_limit)
+    return status, render(said, "en") if said is not None else ""
+
+
+def process_death_said(report: RunReport, cpu_limit: float) -> tuple[Status | None, MessageRef | None]:
+    """:func:`process_death`, the reason as a message id (rendered in the learner's language at the door)."""
     sig = report.signal
     if report.timed_out == "case":
-        return Status.TIME_LIMIT_EXCEEDED, "killed: this call ran longer than its wall-time limit"
+        return Status.TIME_LIMIT_EXCEEDED, m.KILLED_CASE_WALL()
     if report.timed_out == "total":
-        return Status.TIME_LIMIT_EXCEEDED, "killed: the submission ran longer than its total wall-time limit"
+        return Status.TIME_LIMIT_EXCEEDED, m.KILLED_TOTAL_WALL()
     if report.oom_kills > 0:
-        return Status.MEMORY_LIMIT_EXCEEDED, "killed by the kernel: memory limit exceeded"
+        return Status.MEMORY_LIMIT_EXCEEDED, m.KILLED_OOM()
     if report.memory_killed:
-        return Status.MEMORY_LIMIT_EXCEEDED, ("killed: memory limit exceeded (the kernel's count of the "
-                                              "process's resident memory passed the limit)")
+        return Status.MEMORY_LIMIT_EXCEEDED, m.KILLED_RSS()
     # RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one; either counts only
     # when the CPU used reached the limit (a learner may send itself SIGXCPU), with a margin because
     # the kernel samples CPU time per tick and rusage (utime+stime, scaled) may read under the limit
     # on a loaded machine (0.93 s measured for a 1 s limit); a self-sent SIGXCPU gains nothing either way.
     if sig in (signal.SIGXCPU, signal.SIGKILL) and report.cpu_seconds >= cpu_limit * 0.75:
-        return Status.TIME_LIMIT_EXCEEDED, f"killed: CPU time limit of {cpu_limit:g} s exceeded"
+        return Status.TIME_LIMIT_EXCEEDED, m.KILLED_CPU(limit=float(cpu_limit))
     if sig is not None:
         try:
             name = signal.Signals(sig).name
         except ValueError:
             name = f"signal {sig}"
-        return Status.RUNTIME_ERROR, f"the process was killed by {name}"
+        return Status.RUNTIME_ERROR, m.KILLED_SIGNAL(signal=name)
     code = report.exit_code
     if code not in (0, None):
-        return Status.RUNTIME_ERROR, f"the process exited with code {code}"
-    return None, ""
+        return Status.RUNTIME_ERROR, m.EXITED(code=code)
+    return None, None
 
 
 def resources(report: RunReport, killed_for: str | None) -> Resources:

@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
+from judge.feedback import MessageRef
 from judge.grading.compare import compare_arrays, tolerance_ratio
 from judge.grading.prepare import PreparedCase, PreparedProblem
-from judge.grading.process_end import process_death
+from judge.grading.process_end import process_death_said
 from judge.grading.terms import Terms, mismatch_kinds, value_window
+from judge.i18n import messages as m
+from judge.i18n.catalog import render, render_all, verbatim
 from judge.sandbox import InBackground, RunReport, wire
 from judge.verdict import CaseResult, Status
 
@@ -78,12 +81,26 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept, parts=parts)
 
 
-def _what(case: PreparedCase) -> str:
+def _what(case: PreparedCase) -> MessageRef:
     """What the case's function must return, in a learner's words."""
     if case.parts is not None:
         names = ", ".join(case.item(k) for k in range(len(case.parts)))
-        return f"a tuple of {len(case.parts)} numpy arrays ({names})"
-    return "one number (a float)" if case.returns == "scalar" else "a numpy.ndarray"
+        return m.MUST_RETURN_TUPLE(count=len(case.parts), names=names)
+    return m.MUST_RETURN_NUMBER() if case.returns == "scalar" else m.MUST_RETURN_ARRAY()
+
+
+def _say(result: CaseResult, said: list[MessageRef]) -> None:
+    """Set a case's message: its ids (rendered in the learner's language at the door) and its English text."""
+    result.said = [r for r in said if r.id != "verbatim" or r.params.get("text")]
+    result.message = render_all(result.said, "en")
+
+
+def _alternatives(names: list[str]) -> MessageRef:
+    """``a or b or c`` in the learner's language (dtype names stay as numpy spells them)."""
+    said = verbatim(names[0]) if names else verbatim("")
+    for name in names[1:]:
+        said = m.OR(first=said, second=name)
+    return said
 
 
 def _parts(header: SlotHeader) -> tuple[tuple[int, ...], ...] | None:
@@ -134,8 +151,8 @@ def _returned_array(case: PreparedCase, header: SlotHeader, results: mmap.mmap) 
     return _slot_view(case, tuple(header.shape), dtype, results)
 
 
-def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, result: CaseResult, changed: str,
-                  observed: dict | None, index: int) -> CaseResult:
+def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, result: CaseResult,
+                  changed: list[MessageRef], observed: dict | None, index: int) -> CaseResult:
     """A case whose call must raise ``spec.raises``: that exception (or a subclass) passes, another one is a
     runtime error, anything returned is a wrong answer (what it returned is kept for diagnosis)."""
     spec = case.spec
@@ -148,17 +165,19 @@ def _judge_raises(case: PreparedCase, header: SlotHeader, results: mmap.mmap, re
             result.status = Status.ACCEPTED
             return result
         if spec.raises in header.exception:
-            result.message = f"raised {spec.raises} as it must" + changed
+            _say(result, [m.RAISED_AS_IT_MUST(exception=spec.raises), *changed])
             return result
         result.status = Status.RUNTIME_ERROR
-        result.message = f"{header.message} (this call must raise {spec.raises}{why})" + changed
+        _say(result, [m.MUST_RAISE_BUT_RAISED(message=header.message, exception=spec.raises, why=why), *changed])
         return result
-    returned = f"an array of shape {_shape(tuple(header.shape))}" if header.shape is not None else header.message
-    result.message = f"{spec.function} must raise {spec.raises} here{why}, but it returned {returned}" + changed
+    returned = m.AN_ARRAY_OF_SHAPE(shape=_shape(tuple(header.shape))) if header.shape is not None \
+        else verbatim(header.message)
+    _say(result, [m.MUST_RAISE_BUT_RETURNED(function=spec.function, exception=spec.raises, why=why,
+                                            returned=returned), *changed])
     return result
 
 
-def _base_result(case: PreparedCase, header: SlotHeader) -> tuple[CaseResult, str]:
+def _base_result(case: PreparedCase, header: SlotHeader) -> tuple[CaseResult, list[MessageRef]]:
     """The case's result before its output is looked at (a wrong answer until shown right), and the note every
     message ends with when the call changed an input."""
     spec = case.spec
@@ -166,81 +185,86 @@ def _base_result(case: PreparedCase, header: SlotHeader) -> tuple[CaseResult, st
                         status=Status.WRONG_ANSWER, time_ms=header.time_ns / 1e6,
                         expected_shape=list(case.expected.shape), expected_dtypes=case.output_dtypes,
                         input_changed=[n for n in header.changed if n in spec.args][:8], weight=spec.weight)
-    changed = ""
-    if result.input_changed:
-        changed = f"; it also modified its input {', '.join(result.input_changed)} (inputs must stay unchanged)"
+    changed = [m.CHANGED_INPUT(names=", ".join(result.input_changed))] if result.input_changed else []
     return result, changed
 
 
-def _array_or_problem(case: PreparedCase, header: SlotHeader, results: mmap.mmap) -> tuple[np.ndarray | None, str]:
+def _array_or_problem(case: PreparedCase, header: SlotHeader,
+                      results: mmap.mmap) -> tuple[np.ndarray | None, list[MessageRef]]:
     """The one consistency check of an array header: a view of the slot's bytes as the header says (None where
     numpy cannot view them), or what is wrong with the header ("" when nothing is)."""
     if header.outcome == "too_large":
-        return (
-            None,
-            f"returned an array of shape {_shape(tuple(header.shape or ()))}, expected {_shape(case.expected.shape)}",
-        )
+        return None, [m.TOO_LARGE(shape=_shape(tuple(header.shape or ())), expected=_shape(case.expected.shape))]
     if header.dtype not in _ALLOWED_WIRE_DTYPES or header.shape is None or header.nbytes is None:
-        return None, f"returned an array of unsupported dtype {header.dtype}"
+        return None, [m.UNSUPPORTED_DTYPE(dtype=str(header.dtype))]
     dtype = np.dtype(header.dtype)
     shape = tuple(header.shape)
     if any(n < 0 for n in shape) or int(np.prod(shape, dtype=object)) * dtype.itemsize != header.nbytes \
             or header.nbytes > case.slot_capacity:
-        return None, "the result's header is inconsistent with its size"
+        return None, [m.HEADER_INCONSISTENT()]
     got = _slot_view(case, shape, dtype, results)
     if case.parts is not None:
-        return got, _parts_problem(case, header) if got is not None else "the result's header is inconsistent"
+        return got, _parts_problem(case, header) if got is not None else [m.HEADER_INCONSISTENT()]
     if shape != case.expected.shape or got is None:
         if case.returns == "scalar":
-            return got, f"returned an array of shape {_shape(shape)}; it must return one number (a float)"
-        return got, f"returned shape {_shape(shape)}, expected {_shape(case.expected.shape)}"
-    return got, ""
+            return got, [m.SCALAR_EXPECTED(shape=_shape(shape))]
+        return got, [m.WRONG_SHAPE(shape=_shape(shape), expected=_shape(case.expected.shape))]
+    return got, []
 
 
-def _parts_problem(case: PreparedCase, header: SlotHeader) -> str:
-    """What is wrong with a returned tuple's items' shapes ("" when each has its expected shape)."""
+def _parts_problem(case: PreparedCase, header: SlotHeader) -> list[MessageRef]:
+    """What is wrong with a returned tuple's items' shapes (nothing when each has its expected shape)."""
     parts = _parts(header)
     if parts is None or case.parts is None or len(parts) != len(case.parts):
-        return "the result's header is inconsistent with its size"
-    wrong = [f"{case.item(k)} has shape {_shape(got)}, expected {_shape(want)}"
-             for k, (got, want) in enumerate(zip(parts, case.parts)) if got != want]
-    return "; ".join(wrong)
+        return [m.HEADER_INCONSISTENT()]
+    return [m.ITEM_WRONG_SHAPE(item=case.item(k), shape=_shape(got), expected=_shape(want))
+            for k, (got, want) in enumerate(zip(parts, case.parts)) if got != want]
 
 
-def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None) -> str:
-    """The returned dtype (each item's, for a tuple) outside the case's output dtypes, said ("" when none is)."""
+def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None) -> list[MessageRef]:
+    """The returned dtype (each item's, for a tuple) outside the case's output dtypes, said (nothing when none
+    is)."""
+    expected = _alternatives(list(case.output_dtypes))
     if case.parts is not None and header.part_dtypes is not None:
-        wrong = [f"{case.item(k)} has dtype {d}, expected {' or '.join(case.output_dtypes)}"
-                 for k, d in enumerate(header.part_dtypes[:len(case.parts)]) if d not in case.output_dtypes]
-        return "; ".join(wrong)
+        return [m.ITEM_WRONG_DTYPE(item=case.item(k), dtype=d, expected=expected)
+                for k, d in enumerate(header.part_dtypes[:len(case.parts)]) if d not in case.output_dtypes]
     if got_dtype not in case.output_dtypes:
-        return f"returned dtype {got_dtype}, expected {' or '.join(case.output_dtypes)}"
-    return ""
+        return [m.WRONG_DTYPE(dtype=str(got_dtype), expected=expected)]
+    return []
 
 
-def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False) -> list[str]:
-    """The sentences a failed comparison gives, from its facts (locations for public cases only)."""
+def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False,
+                        wheres: dict[str, MessageRef] | None = None) -> list[MessageRef]:
+    """The sentences a failed comparison gives, from its facts (locations for public cases only; ``wheres``: the
+    worst and the first non-finite element's places as message ids, when known)."""
+    wheres = wheres or {}
     parts = []
+    bound = {"atol": float(f.atol), "rtol": float(f.rtol)}
     if f.total == 1 and f.worst_index == []:  # one number: no counts, no index
-        error = "NaN or infinite" if f.nonfinite else f"off by {f.max_abs_error:.3g}"
-        parts.append(f"the value is {error}, more than {f.atol:g} + {f.rtol:g}*|expected| from the expected one")
+        error = m.NAN_OR_INF() if f.nonfinite else m.OFF_BY(error=float(f.max_abs_error or 0.0))
+        parts.append(m.ONE_VALUE_OFF(error=error, **bound))
         if reveal and f.expected_at_worst is not None:
-            parts.append(f"expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
+            parts.append(m.EXPECTED_GOT(expected=f.expected_at_worst, got=f.got_at_worst))
         return parts
     if f.nonfinite:
-        parts.append(f"{f.nonfinite} of {f.total} values are NaN or infinite"
-                     + (f" (the first at {f.nonfinite_where})" if f.nonfinite_where else ""))
+        counts = {"nonfinite": f.nonfinite, "total": f.total}
+        parts.append(m.NONFINITE_AT(where=wheres.get("nonfinite", f.nonfinite_where), **counts) if f.nonfinite_where
+                     else m.NONFINITE(**counts))
     if f.mismatched:
-        share = f" ({f.mismatched / f.total:.1%})" if f.total else ""
-        parts.append(f"{f.mismatched} of {f.total} values{share} differ from the expected ones by more than "
-                     f"{f.atol:g} + {f.rtol:g}*|expected| (largest error {f.max_abs_error:.3g}"
-                     + (f", largest relative error {f.max_rel_error:.3g})"
-                        if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else ")"))
+        # f.total is never 0 here (a mismatch needs an element); the share is a float, said in the reader's way
+        said = {"mismatched": f.mismatched, "total": f.total, "share": f.mismatched / max(f.total, 1),
+                "error": float(f.max_abs_error or 0.0), **bound}
+        parts.append(m.VALUES_DIFFER_REL(relative=f.max_rel_error, **said)
+                     if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else m.VALUES_DIFFER(**said))
     if f.mismatch_kinds:
-        parts.append("out of tolerance: " + ", ".join(f"{n} in {k}" for k, n in f.mismatch_kinds.items()))
+        parts.append(m.OUT_OF_TOLERANCE_IN(counts=[m.COUNT_IN(count=n, kind=k) for k, n in f.mismatch_kinds.items()]))
     if reveal and f.worst_index is not None:
-        where = f.worst_where if items else f"index {tuple(f.worst_index)} ({f.worst_where})"  # grad_w[1, 0]
-        parts.append(f"at {where} expected {f.expected_at_worst:.9g}, got {f.got_at_worst:.9g}")
+        if items:  # grad_w[1, 0]
+            parts.append(m.AT_ITEM(where=wheres.get("worst", f.worst_where), expected=f.expected_at_worst,
+                                   got=f.got_at_worst))
+        else:
+            parts.append(m.AT_INDEX(index=str(tuple(f.worst_index)), where=wheres.get("worst", f.worst_where),
+                                    expected=f.expected_at_worst, got=f.got_at_worst))
     return parts
 
 
@@ -254,13 +278,15 @@ def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Ter
     if comparison.ok:
         return True
     f.mismatch_kinds = mismatch_kinds(got, case.expected, case.tolerance, terms)
+    wheres: dict[str, MessageRef] = {}
     if reveal and f.worst_index is not None:
-        f.worst_where = terms.describe(f.worst_index)
+        wheres["worst"] = terms.describe_said(f.worst_index)
+        f.worst_where = render(wheres["worst"], "en")
         f.window = value_window(got, case.expected, f.worst_index, terms)
     if reveal and f.first_nonfinite_index is not None:
-        f.nonfinite_where = terms.describe(f.first_nonfinite_index)
-    said = _comparison_message(f, reveal, items=case.parts is not None)
-    result.message = "; ".join(x for x in [result.message, *said] if x)
+        wheres["nonfinite"] = terms.describe_said(f.first_nonfinite_index)
+        f.nonfinite_where = render(wheres["nonfinite"], "en")
+    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None, wheres=wheres)])
     return False
 
 
@@ -276,9 +302,11 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         return _judge_raises(case, header, results, result, changed, observed, index)
     if header.outcome in ("raised", "other"):
         if header.outcome == "raised":
-            result.status, result.message = Status.RUNTIME_ERROR, header.message + changed
+            result.status = Status.RUNTIME_ERROR
+            _say(result, [m.RAISED(exception=header.message) if header.message else verbatim(""), *changed])
         else:
-            result.message = f"{spec.function} returned {header.message}; it must return {_what(case)}" + changed
+            _say(result, [m.RETURNED_OTHER(function=spec.function, what=header.message, expected=_what(case)),
+                          *changed])
         _observe(observed, index, header)
         return result
     result.got_dtype = _ALLOWED_WIRE_DTYPES.get(header.dtype or "", header.dtype)
@@ -291,17 +319,17 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
         result.got_dtype = outside[0] if outside else result.got_dtype
     got, problem = _array_or_problem(case, header, results)
     if problem:
-        result.message = problem + changed
+        _say(result, [*problem, *changed])
         _observe(observed, index, header, got)
         return result
-    result.message = _dtype_problem(case, header, result.got_dtype)
+    _say(result, _dtype_problem(case, header, result.got_dtype))
     assert got is not None  # no problem: an array came back
     within = _compare(case, got, result, terms or Terms(None, case.expected.shape), measure)
     if not within or result.message or changed:
         _observe(observed, index, header, got)
     del got  # a view of the worker's result buffer, which the next run reuses
-    if result.message or changed:
-        result.message = (result.message or "values are correct") + changed
+    if result.said or changed:
+        _say(result, [*(result.said or [m.VALUES_CORRECT()]), *changed])
         return result
     result.status = Status.ACCEPTED
     return result
@@ -323,8 +351,7 @@ def _named_refusal(result: CaseResult, header: SlotHeader, rlimit_memory: bool) 
     """``result``, as a memory limit exceeded when RLIMIT_AS refused the call an allocation."""
     if rlimit_memory and _address_space_refusal(header):
         result.status = Status.MEMORY_LIMIT_EXCEEDED
-        result.message = "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an allocation; " \
-                         + result.message
+        _say(result, [m.ADDRESS_SPACE(), *result.said])
     return result
 
 
@@ -417,12 +444,12 @@ class CaseJudging:
         as that limit, not as a crash of a run allowed 20 s)."""
         prepared = self.prepared
         cpu = cpu_limit if cpu_limit is not None else prepared.bundle.spec.limits.cpu_seconds
-        death, death_message = process_death(report, cpu)
-        judged = JudgedRun([], death_message or None)
+        death, death_said = process_death_said(report, cpu)
+        judged = JudgedRun([], render(death_said, "en") if death_said is not None else None)
         ended = False
         for index, case in enumerate(prepared.cases):
             if ended:
-                judged.cases.append(_not_run(case, "not run: an earlier case ended the process"))
+                judged.cases.append(_not_run(case, m.STATUS_SKIPPED_LONG()))
                 continue
             head = self._head(case)
             early = self._early[index] if index < len(self._early) else None
@@ -434,14 +461,13 @@ class CaseJudging:
                 continue
             header = _read(head)
             if isinstance(header, str):  # a header the learner's process garbled
-                judged.cases.append(_not_run(case, f"the result could not be read: {header}", Status.WRONG_ANSWER))
+                judged.cases.append(_not_run(case, m.UNREADABLE(reason=header), Status.WRONG_ANSWER))
                 continue
             judged.spans[index] = header.spans if header is not None else None
             if header is None:  # the process ended during this call
                 ended = True
-                judged.cases.append(_not_run(case, death_message if death else
-                                             "the process ended before this call returned (exit code 0)",
-                                             death or Status.RUNTIME_ERROR))
+                judged.cases.append(_not_run(case, death_said if death and death_said is not None else
+                                             m.ENDED_BEFORE_RETURN(), death or Status.RUNTIME_ERROR))
                 continue
             result = self._judge(case, header, index, judged.observed)
             judged.cases.append(_named_refusal(result, header, rlimit_memory))
@@ -458,10 +484,12 @@ def _read(head: bytes) -> SlotHeader | None | str:
         return str(exc).splitlines()[0]
 
 
-def _not_run(case: PreparedCase, message: str, status: Status = Status.SKIPPED) -> CaseResult:
+def _not_run(case: PreparedCase, said: MessageRef, status: Status = Status.SKIPPED) -> CaseResult:
     spec = case.spec
-    return CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility, status=status,
-                      weight=spec.weight, expected_shape=list(case.expected.shape), message=message)
+    result = CaseResult(id=spec.id, function=spec.function, visibility=spec.visibility, status=status,
+                        weight=spec.weight, expected_shape=list(case.expected.shape))
+    _say(result, [said])
+    return result
 
 
 def judge_cases(prepared: PreparedProblem, report: RunReport, results: mmap.mmap,

@@ -8,6 +8,7 @@ message and output, what was printed, the diagnosis, the counterexample -- is re
 
 from __future__ import annotations
 
+from judge.i18n.catalog import map_texts
 from judge.notebooks import GradedSource
 from judge.verdict import CallOutput, NotebookSource, Verdict
 
@@ -24,8 +25,10 @@ def name_cells(verdict: Verdict, notebook: GradedSource) -> Verdict:
     """``verdict`` with the notebook's cells named wherever a line is, and ``verdict.notebook`` set."""
     rewrite = notebook.map.rewrite
     verdict.message = rewrite(verdict.message)
+    verdict.said = map_texts(verdict.said, rewrite)
     for case in verdict.cases:
         case.message = rewrite(case.message)
+        case.said = map_texts(case.said, rewrite)
         _output(case.output, rewrite)
     verdict.stdout.text = rewrite(verdict.stdout.text)
     verdict.stderr.text = rewrite(verdict.stderr.text)
@@ -37,6 +40,7 @@ def name_cells(verdict: Verdict, notebook: GradedSource) -> Verdict:
     if verdict.counterexample is not None:
         verdict.counterexample.got_text = rewrite(verdict.counterexample.got_text)
         verdict.counterexample.message = rewrite(verdict.counterexample.message)
+        verdict.counterexample.said = map_texts(verdict.counterexample.said, rewrite)
     verdict.notebook = NotebookSource(cells_used=notebook.cells_used[:CELLS_LISTED],
                                       cells_skipped=notebook.cells_skipped[:CELLS_LISTED],
                                       ipython_lines=notebook.ipython_lines)

@@ -11,6 +11,9 @@ import math
 
 import numpy as np
 
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
+from judge.i18n.catalog import listed, render, verbatim
 from judge.problem.models import AxisSpec, FunctionSpec, Tolerance
 from judge.verdict import ValueWindow
 
@@ -67,14 +70,13 @@ class Terms:
         spec = self.axes[axis - self.lead]
         return spec.symbol or spec.name
 
-    def _named(self, axis_spec: AxisSpec, k: int, dim: int) -> str:
+    def _named(self, axis_spec: AxisSpec, k: int, dim: int) -> MessageRef:
         text = f"{axis_spec.name} {axis_spec.symbol}={k}" if axis_spec.symbol else f"{axis_spec.name} {k}"
         if axis_spec.pairs:
             if dim % 2 and k == dim - 1:
-                text += f" (the unpaired last {axis_spec.name})"
-            else:
-                text += f" (pair {axis_spec.pair_symbol}={k // 2}, {axis_spec.pairs[k % 2]})"
-        return text
+                return m.WHERE_UNPAIRED(at=text, name=axis_spec.name)
+            return m.WHERE_PAIR(at=text, pair=f"{axis_spec.pair_symbol}={k // 2}", kind=axis_spec.pairs[k % 2])
+        return verbatim(text)
 
     def item_of(self, flat: int) -> tuple[int, int, tuple[int, ...]]:
         """For a tuple output: the item holding element ``flat`` of the laid-out values, where that item starts,
@@ -88,21 +90,28 @@ class Terms:
         return max(0, len(self.parts or ()) - 1), start, ()
 
     def describe(self, index: list[int] | tuple[int, ...]) -> str:
+        """An element in the exercise's terms, in English (:meth:`describe_said` in any language)."""
+        return render(self.describe_said(index), "en")
+
+    def describe_said(self, index: list[int] | tuple[int, ...]) -> MessageRef:
+        """An element in the exercise's terms: the judge's words as message ids, the bundle's names as they are."""
         index = [int(i) for i in index]
         if self.parts is not None and len(index) == 1:
             k, start, shape = self.item_of(index[0])
             local = np.unravel_index(index[0] - start, shape) if shape else ()
-            return f"{self.part_names[k]}[{', '.join(str(int(i)) for i in local)}]" if shape else self.part_names[k]
+            return verbatim(f"{self.part_names[k]}[{', '.join(str(int(i)) for i in local)}]" if shape
+                            else self.part_names[k])
         if not self.shape and not index:
-            return "the value"
-        parts = []
+            return m.WHERE_THE_VALUE()
+        parts: list[MessageRef] = []
         if self.lead:
-            parts.append(f"{self.leading_name} index {tuple(index[:self.lead])}".replace(",)", ")"))
+            parts.append(m.WHERE_LEADING(name=self.leading_name,
+                                         index=str(tuple(index[:self.lead])).replace(",)", ")")))
         for k, (spec, i) in enumerate(zip(self.axes, index[self.lead:])):
             parts.append(self._named(spec, i, self.shape[self.lead + k]))
         if not parts:
-            return f"index {tuple(index)}"
-        return ", ".join(parts)
+            return m.WHERE_INDEX(index=str(tuple(index)))
+        return listed(parts)
 
     def paired_axis(self) -> int | None:
         for k, spec in enumerate(self.axes):

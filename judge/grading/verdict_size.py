@@ -69,6 +69,8 @@ def _cut(model: object, field: str, text: str, length: int) -> None:
     setattr(model, field, text[:keep] + CUT)
     if hasattr(model, "truncated"):
         model.truncated = True  # CallOutput, CapturedOutput: say it was cut
+    if field == "message" and getattr(model, "said", None):
+        model.said = []  # type: ignore[attr-defined]  # its ids hold the same learner text: the cut English stays
 
 
 def bounded(verdict: Verdict, limit: int = MAX_VERDICT_BYTES) -> Verdict:
@@ -89,5 +91,7 @@ def bounded(verdict: Verdict, limit: int = MAX_VERDICT_BYTES) -> Verdict:
         verdict.counterexample, verdict.pictures, verdict.diagnoses = None, [], []
         for model, field in _texts(verdict):
             setattr(model, field, "")
+            if getattr(model, "said", None):
+                model.said = []  # type: ignore[attr-defined]
         verdict.message = "the verdict's texts were left out: they would not fit in 2 MiB"
     return verdict

@@ -13,6 +13,7 @@ import threading
 from datetime import datetime
 
 from judge.formats.learner import learner_view
+from judge.i18n.localize import localize
 from judge.problem.feedback_override import OverrideError, apply_override
 from judge.problem.feedback_policy import FeedbackPolicy
 from judge.verdict import Verdict
@@ -57,10 +58,13 @@ def activity_policy(problem: str, override: dict | None) -> FeedbackPolicy:
 
 
 def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
-                    now: datetime | None = None, probes_back_at: datetime | None = None) -> dict | None:
+                    now: datetime | None = None, probes_back_at: datetime | None = None,
+                    lang: str = "en") -> dict | None:
     """The learner's view of a stored verdict (``policy``: default the problem's own; ``probes_back_at``: set
-    when the probing limit withholds this submission's hidden feedback, see :mod:`judge.service.probes`)."""
+    when the probing limit withholds this submission's hidden feedback, see :mod:`judge.service.probes`), its
+    texts in ``lang`` (rendered from the view's message ids, after the cut: :func:`judge.i18n.localize.localize`)."""
     if verdict is None:
         return None
     full = Verdict.model_validate(verdict)
-    return learner_view(full, policy or bundle_policy(full.problem), now, probes_back_at).model_dump(mode="json")
+    view = learner_view(full, policy or bundle_policy(full.problem), now, probes_back_at)
+    return localize(view, lang).model_dump(mode="json")

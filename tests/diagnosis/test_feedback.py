@@ -56,8 +56,9 @@ def test_patterns_show_first_in_text_json_and_exports(judge):
     description = verdict.patterns[0].description
     text = render_text(verdict)
     assert description[1:] in text and text.index(description[1:]) < text.index("What went wrong")
-    assert json.loads(verdict.model_dump_json())["patterns"][0] == {"description": description,
-                                                                   "cases": ["add-float32"], "exact": True}
+    pattern = json.loads(verdict.model_dump_json())["patterns"][0]
+    assert pattern.pop("said")[0]["id"] == "pattern.only_on"  # the description as a message id (judge.i18n)
+    assert pattern == {"description": description, "cases": ["add-float32"], "exact": True}
     grades = json.loads(export(verdict, "gradescope", bundle))
     assert grades["extra_data"]["patterns"][0]["cases"] == ["add-float32"]
     assert description[1:] in grades["output"]

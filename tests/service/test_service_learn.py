@@ -213,3 +213,34 @@ def test_a_trusted_proxy_names_the_client(tmp_path):
         assert "from 198.51.100.7" in srv.output()
     finally:
         srv.stop()
+
+
+# -- the learner's language ---------------------------------------------------------------------------------
+
+
+def test_the_page_api_speaks_the_learners_language_and_odd_asks_get_english(learn_server):
+    """Accept-Language and the page's menu (``?lang=``) choose the verdict's language; a choice the judge lacks (a
+    tag it has no catalog for, junk, a path) gives way to the browser's wish, and that to English: never an
+    error."""
+    with browser(learn_server, **{"Accept-Language": "fr-CH, fr;q=0.9, en;q=0.5"}) as client:
+        csrf = open_page(client, join(client, "Lea"))
+        sid = submit(client, csrf)
+
+        def verdict(**kw):
+            answer = client.get(f"/lti/api/submissions/{sid}", headers={"X-CSRF-Token": csrf, **kw.pop("h", {})},
+                                params=kw)
+            assert answer.status_code == 200, answer.text
+            return answer.json()["verdict"]
+
+        first = wait_for(verdict, 120, 0.2, "the verdict")
+        assert first["message"].startswith("erreur de syntaxe"), first["message"]
+        assert verdict(lang="ru")["message"].startswith("синтаксическая ошибка")
+        for odd in ("de", "../../etc/passwd", "x" * 5000, "fr;q=abc,,,", "\u00e9\u00e9"):
+            header = odd.encode("ascii", "replace").decode("ascii")  # what a header can carry
+            assert verdict(h={"Accept-Language": header})["message"].startswith("syntax error"), odd
+            if len(odd) > 40:  # the menu's value is a tag: a longer one is refused, saying what and where
+                refused = client.get(f"/lti/api/submissions/{sid}", headers={"X-CSRF-Token": csrf},
+                                     params={"lang": odd})
+                assert refused.status_code == 422 and "query.lang" in refused.text
+                continue
+            assert verdict(lang=odd)["message"].startswith("erreur de syntaxe"), odd  # the browser's wish stands

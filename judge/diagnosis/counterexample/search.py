@@ -321,6 +321,7 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         got=shown_got,
         got_text=got_text,
         message=message,
+        said=result.said if message and len(message) == len(result.message) else [],  # cut: English only
         searched=searched,
         case_add=case_add_command(search.prepared.bundle.id, candidate, raises),
     )

@@ -24,7 +24,7 @@ from judge.service.errors import ApiError
 from judge.service.lti.activity import launch_feedback
 from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions
 from judge.service.lti.csp import page_headers
-from judge.service.lti.learner_view import activity_policy, learner_verdict
+from judge.service.lti.learner_view import activity_policy, learner_language, learner_verdict
 from judge.service.lti.page import render_page
 from judge.service.lti.side import (
     AGS_CLAIM,
@@ -76,23 +76,25 @@ class LearnerHistory(BaseModel):
     submissions: list[LearnerSubmission]
 
 
-def learner_json(row: StoredSubmission, policy: FeedbackPolicy, times: probes.Times) -> dict:
+def learner_json(row: StoredSubmission, policy: FeedbackPolicy, times: probes.Times, lang: str = "en") -> dict:
     """A submission as its learner sees it: the verdict cut by ``policy``, and by the probing limit counted on
-    ``times`` (the learner's submissions of the problem around it: :mod:`judge.service.probes`)."""
+    ``times`` (the learner's submissions of the problem around it: :mod:`judge.service.probes`), in ``lang``."""
     view = submission_view(row)
     back_at = probes.back_at(policy, times, row) if probes.needs_count(policy) else None
     return {"id": view["id"], "state": view["state"], "problem": view["problem"], "created_at": view["created_at"],
-            "finished_at": view["finished_at"], "verdict": learner_verdict(view["verdict"], policy, None, back_at)}
+            "finished_at": view["finished_at"],
+            "verdict": learner_verdict(view["verdict"], policy, None, back_at, lang=lang)}
 
 
-async def _learner_views(side: LearnerSide, session: LearnerSession, rows: list[StoredSubmission]) -> list[dict]:
+async def _learner_views(side: LearnerSide, session: LearnerSession, rows: list[StoredSubmission],
+                         lang: str = "en") -> list[dict]:
     """The rows as the session's learner sees them, under the activity's policy."""
     policy = await run_in_threadpool(activity_policy, session.problem, session.feedback)
     times: probes.Times = []
     if rows and probes.needs_count(policy):
         times = await run_in_threadpool(probes.lti_times, side.ctx.store, session.learner, session.problem,
                                         *probes.span(policy, rows))
-    return [learner_json(r, policy, times) for r in rows]
+    return [learner_json(r, policy, times, lang) for r in rows]
 
 
 # -- the page and its API ------------------------------------------------------------------------------
@@ -120,7 +122,7 @@ async def page(handle: str, request: Request, side: LearnerSide = Depends(learne
 @page_router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
                   responses=PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
 async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession = Depends(session_of),
-                 side: LearnerSide = Depends(learner_side)) -> Response:
+                 side: LearnerSide = Depends(learner_side), lang: str = Depends(learner_language)) -> Response:
     """Judged like a platform's submission; the answer and later polls show the learner's view."""
     ctx = side.ctx
     side.submit_limit.take(session.learner)
@@ -147,27 +149,28 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
     wake = ctx.extras.get("score_wake")
     if wake is not None:
         wake()
-    [view] = await _learner_views(side, session, [row])
+    [view] = await _learner_views(side, session, [row], lang)
     return JSONResponse(view, status_code=202, headers={"Location": f"/lti/api/submissions/{row.id}"})
 
 
 @page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=PAGE_ERRORS,
                  tags=["learner page"], summary="The learner's submissions for this problem, newest first")
-async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side),
+                  lang: str = Depends(learner_language)) -> Any:
     side.read_limit.take(session.learner)
     rows = await run_in_threadpool(side.lti.history, session)
-    return {"submissions": await _learner_views(side, session, rows)}
+    return {"submissions": await _learner_views(side, session, rows, lang)}
 
 
 @page_router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
                  responses=PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
 async def get_one(submission_id: str, session: LearnerSession = Depends(session_of),
-                  side: LearnerSide = Depends(learner_side)) -> Any:
+                  side: LearnerSide = Depends(learner_side), lang: str = Depends(learner_language)) -> Any:
     side.read_limit.take(session.learner)
     row = await run_in_threadpool(side.lti.owned_row, submission_id[:64], session)
     if row is None:
         raise ApiError(404, "not_found", f"no submission {submission_id!r} of yours")
-    [view] = await _learner_views(side, session, [row])
+    [view] = await _learner_views(side, session, [row], lang)
     if view["verdict"] is not None:  # drawn after the verdict: [] once drawn, null until then
         view["verdict"]["pictures"] = await run_in_threadpool(side.lti.pictures_of, row.id)
     return view

@@ -4,11 +4,12 @@ isolation mode's name compared nowhere but in the mode classes.
 Layers, lowest first (a module may import its own layer and those below; imports under ``TYPE_CHECKING``
 are type hints, never run, and are not counted):
 
-0. the verdict's vocabulary at the bottom: ``_version``, ``errors``, ``isolation_record``, ``feedback``;
+0. the verdict's vocabulary at the bottom: ``_version``, ``errors``, ``isolation_record``, ``feedback``, ``i18n``
+   (the judge's messages as ids, their catalogs);
 1. ``sandbox``: runs learner code; knows nothing of problems, grading or verdicts (it is given paths to hide);
 2. ``notebooks``: a learner's notebook as the one file that is graded (standard library only);
 3. ``problem``: bundles (models, loading, cases, the reference's outputs);
-4. ``verdict``: the verdict's models;
+4. ``verdict``: the verdict's models, and ``i18n.localize`` (a verdict's texts rendered in a language);
 5. ``grading``: the pipeline's middle, one verb a module;
 6. ``diagnosis``: what went wrong;
 7. ``engine``: the orchestrator;
@@ -26,11 +27,11 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[3] / "judge"
 LAYERS = [
-    ("judge._version", "judge.errors", "judge.isolation_record", "judge.feedback"),
+    ("judge._version", "judge.errors", "judge.isolation_record", "judge.feedback", "judge.i18n"),
     ("judge.sandbox",),
     ("judge.notebooks",),
     ("judge.problem",),
-    ("judge.verdict",),
+    ("judge.verdict", "judge.i18n.localize"),
     ("judge.grading",),
     ("judge.diagnosis",),
     ("judge.engine",),

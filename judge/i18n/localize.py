@@ -1,0 +1,147 @@
+"""A verdict's learner-facing texts rendered in a language: the last step of every door.
+
+Why at the door: the verdict is stored once, with its sentences as message ids and parameters
+(:class:`judge.feedback.MessageRef`) beside their English text, and shown later to a learner whose language is
+known only then (a page's ``Accept-Language``, an LTI launch's locale, ``--lang``).  :func:`localize` is applied
+after :func:`judge.formats.learner.learner_view`: it renders only the ids the view kept and adds no fact, so what
+the view withholds stays withheld.  A text that has no ids (an older verdict, a text cut to fit) stays English.
+Named mistakes and pattern texts the bundle words are asked of the bundle
+(``judge.problem.translations.bundle_text``), falling back to the English when the bundle has no translation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
+from judge.i18n.catalog import map_texts, render, render_all
+from judge.i18n.negotiate import DEFAULT
+from judge.problem.translations import Kind
+from judge.problem.translations import bundle_text as translated
+from judge.verdict import CaseResult, Diagnosis, Verdict
+
+_HIDDEN_LABEL = re.compile(r"^hidden case (\d+) of (\d+)$")  # judge.formats.learner.hidden_label's words
+
+
+def first_failing(case: CaseResult) -> MessageRef:
+    """The verdict's message naming its first failing case: the case's own message is found by id when it is
+    rendered, so the case's parameters (the learner's text) are not stored twice."""
+    return m.FIRST_FAILING(case=case.id, hidden=case.visibility != "public")
+
+
+def bundle_text(bundle: Any, lang: str, kind: Kind, key: str, default: str) -> str:
+    """The bundle's own text in ``lang`` (a named mistake's explanation, a property's description, a word its
+    patterns embed), or ``default``: a bundle's translations are optional (:mod:`judge.problem.translations`)."""
+    if bundle is None or lang == DEFAULT:
+        return default
+    return translated(bundle, lang, kind, key, default)
+
+
+def case_name(case_id: str, lang: str) -> str:
+    """A case's name as a learner sees it: an anonymous hidden case's name ("hidden case 2 of 5") in ``lang``."""
+    match = _HIDDEN_LABEL.match(case_id)
+    if match is None or lang == DEFAULT:
+        return case_id
+    return render(m.HIDDEN_LABEL(k=int(match.group(1)), n=int(match.group(2))), lang)
+
+
+_PLACES = {m.AT_INDEX.id: "worst_where", m.AT_ITEM.id: "worst_where", m.NONFINITE_AT.id: "nonfinite_where"}
+
+
+def _case(case: CaseResult, lang: str) -> CaseResult:
+    update: dict[str, Any] = {"id": case_name(case.id, lang)}
+    if case.said:
+        update["message"] = render_all(case.said, lang)
+        places = {_PLACES[r.id]: render(r.params["where"], lang) for r in case.said
+                  if r.id in _PLACES and "where" in r.params}
+        if case.facts is not None and case.facts.worst_where == m.WHERE_THE_VALUE.text:  # one number: not said
+            places.setdefault("worst_where", render(m.WHERE_THE_VALUE(), lang))
+        if places and case.facts is not None:  # the window's heading names the place as the message does
+            update["facts"] = case.facts.model_copy(update=places)
+    return case.model_copy(update=update)
+
+
+def _verdict_message(verdict: Verdict, cases: dict[str, CaseResult], lang: str) -> str:
+    """The verdict's message from its ids; its English text when an id's case is not in this view."""
+    parts = []
+    for ref in verdict.said:
+        if ref.id != m.FIRST_FAILING.id:
+            parts.append(render(ref, lang))
+            continue
+        case = cases.get(str(ref.params.get("case")))
+        if case is None:
+            return verdict.message
+        label = case.id
+        if ref.params.get("hidden") and not _HIDDEN_LABEL.match(str(ref.params.get("case"))):
+            label = render(m.HIDDEN_SUFFIX(case=case.id), lang)
+        parts.append(render(m.FIRST_FAILING(label=label, message=case.message), lang))
+    return "; ".join(parts)
+
+
+def _mistake(d: Diagnosis, lang: str, bundle: Any) -> str:
+    """A named mistake's explanation: its ids; else the bundle's wording in ``lang``; else the judge's own."""
+    if d.said:
+        return render_all(d.said, lang)
+    if d.kind == "mistake" or d.id not in m.GENERIC_MISTAKES:
+        worded = bundle_text(bundle, lang, "mistake", d.id, "")
+        if worded:
+            return worded
+    generic = m.GENERIC_MISTAKES.get(d.id)
+    if generic is not None and d.message == generic.text:
+        return render(generic(), lang)
+    return d.message
+
+
+def _evidence(d: Diagnosis, cases: dict[str, CaseResult], originals: dict[str, CaseResult], lang: str) -> str:
+    """The example a mistake gives (judge.diagnosis's evidence), said again from its public case's facts."""
+    for case_id, case in originals.items():
+        if case.visibility != "public" or not d.evidence.startswith(f"e.g. case {case_id}: "):
+            continue
+        f = case.facts
+        if f is not None and f.worst_where and f.expected_at_worst is not None and f.got_at_worst is not None:
+            at = {"case": case_id, "where": f.worst_where, "expected": f.expected_at_worst, "got": f.got_at_worst}
+            if d.evidence == render(m.EVIDENCE_AT(**at), DEFAULT):
+                return render(m.EVIDENCE_AT(**at), lang)
+        elif case.message and d.evidence == render(
+                m.EVIDENCE(case=case_id, message=case.message.splitlines()[0][:160]), DEFAULT):
+            shown = cases[case_id].message.splitlines()[0][:160] if cases[case_id].message else ""
+            return render(m.EVIDENCE(case=case_id, message=shown), lang)
+    return d.evidence
+
+
+def _named(refs: list[MessageRef], lang: str) -> list[MessageRef]:
+    """``refs`` with anonymous hidden cases' names ("hidden case 2 of 5") in ``lang``."""
+    return map_texts(refs, lambda text: case_name(text, lang))
+
+
+def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
+    """``verdict`` with every learner-facing text that has message ids rendered in ``lang`` (English: unchanged).
+    ``bundle``: the problem's bundle, for the texts it words itself (named mistakes)."""
+    if lang == DEFAULT:
+        return verdict
+    by_id = {c.id: _case(c, lang) for c in verdict.cases}
+    update: dict[str, Any] = {"cases": list(by_id.values())}
+    if verdict.said:
+        update["message"] = _verdict_message(verdict, by_id, lang)
+    originals = {c.id: c for c in verdict.cases}
+    update["diagnoses"] = [
+        d.model_copy(update={"message": _mistake(d, lang, bundle), "cases": [case_name(c, lang) for c in d.cases],
+                             "evidence": _evidence(d, by_id, originals, lang) if d.evidence else ""})
+        for d in verdict.diagnoses]
+    update["patterns"] = [p.model_copy(update={"description": render_all(p.said, lang) if p.said else
+                                               bundle_text(bundle, lang, "pattern", p.description, p.description),
+                                               "cases": [case_name(c, lang) for c in p.cases]})
+                          for p in verdict.patterns]
+    update["checks"] = [c.model_copy(update={
+        "description": bundle_text(bundle, lang, "property", c.id, c.description),
+        "failed_cases": [case_name(f, lang) for f in c.failed_cases]}) for c in verdict.checks]
+    if verdict.time_feedback is not None and verdict.time_feedback.said:
+        update["time_feedback"] = verdict.time_feedback.model_copy(update={
+            "message": render_all(_named(verdict.time_feedback.said, lang), lang),
+            "case": case_name(verdict.time_feedback.case, lang)})
+    if verdict.counterexample is not None and verdict.counterexample.said:
+        update["counterexample"] = verdict.counterexample.model_copy(update={
+            "message": render_all(verdict.counterexample.said, lang)})
+    return verdict.model_copy(update=update)

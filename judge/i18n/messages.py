@@ -1,0 +1,303 @@
+"""Every sentence the judge itself says to a learner, as an id and its English text.
+
+Why one module: the catalogs, the completeness test and translators see the whole vocabulary in one place,
+and a sentence's id is defined once however many modules say it.  Ids are grouped by where the sentence is
+made: ``case.*`` (a case's message, :mod:`judge.grading.slots`), ``process.*`` (why the process ended),
+``verdict.*``, ``hidden.*`` (a learner's view of hidden cases), ``time.*``, ``pattern.*``, ``explain.*``,
+``counterexample.*`` and ``report.*`` (the text report's own words).  Words of the bundle (function, case and
+axis names, descriptions) and of the learner (exception texts) are parameters, never part of a message."""
+
+from __future__ import annotations
+
+from judge.i18n.catalog import msg, msgp
+
+# English says some counted sentences one way for any number ("1 of 5 values differ": the values counted are
+# plural); their singular and plural source texts are then the same, and French and Russian choose their forms.
+
+# -- joining -------------------------------------------------------------------------------------------
+OR = msg("list.or", "{first} or {second}")
+
+# -- a case's message (judge.grading.slots) --------------------------------------------------------------
+# The learner's exception as Python said it: English says nothing more (the status says "runtime error"); other
+# languages add the judge's sentence before it, so the one English line left is Python's own.
+RAISED = msg("case.raised", "{exception}")
+RAISED_AS_IT_MUST = msg("case.raised_as_it_must", "raised {exception} as it must")
+MUST_RAISE_BUT_RAISED = msg("case.must_raise_but_raised", "{message} (this call must raise {exception}{why})")
+MUST_RAISE_BUT_RETURNED = msg("case.must_raise_but_returned",
+                              "{function} must raise {exception} here{why}, but it returned {returned}")
+AN_ARRAY_OF_SHAPE = msg("case.an_array_of_shape", "an array of shape {shape}")
+CHANGED_INPUT = msg("case.changed_input", "it also modified its input {names} (inputs must stay unchanged)")
+RETURNED_OTHER = msg("case.returned_other", "{function} returned {what}; it must return {expected}")
+MUST_RETURN_TUPLE = msgp("case.must_return_tuple", "a tuple of {count} numpy arrays ({names})",
+                         "a tuple of {count} numpy arrays ({names})", "count")
+MUST_RETURN_NUMBER = msg("case.must_return_number", "one number (a float)")
+MUST_RETURN_ARRAY = msg("case.must_return_array", "a numpy.ndarray")
+TOO_LARGE = msg("case.too_large", "returned an array of shape {shape}, expected {expected}")
+UNSUPPORTED_DTYPE = msg("case.unsupported_dtype", "returned an array of unsupported dtype {dtype}")
+HEADER_INCONSISTENT = msg("case.header_inconsistent", "the result's header is inconsistent with its size")
+SCALAR_EXPECTED = msg("case.scalar_expected", "returned an array of shape {shape}; it must return one number "
+                                              "(a float)")
+WRONG_SHAPE = msg("case.wrong_shape", "returned shape {shape}, expected {expected}")
+ITEM_WRONG_SHAPE = msg("case.item_wrong_shape", "{item} has shape {shape}, expected {expected}")
+ITEM_WRONG_DTYPE = msg("case.item_wrong_dtype", "{item} has dtype {dtype}, expected {expected}")
+WRONG_DTYPE = msg("case.wrong_dtype", "returned dtype {dtype}, expected {expected}")
+VALUES_CORRECT = msg("case.values_correct", "values are correct")
+NAN_OR_INF = msg("case.nan_or_inf", "NaN or infinite")
+OFF_BY = msg("case.off_by", "off by {error:.3g}")
+ONE_VALUE_OFF = msg("case.one_value_off", "the value is {error}, more than {atol:g} + {rtol:g}*|expected| from the "
+                                          "expected one")
+EXPECTED_GOT = msg("case.expected_got", "expected {expected:.9g}, got {got:.9g}")
+NONFINITE = msgp("case.nonfinite", "{nonfinite} of {total} values are NaN or infinite",
+                 "{nonfinite} of {total} values are NaN or infinite", "nonfinite")
+NONFINITE_AT = msgp("case.nonfinite_at",
+                    "{nonfinite} of {total} values are NaN or infinite (the first at {where})",
+                    "{nonfinite} of {total} values are NaN or infinite (the first at {where})", "nonfinite")
+VALUES_DIFFER = msgp("case.values_differ",
+                     "{mismatched} of {total} values ({share:.1%}) differ from the expected ones by more than "
+                     "{atol:g} + {rtol:g}*|expected| (largest error {error:.3g})",
+                     "{mismatched} of {total} values ({share:.1%}) differ from the expected ones by more than "
+                     "{atol:g} + {rtol:g}*|expected| (largest error {error:.3g})", "mismatched")
+VALUES_DIFFER_REL = msgp("case.values_differ_rel",
+                         "{mismatched} of {total} values ({share:.1%}) differ from the expected ones by more than "
+                         "{atol:g} + {rtol:g}*|expected| (largest error {error:.3g}, largest relative error "
+                         "{relative:.3g})",
+                         "{mismatched} of {total} values ({share:.1%}) differ from the expected ones by more than "
+                         "{atol:g} + {rtol:g}*|expected| (largest error {error:.3g}, largest relative error "
+                         "{relative:.3g})", "mismatched")
+OUT_OF_TOLERANCE_IN = msg("case.out_of_tolerance_in", "out of tolerance: {counts}")
+COUNT_IN = msg("case.count_in", "{count} in {kind}")
+AT_INDEX = msg("case.at_index", "at index {index} ({where}) expected {expected:.9g}, got {got:.9g}")
+AT_ITEM = msg("case.at_item", "at {where} expected {expected:.9g}, got {got:.9g}")
+UNREADABLE = msg("case.unreadable", "the result could not be read: {reason}")
+ENDED_BEFORE_RETURN = msg("case.ended_before_return", "the process ended before this call returned (exit code 0)")
+ADDRESS_SPACE = msg("case.address_space", "memory limit exceeded: the address-space limit (RLIMIT_AS) refused an "
+                                          "allocation")
+
+# -- an element of an output, in the exercise's terms (judge.grading.terms) ---------------------------------
+WHERE_THE_VALUE = msg("where.the_value", "the value")
+WHERE_LEADING = msg("where.leading", "{name} index {index}")
+WHERE_INDEX = msg("where.index", "index {index}")
+WHERE_UNPAIRED = msg("where.unpaired", "{at} (the unpaired last {name})")
+WHERE_PAIR = msg("where.pair", "{at} (pair {pair}, {kind})")
+
+# -- checks before anything runs (judge.grading.static_check) ----------------------------------------------
+FILE_TOO_LARGE = msg("source.too_large", "the file is {size} bytes; the limit is {limit} bytes")
+NOT_UTF8 = msg("source.not_utf8", "the file is not valid UTF-8 (byte {byte}, line {line}); save it as UTF-8")
+SYNTAX_ERROR = msg("source.syntax_error", "syntax error: {error} (line {line}, column {column})")
+CANNOT_PARSE = msg("source.cannot_parse", "the file cannot be parsed: {error}")
+RELATIVE_IMPORT = msg("source.relative_import", "relative import on line {line} is not allowed")
+IMPORT_NOT_ALLOWED = msg("source.import_not_allowed", "import of module '{module}' on line {line} is not allowed "
+                                                      "(allowed: {allowed})")
+MISSING_FUNCTIONS = msgp("source.missing_functions", "missing function {names} at the top level of the file",
+                         "missing functions {names} at the top level of the file", "count")
+
+# -- why the process ended (judge.grading.process_end) ----------------------------------------------------
+KILLED_CASE_WALL = msg("process.killed_case_wall", "killed: this call ran longer than its wall-time limit")
+KILLED_TOTAL_WALL = msg("process.killed_total_wall", "killed: the submission ran longer than its total wall-time "
+                                                     "limit")
+KILLED_OOM = msg("process.killed_oom", "killed by the kernel: memory limit exceeded")
+KILLED_RSS = msg("process.killed_rss", "killed: memory limit exceeded (the kernel's count of the process's resident "
+                                       "memory passed the limit)")
+KILLED_CPU = msg("process.killed_cpu", "killed: CPU time limit of {limit:g} s exceeded")
+KILLED_SIGNAL = msg("process.killed_signal", "the process was killed by {signal}")
+EXITED = msg("process.exited", "the process exited with code {code}")
+
+# -- the verdict's message ------------------------------------------------------------------------------
+FIRST_FAILING = msg("verdict.first_failing", "first failing case {label}: {message}")
+HIDDEN_SUFFIX = msg("verdict.hidden_suffix", "{case} (hidden)")
+PUBLIC_PASSED_HIDDEN_NOT = msg("verdict.public_passed_hidden_not",
+                               "every public case passed; some hidden cases did not (only the score is shown for "
+                               "hidden cases)")
+PROBES_WITHHELD = msg("verdict.probes_withheld",
+                      "many submissions in a short time: hidden cases' feedback is withheld")
+PROBES_WITHHELD_UNTIL = msg("verdict.probes_withheld_until",
+                            "many submissions in a short time: hidden cases' feedback is withheld until {back_at} "
+                            "(submissions made from then on show it)")
+
+# -- a learner's view of hidden cases (judge.formats.learner) ---------------------------------------------
+HIDDEN_LABEL = msg("hidden.label", "hidden case {k} of {n}")
+STATUS_WRONG_ANSWER = msg("status.wrong_answer", "wrong answer")
+STATUS_RAISED = msg("status.raised", "raised an exception")
+STATUS_TIME = msg("status.time_limit_exceeded", "time limit exceeded")
+STATUS_MEMORY = msg("status.memory_limit_exceeded", "memory limit exceeded")
+STATUS_SKIPPED_LONG = msg("status.skipped_long", "not run: an earlier case ended the process")
+STATUS_INTERNAL = msg("status.internal_error", "internal error")
+RAISED_CLASS = msg("hidden.raised_class", "raised {exception}")
+SHARE_OUT = msg("hidden.share_out", "{words}: {share:.0%} of the values out of tolerance")
+
+# -- time feedback (judge.diagnosis.timing, judge.formats.learner) ----------------------------------------
+ALL_FINISHED_RIGHT = msgp("time.all_finished_right", "correct so far: all {count} finished calls were right",
+                          "correct so far: all {count} finished calls were right", "count")
+SOME_FINISHED_WRONG = msgp("time.some_finished_wrong", "{wrong} of {count} finished calls were wrong",
+                           "{wrong} of {count} finished calls were wrong", "wrong")
+NONE_FINISHED = msg("time.none_finished", "no call finished")
+LOOP = msg("time.loop", "a Python loop")
+LOOP_OVER = msg("time.loop_over", "a Python loop over the {axes}")
+CASE_HIDDEN = msg("time.case_hidden", "{case}, hidden")
+TOO_SLOW = msg("time.too_slow", "{head}; too slow on {function} for the {size} output (case {case}); the finished "
+                                "calls took at most {slowest:.1f} ms each. Look for {loop} and replace it with array "
+                                "operations (vectorise it).")
+HIDDEN_RAN_OUT = msg("time.hidden_ran_out", "{head}; {case} ran out of time. Look for a Python loop and replace it "
+                                            "with array operations (vectorise it).")
+
+# -- failure patterns (judge.diagnosis.patterns) ----------------------------------------------------------
+VERB_WRONG = msg("pattern.verb.wrong_answer", "gives a wrong answer")
+VERB_CRASHES = msg("pattern.verb.runtime_error", "crashes")
+VERB_TIME = msg("pattern.verb.time_limit_exceeded", "runs out of time")
+VERB_MEMORY = msg("pattern.verb.memory_limit_exceeded", "runs out of memory")
+VERB_FAILS = msg("pattern.verb.fails", "fails")
+EVERY_CASE_THAT_RAN = msg("pattern.every_case_that_ran", "{verb} on every case that ran")
+
+# -- the judge's own named mistakes (judge.diagnosis.generic; a bank may reword them, then the bundle translates)
+GENERIC_MISTAKES = {
+    "not_ndarray": msg("mistake.not_ndarray", "Return a numpy.ndarray, not a list, a scalar or another type."),
+    "ndarray_subclass": msg("mistake.ndarray_subclass", "Return a plain numpy.ndarray, not a subclass of it: "
+                                                        "subclasses are rejected whatever their comparison operators "
+                                                        "say."),
+    "non_finite": msg("mistake.non_finite", "Your output contains NaN or inf where every expected value is finite."),
+    "input_mutated": msg("mistake.input_mutated", "Your function changed an input array. Return a new array and "
+                                                  "leave the inputs untouched."),
+    "transposed": msg("mistake.transposed", "Your output is transposed: its last two axes are swapped."),
+    "extra_leading_axis": msg("mistake.extra_leading_axis", "Your output has an extra leading axis of length 1 (e.g. "
+                                                            "table[None] or unsqueeze(0)): return an array of exactly "
+                                                            "the expected shape."),
+    "float32_precision": msg("mistake.float32_precision", "Your output has float32 precision (or dtype): compute in "
+                                                          "float64."),
+    "constant_output": msg("mistake.constant_output", "Your output is a single constant value (e.g. all zeros): it "
+                                                      "was never really computed."),
+    "forged_verdict": msg("mistake.forged_verdict", "Your program prints something that looks like a verdict. The "
+                                                    "judge decides the verdict from the arrays your functions return, "
+                                                    "in its own process; printed text changes nothing."),
+    "monkeypatch_numpy": msg("mistake.monkeypatch_numpy", "Your file replaces numpy functions (e.g. numpy.allclose). "
+                                                          "The judge compares results in its own process, so this "
+                                                          "changes nothing; only correct arrays pass."),
+}
+EVIDENCE_AT = msg("mistake.evidence_at", "e.g. case {case}: at {where} expected {expected:.7g}, got {got:.7g}")
+EVIDENCE = msg("mistake.evidence", "e.g. case {case}: {message}")
+
+EXACTLY_ON = msgp("pattern.exactly_on", "{verb} exactly on the {count} cases where {where}",
+                  "{verb} exactly on the {count} cases where {where}", "count")
+ONLY_ON = msg("pattern.only_on", "{verb} only on the one case where {where}")
+PAST_FAILED = msg("pattern.past.fails", "fails")
+PAST = {
+    "wrong_answer": msg("pattern.past.wrong_answer", "got a wrong answer"),
+    "runtime_error": msg("pattern.past.runtime_error", "crashed"),
+    "time_limit_exceeded": msg("pattern.past.time_limit_exceeded", "ran out of time"),
+    "memory_limit_exceeded": msg("pattern.past.memory_limit_exceeded", "ran out of memory"),
+}
+EVERY_CASE_THAT = msg("pattern.every_case_that", "every case that {past} is one where {where}")
+ATOM_SUCH = msgp("pattern.such_cases", "{atom} ({failing} of the {total} such cases)",
+                 "{atom} ({failing} of the {total} such cases)", "total")
+ATOM_AND = msg("pattern.and", "{first} and {second}")
+ATOM_CALL = msg("pattern.call", "the call is to {function}")
+ATOM_TAG = msg("pattern.tag", "it is tagged '{tag}'")
+ATOM_IS = msg("pattern.is", "{name} is {what}")
+ATOM_LAYOUTS = {
+    "c": msg("pattern.layout.c", "C-contiguous"),
+    "fortran": msg("pattern.layout.fortran", "Fortran-ordered"),
+    "strided": msg("pattern.layout.strided", "a non-contiguous view"),
+}
+ATOM_READ_ONLY = msg("pattern.read_only", "read-only")
+ATOM_WRITABLE = msg("pattern.writable", "writable")
+ATOM_NO_LEAD = msg("pattern.no_lead", "the output has no {axis} axis")
+ATOM_SOME_LEAD = msg("pattern.some_lead", "the output has at least one {axis} axis")
+ATOM_ONE_LEAD = msg("pattern.one_lead", "the output has exactly one {axis} axis")
+ATOM_NOT_ONE_LEAD = msg("pattern.not_one_lead", "the output has no or more than one {axis} axis")
+ATOM_MANY_LEAD = msg("pattern.many_lead", "the output has more than one {axis} axis")
+ATOM_NUMBER_OF = msg("pattern.number_of", "the number of {axes}")
+ATOM_ODD = msg("pattern.odd", "{label} is odd")
+ATOM_EVEN = msg("pattern.even", "{label} is even")
+ATOM_IS_ONE = msg("pattern.is_one", "{label} is 1")
+ATOM_MORE_THAN_ONE = msg("pattern.more_than_one", "{label} is more than 1")
+
+# -- explanations (judge.formats.explain) ------------------------------------------------------------------
+NO_KNOWN_MISTAKE = msg("explain.no_known_mistake", "No known mistake explains every failing case.")
+EXPLAINS_ALL = msgp("explain.explains_all",
+                    "{id}: explains all {checked} failing case it was checked on{unchecked} (confidence "
+                    "{confidence:.0%})",
+                    "{id}: explains all {checked} failing cases it was checked on{unchecked} (confidence "
+                    "{confidence:.0%})", "checked")
+UNCHECKED = msg("explain.unchecked", "; the other {rest} of the {failing} failing cases could not be checked against "
+                                     "it (output too large to keep, or of another shape)")
+PARTLY_EXPLAINS = msgp("explain.partly_explains",
+                       "partly explains: {id}, {cases} of the {checked} failing case it was checked on{broken} "
+                       "({confidence:.0%})",
+                       "partly explains: {id}, {cases} of the {checked} failing cases it was checked on{broken} "
+                       "({confidence:.0%})", "checked")
+BROKEN_PASSING = msgp("explain.broken_passing", ", but {broken} passing case would fail with it",
+                      ", but {broken} passing cases would fail with it", "broken")
+ALSO_CONSISTENT = msg("explain.also_consistent", "also consistent: {id}")
+WHAT_YOUR_CODE_COMPUTES = msg("explain.what_your_code_computes", "What your code computes:")
+DIFFERS_VALUES = msg("counterexample.values", "the values differ")
+DIFFERS_SHAPE = msg("counterexample.shape", "the shape differs")
+DIFFERS_DTYPE = msg("counterexample.dtype", "the dtype differs")
+DIFFERS_NOT_ARRAY = msg("counterexample.not_an_array", "it did not return an array")
+DIFFERS_RAISES = msg("counterexample.raises", "it raises where the reference returns")
+DIFFERS_OTHER_EXCEPTION = msg("counterexample.raises_another", "it raises another exception than the one it must")
+DIFFERS_RETURNS = msg("counterexample.returns", "it returns where it must raise")
+DIFFERS_INPUT = msg("counterexample.input_changed", "it changes its input")
+CE_EXPECTED = msg("counterexample.expected", "expected:")
+CE_GOT = msg("counterexample.got", "got:")
+CE_EXPECTED_RAISES = msg("counterexample.expected_raises", "expected: raises {exception}")
+CE_YOUR_CODE_RAISED = msg("counterexample.your_code_raised", "your code raised: {text}")
+CE_YOUR_FUNCTION_RETURNED = msg("counterexample.your_function_returned", "your function returned: {text}")
+CE_TOO_LARGE = msg("counterexample.too_large", "(too large to show: where they differ is below)")
+
+# -- the text report's own words (judge.formats.text) -------------------------------------------------------
+R_COMMON = msg("report.common", "What the failing cases have in common")
+R_WENT_WRONG = msg("report.went_wrong", "What went wrong")
+R_COUNTEREXAMPLE = msg("report.counterexample",
+                       "A smallest input where your function differs (the judge made it up: it is no case)")
+R_TIME = msg("report.time", "Time")
+R_PICTURES = msg("report.pictures", "Pictures")
+R_PROPERTIES = msg("report.properties", "Properties of your output")
+R_PROPERTIES_NOTE = msg("report.properties_note", "(facts checked without the answer, on the failing cases)")
+R_FAILS_IN = msg("report.fails_in", "(fails in {failed} of {checked} cases)")
+R_HEADLINE = msg("report.headline", "{problem}: {status}  score {score}{counts}")
+R_COUNTS = msgp("report.counts", "({passed} of {total} cases passed)", "({passed} of {total} cases passed)",
+                "total")
+R_CASE = msg("report.column.case", "case")
+R_FUNCTION = msg("report.column.function", "function")
+R_STATUS = msg("report.column.status", "status")
+R_TIME_COLUMN = msg("report.column.time", "time")
+R_HIDDEN = msg("report.hidden", "(hidden)")
+R_EXPECTED_VS_GOT = msg("report.expected_vs_got", "Expected vs got, case {case}")
+R_AROUND = msg("report.around", "around {where}")
+R_AT = msg("report.at", "at {where}")
+R_EXPECTED = msg("report.expected", "expected")
+R_GOT = msg("report.got", "got")
+R_LARGEST = msg("report.largest", "(* the largest error)")
+R_LARGEST_RED = msg("report.largest_red", "(* the largest error; values outside the tolerance are marked red in "
+                                          "colour)")
+R_RUN = msg("report.run", "run: {wall} ms wall, {cpu} ms CPU")
+R_PEAK = msg("report.peak", "peak memory {mib} MiB")
+R_ISOLATION = msg("report.isolation", "isolation: {mode}")
+R_LIMITS_BY = msg("report.limits_by", "limits by {by}")
+R_NOT_ENFORCED = msg("report.not_enforced", "not enforced: {what}")
+R_YOUR_STREAM = msg("report.your_stream", "your {stream}{cut}:")
+R_FIRST_BYTES = msg("report.first_bytes", " (first {shown} of {total} bytes)")
+R_WARNING = msg("report.warning", "WARNING: {note}")
+
+# -- check() in a notebook (judge.notebook_check) ----------------------------------------------------------
+CHECK_PUBLIC = msgp("check.public", "public cases: {passed} of {total} passed", "public cases: {passed} of {total} "
+                                                                                "passed", "total")
+CHECK_HIDDEN = msgp("check.hidden", "hidden cases: {passed} of {total} passed", "hidden cases: {passed} of {total} "
+                                                                                "passed", "total")
+CHECK_HIDDEN_SCORE_ONLY = msgp("check.hidden_score_only", "hidden cases: {passed} of {total} passed (only the score "
+                                                          "is shown)",
+                               "hidden cases: {passed} of {total} passed (only the score is shown)", "total")
+CHECK_HIDDEN_LATER = msgp("check.hidden_later", "{count} hidden case run when you submit",
+                          "{count} hidden cases run when you submit", "count")
+CHECK_NOT_ISOLATED = msg("check.not_isolated", "not isolated: your code ran as you, in a separate process (it is "
+                                               "your own code)")
+
+STATUS_WORDS = {
+    "accepted": msg("status.accepted", "accepted"),
+    "wrong_answer": STATUS_WRONG_ANSWER,
+    "time_limit_exceeded": STATUS_TIME,
+    "memory_limit_exceeded": STATUS_MEMORY,
+    "runtime_error": msg("status.runtime_error", "runtime error"),
+    "compile_error": msg("status.compile_error", "compile error"),
+    "internal_error": STATUS_INTERNAL,
+    "skipped": msg("status.skipped", "skipped"),
+}

@@ -1,0 +1,27 @@
+"""Finding English left in a text meant to be French or Russian (half-translated output).
+
+A simple detector: English function words, as whole words, outside what is code, identifiers, numbers or the
+learner's and Python's own words (a traceback, an exception's text, a call).  Lines that are code are skipped
+whole: indented traceback lines, ``File "..."``, lines with ``Error:`` or ``np.``."""
+
+from __future__ import annotations
+
+import re
+
+FUNCTION_WORDS = ("the", "is", "are", "your", "of", "was", "were", "than", "and", "to", "it", "by", "with", "from",
+                  "not", "on", "every", "which", "has", "have", "cases", "values", "expected", "got")
+_WORD = re.compile(r"(?<![\w.'`=_-])(" + "|".join(FUNCTION_WORDS) + r")(?![\w.'`=_(-])", re.IGNORECASE)
+_CODE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\b\w+\([^)]*\)|\b[\w.]+Error\b.*$|\bline \d+, in \w+.*$")
+
+
+def english_sentences(text: str) -> list[str]:
+    """The lines of ``text`` that still hold an English function word outside code."""
+    found = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("File ", "Traceback", "^", "~")) or "np." in stripped:
+            continue
+        prose = _CODE.sub(" ", stripped)
+        if _WORD.search(prose):
+            found.append(stripped)
+    return found

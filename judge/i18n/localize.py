@@ -84,10 +84,9 @@ def _mistake(d: Diagnosis, lang: str, bundle: Any) -> str:
     """A named mistake's explanation: its ids; else the bundle's wording in ``lang``; else the judge's own."""
     if d.said:
         return render_all(d.said, lang)
-    if d.kind == "mistake" or d.id not in m.GENERIC_MISTAKES:
-        worded = bundle_text(bundle, lang, "mistake", d.id, "")
-        if worded:
-            return worded
+    worded = bundle_text(bundle, lang, "mistake", d.id, "")  # a bank's own mistake, or its rewording of a generic one
+    if worded:
+        return worded
     generic = m.GENERIC_MISTAKES.get(d.id)
     if generic is not None and d.message == generic.text:
         return render(generic(), lang)

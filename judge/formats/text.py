@@ -117,6 +117,29 @@ def _in_report_order(verdict: Verdict) -> list:
         [c for c in verdict.cases if c.visibility != "public"]
 
 
+def _case_lines(cases: list, color: bool) -> list[str]:
+    lines = [f"{'case':28} {'function':26} {'status':24} {'time':>9}"]
+    for case in cases:
+        name = case.id + (" (hidden)" if case.visibility == "hidden" else "")
+        status = _status(case.status, color)
+        pad = " " * max(0, 24 - len(case.status.value))
+        time = f"{case.time_ms:7.1f} ms" if case.time_ms is not None else ""
+        lines.append(f"{name:28} {case.function:26} {status}{pad} {time:>9}")
+        if case.status not in (Status.ACCEPTED, Status.SKIPPED) and case.message:
+            for text in case.message.splitlines():
+                lines.append(f"    {text}")
+    return lines
+
+
+def render_public_text(verdict: Verdict, color: bool = False) -> str:
+    """The first lines of a phased ``judge grade``: the public cases' verdict, printed while the hidden cases
+    still run (the full report follows)."""
+    passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
+    lines = [f"{verdict.problem}: public cases {_status(verdict.status, color)}  ({passed} of "
+             f"{len(verdict.cases)} passed); the hidden cases are running", *_case_lines(verdict.cases, color), ""]
+    return "\n".join(lines) + "\n"
+
+
 def render_text(verdict: Verdict, color: bool = False, file: str | None = None) -> str:
     """The terminal report; ``file``: the learner's file name, which tracebacks then name (the sandbox ran it
     as submission.py)."""
@@ -133,16 +156,7 @@ def render_text(verdict: Verdict, color: bool = False, file: str | None = None) 
     lines += _checks(verdict, color)
     if verdict.cases:
         lines.append("")
-        lines.append(f"{'case':28} {'function':26} {'status':24} {'time':>9}")
-        for case in _in_report_order(verdict):
-            name = case.id + (" (hidden)" if case.visibility == "hidden" else "")
-            status = _status(case.status, color)
-            pad = " " * max(0, 24 - len(case.status.value))
-            time = f"{case.time_ms:7.1f} ms" if case.time_ms is not None else ""
-            lines.append(f"{name:28} {case.function:26} {status}{pad} {time:>9}")
-            if case.status not in (Status.ACCEPTED, Status.SKIPPED) and case.message:
-                for text in case.message.splitlines():
-                    lines.append(f"    {text}")
+        lines += _case_lines(_in_report_order(verdict), color)
     lines += _windows(verdict, color)
     r = verdict.resources
     if r.wall_ms is not None:

@@ -241,7 +241,7 @@ class Store:
                     "source": item.source, "callback_url": item.callback_url,
                     "metadata_json": json.dumps(item.metadata) if item.metadata is not None else None,
                     "idempotency_key": item.idempotency_key, "request_hash": item.fingerprint(),
-                    "state": QUEUED, "status": None, "verdict_json": None,
+                    "state": QUEUED, "status": None, "verdict_json": None, "public_verdict_json": None,
                     "created_at": now + i * 1e-6,  # keeps a batch in order
                     "enqueued_at": None, "started_at": None, "finished_at": None, "attempts": 0, "worker": None,
                     "callback_state": "waiting" if item.callback_url else "none", "callback_attempts": 0,

@@ -333,9 +333,14 @@ class Judge:
             from judge.diagnosis import explain_safely
 
             explain_safely(verdict, prepared, observed, source)
-        if (self.counterexamples and verdict.counterexample is None
-                and verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)):
-            verdict.counterexample = self._search_alone(verdict, prepared, source)
+        differing = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
+        if any(c.status in differing for c in second.verdict.cases):
+            # Hidden failures seed the search from the domain too: the public phase's search is not the one a
+            # single run makes, so the merged verdict's is made now.  Otherwise it is that very search (the same
+            # failing functions, the same public seeds), already made: its answer stands.
+            verdict.counterexample = None
+            if self.counterexamples and verdict.status in differing:
+                verdict.counterexample = self._search_alone(verdict, prepared, source)
         return verdict
 
     def _search_alone(self, verdict: Verdict, prepared: PreparedProblem, source: str) -> Counterexample | None:

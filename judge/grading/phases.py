@@ -93,7 +93,8 @@ def merge(prepared: PreparedProblem, first: PhaseRun, second: PhaseRun,
         stdout=_joined(one.stdout, two.stdout), stderr=_joined(one.stderr, two.stderr),
         resources=_resources(one.resources, two.resources, second.report is None),
         load_output=one.load_output, pictures=one.pictures, counterexample=one.counterexample)
-    return make(prepared.bundle, failing.status if failing else Status.ACCEPTED, **fields), observed
+    ordered = dict(sorted(observed.items()))  # in case order, as one run's: diagnosis takes examples in this order
+    return make(prepared.bundle, failing.status if failing else Status.ACCEPTED, **fields), ordered
 
 
 def _joined(one: CapturedOutput, two: CapturedOutput) -> CapturedOutput:

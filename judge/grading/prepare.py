@@ -79,6 +79,11 @@ class PreparedProblem:
                              output_bytes=limits.output_kib << 10),
             hide=tuple(self.private_paths))
 
+    def bundle_index(self, i: int) -> int:
+        """The bundle's index of this problem's case ``i`` (a phase's cases are some of the bundle's): what caches
+        of per-case results are keyed by, so that every phase and the whole suite share them."""
+        return self.indices[i] if self.parent is not None else i
+
     def phases(self) -> tuple[PreparedProblem, PreparedProblem] | None:
         """(the public cases, the hidden cases), each a prepared problem of its own whose input file holds its
         own cases' arguments and nothing else; None when the bundle has only one kind (one run grades it).

@@ -11,43 +11,16 @@ process).  ``runtime_error/attack_print_hidden_args_in_public_case.py`` writes e
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import time
 
-import numpy as np
 import pytest
 
 from judge.problem.loader import load_problem
-from judge.problem.models import ArrayArg
-from tests.support.common import REPO, SUBMISSIONS, require_sandbox
+from tests.support.common import REPO, require_sandbox
+from tests.support.hidden_args import ATTACK, found_in, tokens
 from tests.support.sources import SLOW_HIDDEN
-
-ATTACK = SUBMISSIONS / "runtime_error" / "attack_print_hidden_args_in_public_case.py"
-
-
-def _tokens(visibility: str) -> set[str]:
-    """The ``A:`` token the attack writes for each case of ``visibility`` (scalars, and array shapes)."""
-    tokens = set()
-    for case in load_problem("sinusoidal-pe").cases.cases:
-        if case.visibility != visibility:
-            continue
-        parts = []
-        for value in case.args.values():
-            if isinstance(value, ArrayArg):
-                shape = value.generate.shape if value.generate is not None else np.shape(value.literal)
-                parts.append("s" + "x".join(str(n) for n in shape))
-            else:
-                parts.append(str(value))
-        tokens.add("A:" + "x".join(parts))
-    return tokens
-
-
-def _found(tokens: set[str], text: str) -> list[str]:
-    """The tokens written whole in ``text`` (the counterexample search's own calls, e.g. ``A:1x1x10000``, are
-    other tokens: its candidates are the judge's, with every default filled in)."""
-    return [t for t in tokens if re.search(re.escape(t) + r"(?![\w.])", text)]
 
 
 @pytest.fixture(autouse=True)
@@ -63,20 +36,20 @@ def test_what_a_learner_is_shown_holds_no_hidden_case_s_arguments(tmp_path):
     """check() and the Gradescope export, for a file that prints every call's arguments from a public case."""
     from judge.notebook_check import grade_here
 
-    public, hidden = _tokens("public"), _tokens("hidden")
+    public, hidden = tokens("public"), tokens("hidden")
     assert len(hidden) >= 15 and not public & hidden
     checked, _ = grade_here("sinusoidal-pe", source=ATTACK)
     shown = checked.model_dump_json()
     assert checked.status.value == "runtime_error"
     assert all(t in shown for t in public), "the channel works: the public cases' own arguments are shown"
-    assert not _found(hidden, shown), "a hidden case's arguments reached check()'s verdict"
+    assert not found_in(hidden, shown), "a hidden case's arguments reached check()'s verdict"
     assert checked.phase == "final"
 
     exported = judge_cli("grade", str(ATTACK), "--problem", "sinusoidal-pe", "--format", "gradescope")
     assert exported.returncode == 1, exported.stderr.decode()[-2000:]
     text = exported.stdout.decode()
     assert json.loads(text)["tests"] and "A:3x4" in text
-    assert not _found(hidden, text), "a hidden case's arguments reached the Gradescope export"
+    assert not found_in(hidden, text), "a hidden case's arguments reached the Gradescope export"
 
 
 def test_judge_grade_prints_the_public_cases_before_the_hidden_ones_end(tmp_path):

@@ -15,12 +15,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judge._version import __version__
 from judge.errors import JudgeError
+from judge.grading.phases import PhaseRun
 from judge.grading.prepare import PreparedProblem, bundle_mtimes
 from judge.grading.run_plan import prepare_and_plan
 from judge.grading.static_check import check_source, decode_source
@@ -30,20 +31,11 @@ from judge.sandbox import BackendError, BackendFactory, InBackground, RunLimits,
 if TYPE_CHECKING:
     from judge.diagnosis.counterexample.search import Budget
     from judge.grading.run_plan import EarlyRun
-    from judge.grading.slots import JudgedRun
     from judge.sandbox import Capture
     from judge.verdict import CapturedOutput, CaseResult, Counterexample, Isolation, Status, Verdict
 
 OUTPUT_KEEP = 16 << 10
 log = logging.getLogger("judge")
-
-
-class PhaseRun(NamedTuple):
-    """One run of a submission, judged: its verdict, and (None when the sandbox failed) what judging it gave."""
-
-    verdict: Verdict
-    judged: JudgedRun | None = None
-    report: RunReport | None = None
 
 
 def _load_grading_side() -> None:

@@ -17,21 +17,27 @@ run would have.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from judge.verdict import CapturedOutput, CaseResult, Resources, Status, Verdict
-
-if TYPE_CHECKING:
-    from judge.engine import PhaseRun
+if TYPE_CHECKING:  # the verdict models are imported when first needed: a cold start imports them during its run
     from judge.grading.prepare import PreparedProblem
     from judge.grading.slots import JudgedRun, Observed
     from judge.problem.models import Limits
     from judge.sandbox import RunLimits, RunReport
+    from judge.verdict import CapturedOutput, Resources, Verdict
 
 #: The least time a hidden run is given (less proves nothing; its cases then run out of time, as in one run).
 SHORTEST_SECONDS = 0.05
 #: Bytes of printed text the merged verdict keeps per stream (as a one-run verdict: judge.engine.OUTPUT_KEEP).
 OUTPUT_KEEP = 16 << 10
+
+
+class PhaseRun(NamedTuple):
+    """One run of a submission, judged: its verdict, and (None when the sandbox failed) what judging it gave."""
+
+    verdict: Verdict
+    judged: JudgedRun | None = None
+    report: RunReport | None = None
 
 
 def ended(judged: JudgedRun) -> bool:
@@ -41,8 +47,8 @@ def ended(judged: JudgedRun) -> bool:
 
 def skipped(hidden: PreparedProblem) -> PhaseRun:
     """The hidden phase of a submission whose process died in the public one: every case skipped."""
-    from judge.engine import PhaseRun
     from judge.grading.slots import JudgedRun
+    from judge.verdict import CaseResult, Status, Verdict
 
     cases = [CaseResult(id=c.spec.id, function=c.spec.function, visibility=c.spec.visibility, status=Status.SKIPPED,
                         weight=c.spec.weight, expected_shape=list(c.expected.shape),
@@ -68,6 +74,8 @@ def merge(prepared: PreparedProblem, first: PhaseRun, second: PhaseRun,
     """The final verdict of both phases (``make``: the judge's verdict maker), without its diagnosis, and what
     diagnosis needs of every case by its index in ``prepared``.  Printed text and load output: the public run's
     load output; both runs' streams, one after the other, for the teacher."""
+    from judge.verdict import CaseResult, Status
+
     phases = prepared.phases()
     assert phases is not None and first.judged is not None and second.judged is not None
     public, hidden = phases
@@ -98,6 +106,8 @@ def merge(prepared: PreparedProblem, first: PhaseRun, second: PhaseRun,
 
 
 def _joined(one: CapturedOutput, two: CapturedOutput) -> CapturedOutput:
+    from judge.verdict import CapturedOutput
+
     text = one.text + two.text
     kept = text[:OUTPUT_KEEP]
     return CapturedOutput(text=kept, bytes=one.bytes + two.bytes,
@@ -108,6 +118,8 @@ def _resources(one: Resources, two: Resources, second_skipped: bool) -> Resource
     """Both runs' records: times added, the larger peak, and how the last process that ran ended."""
     if second_skipped:
         return one
+    from judge.verdict import Resources
+
     peaks = [p for p in (one.memory_peak_bytes, two.memory_peak_bytes) if p is not None]
     return Resources(
         wall_ms=_sum(one.wall_ms, two.wall_ms), cpu_ms=_sum(one.cpu_ms, two.cpu_ms),
@@ -120,4 +132,4 @@ def _sum(a: float | None, b: float | None) -> float | None:
     return None if a is None and b is None else (a or 0.0) + (b or 0.0)
 
 
-__all__ = ["ended", "merge", "remaining", "skipped"]
+__all__ = ["PhaseRun", "ended", "merge", "remaining", "skipped"]

@@ -24,7 +24,7 @@ from tests.support.sources import SLOW_HIDDEN
 
 
 @pytest.fixture(autouse=True)
-def _sandbox():
+def _needs_the_sandbox():
     require_sandbox()
 
 

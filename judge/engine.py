@@ -302,6 +302,18 @@ class Judge:
         phases = prepared.phases() if self.phased else None
         if phases is None:
             return self._run_phase(prepared, source, pictures_dir, early).verdict
+        try:
+            return self._run_phased(prepared, phases, source, pictures_dir, early, on_public)
+        finally:
+            if early is not None:  # a one-shot start makes no other run: its zygote may finish alone
+                with self._pool.mutex:
+                    for idle in self._pool.queue:
+                        idle.retire()
+
+    def _run_phased(self, prepared: PreparedProblem, phases: tuple[PreparedProblem, PreparedProblem], source: str,
+                    pictures_dir: str | Path | None, early: EarlyRun | None,
+                    on_public: Callable[[Verdict], None] | None) -> Verdict:
+        """The public cases' run, their verdict handed to ``on_public``, the hidden cases' run, merged."""
         from judge.grading import phases as phased
 
         public, hidden = phases

@@ -19,6 +19,7 @@ from judge._version import __version__
 
 if TYPE_CHECKING:
     from judge.service.settings import Settings
+    from judge.verdict import Verdict
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE = 0, 1, 2
 MAX_INPUT_FILE = 64 << 20
@@ -154,9 +155,18 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
                                                name=None if file == "-" else Path(file).name)
         else:
             target = problem
+        painted = sys.stdout.isatty() if color is None else color
+
+        def public_first(public: Verdict) -> None:  # text only: the other formats are one document each
+            from judge.formats.text import render_public_text
+            from judge.i18n.localize import localize
+
+            click.echo(render_public_text(localize(public, language), color=painted, lang=language), nl=False)
+
         verdict, bundle, _ = grade_once(source, target, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures,
-                                     name=None if file == "-" else Path(file).name)
+                                     name=None if file == "-" else Path(file).name,
+                                     on_public=public_first if fmt == "text" else None)
     except JudgeError as exc:
         raise _fail(str(exc)) from exc
     from judge.formats import LEARNER_FORMATS, export_for_learners, render

@@ -7,6 +7,7 @@ cases, and the comparisons in this process.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import platform
 import queue
@@ -20,11 +21,12 @@ import numpy as np
 
 from judge._version import __version__
 from judge.errors import JudgeError
+from judge.grading.phases import PhaseRun
 from judge.grading.prepare import PreparedProblem, bundle_mtimes
 from judge.grading.run_plan import prepare_and_plan
 from judge.grading.static_check import check_source, decode_source
 from judge.problem.loader import Bundle, load_problem, resolve
-from judge.sandbox import BackendError, BackendFactory, InBackground, RunReport, RunRequest, SandboxBackend
+from judge.sandbox import BackendError, BackendFactory, InBackground, RunLimits, RunReport, RunRequest, SandboxBackend
 
 if TYPE_CHECKING:
     from judge.diagnosis.counterexample.search import Budget
@@ -145,11 +147,15 @@ class Judge:
     is ``isolation="container"``.  Every verdict records the mode in
     ``verdict.isolation``.  ``counterexamples``: for a wrong answer or a runtime error, search the function's
     input domain for the smallest input on which it differs (one extra run, :mod:`judge.diagnosis.counterexample`).
+    ``phased`` (learner-facing doors): the public cases are graded first, in a run given no hidden case's
+    arguments, and their verdict (``phase="public"``) handed to ``grade``'s ``on_public``; the hidden cases then
+    run in a fresh run of their own (:mod:`judge.grading.phases`).  Authors' tools grade in one run.
     """
 
     def __init__(self, workers: int = 1, unsafe_no_sandbox: bool = False, backend: str = "process",
                  image: str | None = None, isolation: str | None = None,
-                 backend_factory: BackendFactory | None = None, counterexamples: bool = True) -> None:
+                 backend_factory: BackendFactory | None = None, counterexamples: bool = True,
+                 phased: bool = False) -> None:
         if backend_factory is None:
             from judge.sandbox import backend_factory_for
 
@@ -162,6 +168,7 @@ class Judge:
         self._prepared: dict[Path, PreparedProblem] = {}
         self._closed = False
         self.counterexamples = counterexamples
+        self.phased = phased
 
     # -- problems -----------------------------------------------------------
     def problem(self, problem: str | Path) -> PreparedProblem:
@@ -239,7 +246,7 @@ class Judge:
 
     def grade(self, source: str | bytes, problem: str | Path = "sinusoidal-pe",
               pictures_dir: str | Path | None = None, early: EarlyRun | None = None,
-              name: str | None = None) -> Verdict:
+              name: str | None = None, on_public: Callable[[Verdict], None] | None = None) -> Verdict:
         """Grade one submission.  Raises :class:`JudgeError` only for problems with the bundle itself.
 
         ``pictures_dir``: render PNGs of failing public cases there (``verdict.pictures`` names the files).
@@ -247,7 +254,9 @@ class Judge:
         its report is used only if it is exactly the run this judge would make now.
         ``name``: the submitted file's name, if it has one: ``.ipynb`` is a notebook, any other suffix Python;
         without one, a file is a notebook only if it parses as one (:mod:`judge.notebooks.submitted`).
-        The verdict's JSON stays under :data:`judge.grading.verdict_size.MAX_VERDICT_BYTES` whatever the file."""
+        The verdict's JSON stays under :data:`judge.grading.verdict_size.MAX_VERDICT_BYTES` whatever the file.
+        ``on_public``: on a phased judge, called in this thread with the public cases' verdict as soon as it is
+        judged, before the hidden cases run (not called when the bundle grades in one run)."""
         started = early.started if early is not None else time.perf_counter()
         prepared = self.problem(problem)
         bundle = prepared.bundle
@@ -269,8 +278,15 @@ class Judge:
             verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message, said=said,
                                     judged_in_ms=(time.perf_counter() - started) * 1e3)
             return _bounded(_with_cells(verdict, notebook))
+        def public(verdict: Verdict) -> None:
+            if on_public is None:
+                return
+            shown = verdict.model_copy(deep=True)
+            shown.judged_in_ms = (time.perf_counter() - started) * 1e3
+            on_public(_bounded(_with_cells(shown, notebook)))
+
         try:
-            verdict = self._run(prepared, text, pictures_dir, early)
+            verdict = self._run(prepared, text, pictures_dir, early, public)
         except (BackendError, OSError) as exc:
             verdict = self._internal_error(bundle, f"the sandbox failed: {exc}")
         except JudgeError:
@@ -281,11 +297,81 @@ class Judge:
         return _bounded(_with_cells(verdict, notebook))
 
     def _run(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None,
-             early: EarlyRun | None = None) -> Verdict:
-        """One submission through the pipeline: the run (judged while it goes on), the verdict, then what
-        explains it -- the diagnosis, and beside it the counterexample search's own run on the same backend."""
+             early: EarlyRun | None = None, on_public: Callable[[Verdict], None] | None = None) -> Verdict:
+        """One submission through the pipeline: in one run, or (a phased judge, a bundle with both kinds of
+        case) its public cases' run, their verdict handed to ``on_public``, then its hidden cases' run, merged."""
+        phases = prepared.phases() if self.phased else None
+        if phases is None:
+            return self._run_phase(prepared, source, pictures_dir, early).verdict
+        try:
+            return self._run_phased(prepared, phases, source, pictures_dir, early, on_public)
+        finally:
+            if early is not None:  # a one-shot start makes no other run: its zygote may finish alone
+                with self._pool.mutex:
+                    for idle in self._pool.queue:
+                        idle.retire()
+
+    def _run_phased(self, prepared: PreparedProblem, phases: tuple[PreparedProblem, PreparedProblem], source: str,
+                    pictures_dir: str | Path | None, early: EarlyRun | None,
+                    on_public: Callable[[Verdict], None] | None) -> Verdict:
+        """The public cases' run, their verdict handed to ``on_public``, the hidden cases' run, merged."""
+        from judge.grading import phases as phased
+
+        public, hidden = phases
+        first = self._run_phase(public, source, pictures_dir, early, last=False)
+        if first.judged is None or first.report is None:  # the sandbox failed: that is the verdict
+            return first.verdict
+        first.verdict.phase = "public"
+        if on_public is not None:
+            on_public(first.verdict)
+        if phased.ended(first.judged):  # today's rule: a process that died skips every later case
+            second = phased.skipped(hidden)
+        else:
+            limits = phased.remaining(hidden.bundle.spec.limits, first.report)
+            second = self._run_phase(hidden, source, None, None, limits=limits, explain=False)
+            if second.judged is None or second.report is None:
+                return second.verdict
+        verdict, observed = phased.merge(prepared, first, second, self._verdict)
+        from judge.verdict import Status
+
+        if any(c.status is not Status.ACCEPTED for c in verdict.cases):
+            from judge.diagnosis import explain_safely
+
+            explain_safely(verdict, prepared, observed, source)
+        differing = (Status.WRONG_ANSWER, Status.RUNTIME_ERROR)
+        if any(c.status in differing for c in second.verdict.cases):
+            # Hidden failures seed the search from the domain too: the public phase's search is not the one a
+            # single run makes, so the merged verdict's is made now.  Otherwise it is that very search (the same
+            # failing functions, the same public seeds), already made: its answer stands.
+            verdict.counterexample = None
+            if self.counterexamples and verdict.status in differing:
+                verdict.counterexample = self._search_alone(verdict, prepared, source)
+        return verdict
+
+    def _search_alone(self, verdict: Verdict, prepared: PreparedProblem, source: str) -> Counterexample | None:
+        """The counterexample search for a merged verdict, on a backend of its own (its run starts on zeros)."""
+        from judge.diagnosis.counterexample.search import CONTAINER_OVERHEAD, Budget
+
+        budget = Budget(prepared.bundle.spec.limits.search_seconds)
+        backend = self._acquire()
+        try:
+            if not getattr(backend, "warm", True):
+                budget.overhead = CONTAINER_OVERHEAD
+            return _search(verdict, prepared, source, backend, budget)
+        finally:
+            self._let_go(backend, prepared)
+
+    def _run_phase(self, prepared: PreparedProblem, source: str, pictures_dir: str | Path | None = None,
+                   early: EarlyRun | None = None, last: bool = True, limits: RunLimits | None = None,
+                   explain: bool = True) -> PhaseRun:
+        """One run of ``prepared``'s cases: the run (judged while it goes on), the verdict, then (``explain``)
+        what explains it -- the diagnosis, and beside it the counterexample search's own run on the same backend.
+        ``last``: no other run of this submission follows (an adopted early run's backend may finish alone);
+        ``limits``: the run's own, when not the bundle's (a hidden phase has what the public one left)."""
         bundle = prepared.bundle
         request = prepared.run_request(source)
+        if limits is not None:
+            request = dataclasses.replace(request, limits=limits)
         backend = self._acquire()
         judging = None
 
@@ -306,7 +392,7 @@ class Judge:
             report = None
             if early is not None:
                 _load_grading_side()  # while the early run goes on
-                report = early.adopt(backend, prepared, request, judge_meanwhile)
+                report = early.adopt(backend, prepared, request, judge_meanwhile, last=last)
             buffer = backend.result_buffer_for(prepared.result_size)
             if report is None:
                 # A backend that gates its runs clears the buffer itself once the request is sent, before any
@@ -319,18 +405,19 @@ class Judge:
 
             isolation = backend.isolation  # as the run had it (a replayed run brings its own)
             if report.error:
-                return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
-                                     message=f"the sandbox failed: {report.error}")
+                return PhaseRun(self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
+                                              message=f"the sandbox failed: {report.error}"))
             if report.setup_error:
-                return self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
-                                     message="the sandbox could not be set up: "
-                                             f"{report.setup_error.strip().splitlines()[-1]}")
+                return PhaseRun(self._verdict(bundle, Status.INTERNAL_ERROR, isolation=isolation,
+                                              message="the sandbox could not be set up: "
+                                                      f"{report.setup_error.strip().splitlines()[-1]}"))
             # The backend stays ours until its results are judged: the next run reuses the buffer.
             if judging is None:
                 judging = CaseJudging(prepared, buffer.map)
-            judged = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits")
+            judged = judging.finish(report, rlimit_memory=isolation.limits_by == "rlimits",
+                                    cpu_limit=limits.cpu_seconds if limits is not None else None)
             verdict = self._assemble(bundle, judged.cases, report, judged.killed_for, isolation)
-            if self.counterexamples and verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR):
+            if explain and self.counterexamples and verdict.status in (Status.WRONG_ANSWER, Status.RUNTIME_ERROR):
                 from judge.diagnosis.counterexample.search import CONTAINER_OVERHEAD, Budget
 
                 budget = Budget(bundle.spec.limits.search_seconds)
@@ -346,7 +433,7 @@ class Judge:
                 self._let_go(backend, prepared)
         try:
             verdict.load_output = attach_output(verdict.cases, report.stdout, report.stderr, judged.spans)
-            if any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else there is nothing to explain
+            if explain and any(c.status is not Status.ACCEPTED for c in verdict.cases):  # else nothing to explain
                 from judge.diagnosis import explain_safely  # imported on the first failure: ~0.1 s off a cold start
 
                 explain_safely(verdict, prepared, judged.observed, source)
@@ -360,7 +447,7 @@ class Judge:
             from judge.diagnosis.pictures import render_pictures_safely
 
             verdict.pictures = render_pictures_safely(verdict, prepared, judged.observed, pictures_dir)
-        return verdict
+        return PhaseRun(verdict, judged, report)
 
     def _let_go(self, backend: SandboxBackend, prepared: PreparedProblem) -> None:
         """This submission is done with ``backend``: its buffer zeroed (in the background) before anyone's next

@@ -137,7 +137,8 @@ def _judge(isolation: str | None) -> Any:
         judge = _judges.get(key)
         if judge is None:
             mode, _ = choose(key, unsafe_no_sandbox=True)  # auto: the best mode here, none only as the last
-            judge = Judge(unsafe_no_sandbox=not mode_named(mode).sandboxed, isolation=mode)
+            # phased: what the learner is shown was printed by a run given no hidden case's arguments
+            judge = Judge(unsafe_no_sandbox=not mode_named(mode).sandboxed, isolation=mode, phased=True)
             _judges[key] = judge
             if len(_judges) == 1:
                 atexit.register(_close_all)

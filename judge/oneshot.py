@@ -22,6 +22,7 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from judge.problem.loader import Bundle
@@ -43,10 +44,13 @@ class OneShot(NamedTuple):
 
 def grade_once(source: str | bytes, problem: str | Path, isolation: str | None = None,
                unsafe_no_sandbox: bool = False, backend: str = "process", image: str | None = None,
-               pictures_dir: str | Path | None = None, name: str | None = None) -> OneShot:
+               pictures_dir: str | Path | None = None, name: str | None = None,
+               on_public: Callable[[Verdict], None] | None = None) -> OneShot:
     """The verdict of one submission, with a judge made and closed for it.  Raises what
     :meth:`judge.Judge.grade` raises (JudgeError for the bundle, SandboxUnavailable for the machine).
-    ``name``: the submitted file's name, if it has one (``.ipynb``: a notebook; see :meth:`judge.Judge.grade`)."""
+    ``name``: the submitted file's name, if it has one (``.ipynb``: a notebook; see :meth:`judge.Judge.grade`).
+    Every door that grades this way is a learner's, so the judge is phased: the public cases run first, in a run
+    given no hidden argument, their verdict handed to ``on_public`` (:mod:`judge.grading.phases`)."""
     from judge.grading.run_plan import EarlyRun
     from judge.sandbox import prestarted_factory_for, take_ahead
 
@@ -58,10 +62,11 @@ def grade_once(source: str | bytes, problem: str | Path, isolation: str | None =
         early = EarlyRun.start(factory.launched, source, problem, name)
         from judge.engine import Judge
 
-        with Judge(backend_factory=factory) as judge:
+        with Judge(backend_factory=factory, phased=True) as judge:
             try:
                 judge.start()
-                verdict = judge.grade(source, problem, pictures_dir=pictures_dir, early=early, name=name)
+                verdict = judge.grade(source, problem, pictures_dir=pictures_dir, early=early, name=name,
+                                      on_public=on_public)
                 bundle = judge.problem(problem).bundle
             finally:
                 if early is not None:  # before the judge closes the backend the early run may still use

@@ -194,6 +194,9 @@ class Verdict(BaseModel):
                                                               "message are then named 'cell C, line M'")
     shown: LearnerShown | None = Field(None, description="set on a learner's view only: the feedback level it was "
                                                           "cut to (judge.formats.learner)")
+    phase: Literal["public", "final"] = Field("final", description="'public': the public cases' verdict, given "
+                                                                 "while the hidden ones still run (its score is over "
+                                                                 "the public cases); 'final': the verdict of record")
 
     @property
     def accepted(self) -> bool:

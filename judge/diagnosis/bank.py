@@ -49,7 +49,7 @@ def _raw_output(ctx: Context, mistake_id: str, attr: str, index: int,
                 upcast: bool = False) -> tuple[np.ndarray, str, tuple | None] | None:
     bank = ctx.bank
     assert bank is not None  # asked for a mistake of the bank: there is one
-    key = ("mistake", mistake_id, index, upcast)
+    key = ("mistake", mistake_id, ctx.prepared.bundle_index(index), upcast)
     out = bank.cache.get(key, _MISSING)
     if out is _MISSING:
         out = None

@@ -68,7 +68,8 @@ _atoms_cache: dict[tuple, list[Atom]] = {}
 def case_atoms(prepared: PreparedProblem) -> list[Atom]:
     """Every property worth naming, with the cases that have it (computed once per bundle version)."""
     bundle = prepared.bundle
-    key = (str(bundle.root), bundle.digest)
+    specs = [c.spec for c in prepared.cases]  # a phase's cases (judge.grading.phases) are some of the bundle's
+    key = (str(bundle.root), bundle.digest, prepared.indices)
     if key in _atoms_cache:
         return _atoms_cache[key]
     props: dict[tuple, int] = {}
@@ -81,7 +82,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
     # What an output axis's length is called: a scalar argument equal to it in every case of a function.
     axis_alias: dict[str, str] = {}
     for f in bundle.spec.functions:
-        idx = [i for i, c in enumerate(bundle.cases.cases) if c.function == f.name]
+        idx = [i for i, c in enumerate(specs) if c.function == f.name]
         for k, axis in enumerate(f.axes):
             pos = k - len(f.axes)
             for p in f.params:
@@ -90,7 +91,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
                                and v == prepared.cases[i].expected.shape[pos]
                                for v, i in zip(vals, idx)):
                     axis_alias.setdefault(axis.name, p)
-    for i, case in enumerate(bundle.cases.cases):
+    for i, case in enumerate(specs):
         f = bundle.spec.function(case.function)
         add(("fn", f.name), m.ATOM_CALL(function=f.name), 2, True, i)
         for t in case.tags:
@@ -128,7 +129,7 @@ def case_atoms(prepared: PreparedProblem) -> list[Atom]:
             add(("one", axis.name, n == 1), (m.ATOM_IS_ONE if n == 1 else m.ATOM_MORE_THAN_ONE)(label=label), 4,
                 True, i)
     # A particular value is named only if a public case has it: hidden cases' arguments stay unsaid.
-    public = sum(1 << i for i, c in enumerate(bundle.cases.cases) if c.visibility == "public")
+    public = sum(1 << i for i, c in enumerate(specs) if c.visibility == "public")
     atoms = [Atom(render(texts[k][0], "en"), mask, texts[k][1], texts[k][2], texts[k][0])
              for k, mask in props.items() if texts[k][2] or mask & public]
     atoms.sort(key=lambda a: a.rank)

@@ -60,7 +60,7 @@ class _Fitter:
         return self._tols[choice]
 
     def output(self, choice: tuple, i: int) -> tuple[np.ndarray, str] | None:
-        key = ("family", choice, i)
+        key = ("family", choice, self.ctx.prepared.bundle_index(i))
         out = self.bank.cache.get(key, False)
         if out is not False:
             return out

@@ -121,6 +121,31 @@ def _in_report_order(verdict: Verdict) -> list:
         [c for c in verdict.cases if c.visibility != "public"]
 
 
+def _case_lines(cases: list, color: bool, lang: str = "en") -> list[str]:
+    lines = [f"{say(m.R_CASE, lang):28} {say(m.R_FUNCTION, lang):26} {say(m.R_STATUS, lang):24} "
+             f"{say(m.R_TIME_COLUMN, lang):>9}"]
+    hidden = " " + say(m.R_HIDDEN, lang)
+    for case in cases:
+        name = case.id + (hidden if case.visibility == "hidden" else "")
+        status = _status(case.status, color, lang)
+        pad = " " * max(0, 24 - len(_status_text(case.status, lang)))
+        time = f"{case.time_ms:7.1f} ms" if case.time_ms is not None else ""
+        lines.append(f"{name:28} {case.function:26} {status}{pad} {time:>9}")
+        if case.status not in (Status.ACCEPTED, Status.SKIPPED) and case.message:
+            for text in case.message.splitlines():
+                lines.append(f"    {text}")
+    return lines
+
+
+def render_public_text(verdict: Verdict, color: bool = False, lang: str = "en") -> str:
+    """The first lines of a phased ``judge grade``: the public cases' verdict, printed while the hidden cases
+    still run (the full report follows)."""
+    passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
+    lines = [say(m.R_PUBLIC_FIRST, lang, problem=verdict.problem, status=_status(verdict.status, color, lang),
+                 passed=passed, total=len(verdict.cases)), *_case_lines(verdict.cases, color, lang), ""]
+    return "\n".join(lines) + "\n"
+
+
 def render_text(verdict: Verdict, color: bool = False, file: str | None = None, lang: str = "en") -> str:
     """The terminal report; ``file``: the learner's file name, which tracebacks then name (the sandbox ran it
     as submission.py).  ``lang``: the language of the report's own words; the verdict's texts are rendered in it
@@ -139,18 +164,7 @@ def render_text(verdict: Verdict, color: bool = False, file: str | None = None, 
     lines += _checks(verdict, color, lang)
     if verdict.cases:
         lines.append("")
-        lines.append(f"{say(m.R_CASE, lang):28} {say(m.R_FUNCTION, lang):26} {say(m.R_STATUS, lang):24} "
-                     f"{say(m.R_TIME_COLUMN, lang):>9}")
-        hidden = " " + say(m.R_HIDDEN, lang)
-        for case in _in_report_order(verdict):
-            name = case.id + (hidden if case.visibility == "hidden" else "")
-            status = _status(case.status, color, lang)
-            pad = " " * max(0, 24 - len(_status_text(case.status, lang)))
-            time = f"{case.time_ms:7.1f} ms" if case.time_ms is not None else ""
-            lines.append(f"{name:28} {case.function:26} {status}{pad} {time:>9}")
-            if case.status not in (Status.ACCEPTED, Status.SKIPPED) and case.message:
-                for text in case.message.splitlines():
-                    lines.append(f"    {text}")
+        lines += _case_lines(_in_report_order(verdict), color, lang)
     lines += _windows(verdict, color, lang)
     r = verdict.resources
     if r.wall_ms is not None:

@@ -7,7 +7,7 @@ costs one sandboxed run plus the comparisons, nothing more.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,10 +52,15 @@ class PreparedProblem:
     measure_errors: bool = False  # every compared case records facts.tolerance_ratio (judge verify sets it)
     cached_inputs: Path | None = None  #: the disk cache's copy of the input bytes, when there is one
 
+    #: a phase of another prepared problem (:meth:`phases`): that problem, and which of its cases these are
+    parent: PreparedProblem | None = None
+    indices: tuple[int, ...] = ()
+
     def __post_init__(self) -> None:
         self.call_specs = self.calls()
         self.slot_offsets = [c.slot_offset for c in self.cases]
         self.private_paths = private_paths(self.bundle.root)
+        self._phases: tuple[PreparedProblem, PreparedProblem] | None = None
 
     def calls(self) -> tuple[Call, ...]:
         """What the sandboxed harness needs per case: function, arguments, slot and time limit."""
@@ -74,8 +79,51 @@ class PreparedProblem:
                              output_bytes=limits.output_kib << 10),
             hide=tuple(self.private_paths))
 
+    def bundle_index(self, i: int) -> int:
+        """The bundle's index of this problem's case ``i`` (a phase's cases are some of the bundle's): what caches
+        of per-case results are keyed by, so that every phase and the whole suite share them."""
+        return self.indices[i] if self.parent is not None else i
+
+    def phases(self) -> tuple[PreparedProblem, PreparedProblem] | None:
+        """(the public cases, the hidden cases), each a prepared problem of its own whose input file holds its
+        own cases' arguments and nothing else; None when the bundle has only one kind (one run grades it).
+
+        A learner sees everything a public case's call prints or raises, and the file can read every argument
+        its run was given: a run of public cases that was given no hidden argument cannot show one.  Built once
+        per bundle version; the hidden phase's input bytes are cached on disk like the whole suite's."""
+        if self.parent is not None:
+            return None
+        if self._phases is None:
+            public = tuple(i for i, c in enumerate(self.cases) if c.spec.visibility == "public")
+            hidden = tuple(i for i, c in enumerate(self.cases) if c.spec.visibility != "public")
+            if not public or not hidden:
+                return None
+            self._phases = (self._subset(public, "public"), self._subset(hidden, "hidden"))
+        return self._phases
+
+    def _subset(self, indices: tuple[int, ...], name: str) -> PreparedProblem:
+        folder = bundle_cache_dir(self.bundle.id, self.bundle.digest)
+        if folder is not None:
+            try:
+                (folder / name).mkdir(exist_ok=True)
+                folder = folder / name
+            except OSError:
+                folder = None
+        inputs = build_input_file([self.cases[i].spec for i in indices], folder)
+        cases: list[PreparedCase] = []
+        offset = 0
+        for i in indices:
+            cases.append(replace(self.cases[i], slot_offset=offset))
+            offset += wire.slot_size(self.cases[i].slot_capacity)
+        cached = folder / "inputs.bin" if folder is not None else None
+        return PreparedProblem(self.bundle, inputs, cases, offset, self.mtimes, measure_errors=self.measure_errors,
+                               cached_inputs=cached if cached is not None and cached.is_file() else None,
+                               parent=self, indices=indices)
+
     def reference(self):  # noqa: ANN201 - the bundle's module
         """The bundle's reference module, imported once (in the judge's process: it is trusted code)."""
+        if self.parent is not None:
+            return self.parent.reference()
         if getattr(self, "_reference", None) is None:
             from judge.problem.expected import load_reference
 
@@ -84,6 +132,8 @@ class PreparedProblem:
 
     def close(self) -> None:
         self.inputs.close()
+        for phase in self._phases or ():
+            phase.close()
 
 
 def bundle_mtimes(root: Path) -> tuple[float, ...]:

@@ -95,7 +95,11 @@ def prepare_and_plan(bundle: Bundle) -> PreparedProblem:
     from judge.grading.prepare import prepare
 
     prepared = prepare(bundle)
-    write_plan(prepared, prepared.cached_inputs)
+    # A cold start grades in phases (learner-facing doors: public cases first, in a run given no hidden
+    # argument): its first run is the public phase's, where the bundle has both kinds.
+    phases = prepared.phases()
+    first = phases[0] if phases is not None else prepared
+    write_plan(first, first.cached_inputs)
     return prepared
 
 
@@ -210,12 +214,13 @@ class EarlyRun:
         return self.backend.run(self.request, self.inputs_fd)
 
     def adopt(self, backend: SandboxBackend, prepared: PreparedProblem, request: RunRequest,
-              meanwhile: Callable[[InBackground], None] | None = None) -> RunReport | None:
+              meanwhile: Callable[[InBackground], None] | None = None, last: bool = True) -> RunReport | None:
         """The early run's report if it ran ``request`` on ``backend`` with ``prepared``'s exact inputs;
         else None, once the run is over (the judge then runs the submission the regular way).  The request
         is compared while the run goes on, the input bytes as soon as the thread has made its copy; once the
         run is known to be the right one, ``meanwhile(run)`` is called while it goes on (the judge judges the
-        slots it finishes)."""
+        slots it finishes).  ``last``: no other run of this submission follows (a phased grading's public run
+        is followed by its hidden one): the backend may then finish alone."""
         same = (backend is self.backend
                 and json.dumps(request.to_wire(), sort_keys=True) == json.dumps(self.request.to_wire(), sort_keys=True))
         if same and request.input_size:
@@ -230,7 +235,8 @@ class EarlyRun:
         if not same:
             return None
         report = self._running.result()  # what the run raised is raised here, in the judge's thread
-        self.backend.retire()  # a one-shot start makes no second run: the zygote may finish alone
+        if last:
+            self.backend.retire()  # a one-shot start makes no second run: the zygote may finish alone
         return report
 
     def close(self) -> None:

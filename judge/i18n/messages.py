@@ -256,6 +256,10 @@ R_FAILS_IN = msg("report.fails_in", "(fails in {failed} of {checked} cases)")
 R_HEADLINE = msg("report.headline", "{problem}: {status}  score {score}{counts}")
 R_COUNTS = msgp("report.counts", "({passed} of {total} cases passed)", "({passed} of {total} cases passed)",
                 "total")
+R_PUBLIC_FIRST = msgp("report.public_first",
+                      "{problem}: public cases {status}  ({passed} of {total} passed); the hidden cases are running",
+                      "{problem}: public cases {status}  ({passed} of {total} passed); the hidden cases are running",
+                      "total")
 R_CASE = msg("report.column.case", "case")
 R_FUNCTION = msg("report.column.function", "function")
 R_STATUS = msg("report.column.status", "status")

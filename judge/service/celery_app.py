@@ -235,7 +235,8 @@ def run_worker(settings: Settings, concurrency: int, hostname: str | None = None
     learner_side_hooks()  # a learner-page submission's pictures (judge.service.learner_hooks)
     store = Store(settings.db_url)
     _create_schema_patiently(store)
-    judge = Judge(workers=concurrency, unsafe_no_sandbox=settings.unsafe_no_sandbox)
+    # phased: learners see the public cases' verdict while the hidden ones run (judge.grading.phases)
+    judge = Judge(workers=concurrency, unsafe_no_sandbox=settings.unsafe_no_sandbox, phased=True)
     versions = BundleVersions(store)
     app = make_celery(settings)
     name = hostname or f"judge-{socket.gethostname()}-{__import__('os').getpid()}"

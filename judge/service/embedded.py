@@ -31,7 +31,8 @@ class EmbeddedBackend:
         self.store = store
         self.settings = settings
         self.on_stored = on_stored
-        self.judge = Judge(workers=settings.workers, unsafe_no_sandbox=settings.unsafe_no_sandbox)
+        # phased: learners see the public cases' verdict while the hidden ones run (judge.grading.phases)
+        self.judge = Judge(workers=settings.workers, unsafe_no_sandbox=settings.unsafe_no_sandbox, phased=True)
         self.versions = BundleVersions(store)  # a bundle changed between acceptance and grading: its old version
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._threads: list[threading.Thread] = []

@@ -46,7 +46,9 @@ class Submission(BaseModel):
     id: str
     state: Literal["queued", "running", "done"]
     problem: str
-    verdict: Verdict | None = None
+    verdict: Verdict | None = Field(None, description="once judged, the verdict of record (`phase: final`); while "
+                                                     "`running`, the public cases' verdict when they are judged "
+                                                     "(`phase: public`, its score over the public cases only)")
     metadata: dict[str, Any] | None = None
     created_at: datetime
     started_at: datetime | None = None
@@ -144,6 +146,8 @@ def _ts(value: float | None) -> str | None:
 def submission_view(row: StoredSubmission) -> dict:
     """The JSON of a submission, as GET answers it and callbacks send it."""
     verdict = json.loads(row.verdict_json) if row.verdict_json else None
+    if verdict is None and row.state == "running" and row.public_verdict_json:
+        verdict = json.loads(row.public_verdict_json)  # phase "public": the hidden cases still run
     return {
         "id": row.id,
         "state": row.state,

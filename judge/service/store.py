@@ -69,6 +69,8 @@ class StoredSubmission:
     request_hash: str | None = None
     status: str | None = None
     verdict_json: str | None = None
+    #: the public cases' verdict while the hidden ones run (shown only while ``state`` is running)
+    public_verdict_json: str | None = None
     enqueued_at: float | None = None
     started_at: float | None = None
     finished_at: float | None = None
@@ -267,7 +269,7 @@ class Store:
                     "source": item.source, "callback_url": item.callback_url,
                     "metadata_json": json.dumps(item.metadata) if item.metadata is not None else None,
                     "idempotency_key": item.idempotency_key, "request_hash": item.fingerprint(),
-                    "state": QUEUED, "status": None, "verdict_json": None,
+                    "state": QUEUED, "status": None, "verdict_json": None, "public_verdict_json": None,
                     "created_at": now + i * 1e-6,  # keeps a batch in order
                     "enqueued_at": None, "started_at": None, "finished_at": None, "attempts": 0, "worker": None,
                     "callback_state": "waiting" if item.callback_url else "none", "callback_attempts": 0,
@@ -380,7 +382,7 @@ class Store:
         with self._write() as conn:
             result = conn.execute(update(t).where(t.c.id == sub_id, t.c.state != DONE)
                                   .values(state=RUNNING, started_at=time.time(), attempts=t.c.attempts + 1,
-                                          worker=worker[:255]))
+                                          worker=worker[:255], public_verdict_json=None))
             if result.rowcount != 1:
                 return None
             row = conn.execute(select(t).where(t.c.id == sub_id)).mappings().first()
@@ -393,10 +395,21 @@ class Store:
         with self._write() as conn:
             result = conn.execute(
                 update(t).where(t.c.id == sub_id, t.c.state != DONE)
-                .values(state=DONE, verdict_json=verdict_json, status=status, finished_at=now,
+                .values(state=DONE, verdict_json=verdict_json, public_verdict_json=None, status=status,
+                        finished_at=now,
                         verdict_version=t.c.verdict_version + 1,
                         callback_state=case((t.c.callback_url.is_not(None), "pending"), else_="none"),
                         callback_next_at=now))
+            return result.rowcount == 1
+
+    def show_public(self, sub_id: str, attempt: int, verdict_json: str) -> bool:
+        """Keep the public cases' verdict of attempt ``attempt`` while it runs; True when kept.  Only the attempt
+        that claimed the row last, and only while it is running: an older copy of a retried job, or a verdict
+        already stored, is never covered by it."""
+        t = self.t
+        with self._write() as conn:
+            result = conn.execute(update(t).where(t.c.id == sub_id, t.c.state == RUNNING, t.c.attempts == attempt)
+                                  .values(public_verdict_json=verdict_json))
             return result.rowcount == 1
 
     # -- callbacks ----------------------------------------------------------------

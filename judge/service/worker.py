@@ -82,6 +82,22 @@ def store_verdict(store: Store, sub_id: str, verdict: Verdict, patience: float =
             pause = min(pause * 2, 5.0)
 
 
+def public_shower(store: Store, row: StoredSubmission) -> Callable[[Verdict], None]:
+    """What keeps this attempt's public-phase verdict beside the running submission (a phased judge calls it
+    as soon as the public cases are judged).  Best effort: a store away costs the early feedback, never the
+    grading; a verdict of another bundle version than the job's is not shown."""
+
+    def show(verdict: Verdict) -> None:
+        if other_version(row.problem_digest, verdict):
+            return
+        try:
+            store.show_public(row.id, row.attempts, verdict.model_dump_json())
+        except Exception as exc:  # noqa: BLE001 - the final verdict is what must be stored
+            log.warning("submission %s: its public verdict could not be kept (%s)", row.id, type(exc).__name__)
+
+    return show
+
+
 def process_submission(store: Store, judge: Judge, sub_id: str, worker: str,
                        on_stored: Callable[[dict], None] | None = None,
                        versions: BundleVersions | None = None, max_attempts: int = MAX_ATTEMPTS,
@@ -131,11 +147,12 @@ def _judge_claimed(store: Store, judge, row, worker: str, dead: int,  # noqa: AN
         else:
             if versions is not None:
                 target = versions.root_for(row.problem, row.problem_digest)
-            verdict = judge.grade(row.source, target)
+            shown = public_shower(store, row)
+            verdict = judge.grade(row.source, target, on_public=shown)
             if other_version(row.problem_digest, verdict) and versions is not None:
                 # this host's copy changed between the check and the grading (a deploy): the job's own version
                 target = versions.root_for(row.problem, row.problem_digest, fetch=True)
-                verdict = judge.grade(row.source, target)
+                verdict = judge.grade(row.source, target, on_public=shown)
             if other_version(row.problem_digest, verdict):
                 log.error("submission %s: graded with bundle version %s, accepted under %s; not stored", sub_id,
                           verdict.problem_digest, row.problem_digest)

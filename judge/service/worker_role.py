@@ -49,11 +49,12 @@ class Grant:
 #: What a worker does with each table it touches (judge/service/celery_app.py ``run_worker`` and what it calls).
 WORKER_PRIVILEGES: dict[str, tuple[Grant, ...]] = {
     # Store.claim reads the row (source, problem, digest, attempts) and marks it running; Store.finish stores the
-    # verdict (its CASE reads callback_url to make the callback due); Store.pending_count (rejudges yield to it).
+    # verdict (its CASE reads callback_url to make the callback due); Store.pending_count (rejudges yield to it);
+    # Store.show_public keeps the public cases' verdict while the hidden ones run.
     "judge_submissions": (
         Grant("SELECT"),
         Grant("UPDATE", ("state", "started_at", "attempts", "worker", "status", "verdict_json", "finished_at",
-                         "callback_state", "callback_next_at", "verdict_version")),
+                         "callback_state", "callback_next_at", "verdict_version", "public_verdict_json")),
     ),
     # Claims: each copy of a job opens a claim, beats while it runs and closes it; only claims that stopped
     # beating count as failed attempts (judge.service.claims).

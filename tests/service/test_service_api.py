@@ -157,6 +157,32 @@ def test_submit_then_poll(alpha):
     assert compile_error["verdict"]["status"] == "compile_error"
 
 
+def test_the_public_cases_verdict_comes_first_while_the_submission_runs(alpha):
+    """GET shows the public phase's verdict while the hidden cases run (they pause ~3 s here), then the final one;
+    the public one is never the verdict of record (its score is the public cases'; it is gone once done)."""
+    from tests.support.sources import SLOW_HIDDEN
+
+    r = alpha.post("/v1/submissions", json={"problem": "sinusoidal-pe", "source": SLOW_HIDDEN % {"pause": 0.8}})
+    assert r.status_code == 202, r.text
+    sub_id = r.json()["id"]
+    seen: list[tuple[str, str | None]] = []
+
+    def phases() -> bool:
+        body = alpha.get(f"/v1/submissions/{sub_id}").json()
+        verdict = body["verdict"]
+        seen.append((body["state"], verdict and verdict["phase"]))
+        if verdict is not None and verdict["phase"] == "public":
+            assert body["state"] == "running" and verdict["status"] == "accepted" and verdict["score"] == 1.0
+            assert {c["visibility"] for c in verdict["cases"]} == {"public"}, "the public run's cases only"
+        return body["state"] == "done"
+
+    wait_for(phases, 60, interval=0.1, what="the submission's verdicts")
+    order = [phase for _, phase in dict.fromkeys(seen)]
+    assert ("running", "public") in seen and order.index("public") < order.index("final"), seen
+    final = alpha.get(f"/v1/submissions/{sub_id}").json()["verdict"]
+    assert final["phase"] == "final" and final["status"] == "accepted" and len(final["cases"]) == 22
+
+
 def test_wait_is_bounded(alpha):
     started = time.monotonic()
     r = post(alpha, "time_limit_exceeded", params={"wait": "true", "timeout": "0.5"})

@@ -175,3 +175,22 @@ def test_settings_from_env():
     generated = Settings.from_env({})
     token = generated.ensure_token()
     assert token and generated.tokens == {"default": token} and len(token) >= 24
+
+
+def test_a_public_verdict_is_shown_only_while_its_own_attempt_runs(backend_store):
+    """The public phase's verdict is kept beside the running row, never as the verdict of record: a retried job's
+    new attempt starts without it, an older attempt cannot write it back, the stored verdict replaces it."""
+    from judge.service.schemas import submission_view
+
+    [(row, _)] = backend_store.create([new()], 10)
+    first = backend_store.claim(row.id, "w1")
+    assert first is not None and backend_store.show_public(row.id, first.attempts, '{"phase": "public", "n": 1}')
+    assert submission_view(backend_store.get(row.id))["verdict"] == {"phase": "public", "n": 1}
+    second = backend_store.claim(row.id, "w2")  # the job again (its worker was lost): a fresh attempt
+    assert second is not None and submission_view(backend_store.get(row.id))["verdict"] is None
+    assert not backend_store.show_public(row.id, first.attempts, '{"phase": "public", "n": 1}'), "a stale attempt"
+    assert backend_store.show_public(row.id, second.attempts, '{"phase": "public", "n": 2}')
+    assert backend_store.finish(row.id, '{"phase": "final"}', "accepted")
+    done = backend_store.get(row.id)
+    assert done.public_verdict_json is None and submission_view(done)["verdict"] == {"phase": "final"}
+    assert not backend_store.show_public(row.id, second.attempts, '{"phase": "public", "n": 3}'), "done is done"

@@ -129,6 +129,9 @@ def test_a_worker_with_its_own_role_and_redis_user_grades_and_can_do_nothing_els
         as_worker = Store(worker_db)
         LtiStore(as_worker).save_pictures(ids[1], [])
         assert as_worker.get(ids[0]).source == SOURCES["accepted"]  # it reads what it grades
+        # The public phase's verdict: the role may write that column (a refusal would raise here), never on a row
+        # that is done.
+        assert not as_worker.show_public(ids[0], as_worker.get(ids[0]).attempts, '{"phase": "public"}')
         as_worker.close()
 
         # Everything else, refused by PostgreSQL itself.

@@ -50,3 +50,27 @@ def apply_rope(x, positions=None, base=10000.0):
     out[..., 1::2] = first * s + second * c
     return out
 '''
+
+#: A right answer whose hidden cases are slow (a pause on the tables only hidden cases ask for, 2048 rows and
+#: more): the public phase's verdict is out seconds before the final one, observably, whatever the machine's load.
+#: ``time`` is not among the problem's imports; the pause is the test's, not a learner's habit.
+SLOW_HIDDEN = '''\
+import numpy as np
+
+_pause = __import__("ti" + "me").sleep
+
+
+def sinusoidal_pe(max_len, d_model, base=10000.0):
+    if max_len >= 2048:
+        _pause(%(pause)s)
+    half = d_model // 2
+    angle = np.arange(max_len)[:, None] / base ** (2 * np.arange(half) / d_model)
+    table = np.zeros((max_len, d_model))
+    table[:, 0:2 * half:2] = np.sin(angle)
+    table[:, 1:2 * half:2] = np.cos(angle)
+    return table
+
+
+def add_positional_encoding(x, base=10000.0):
+    return x + sinusoidal_pe(x.shape[-2], x.shape[-1], base)
+'''

@@ -128,7 +128,11 @@ def prepare_search(verdict: Verdict, prepared: PreparedProblem, reference,  # no
     """The search for ``verdict`` (None when there is nothing to search): candidates seeded by its failing
     public cases, and by the domain where hidden ones failed, with their expected outputs from ``reference``."""
     failing = [i for i, result in enumerate(verdict.cases) if result.status in DIFFERING]
-    return search_from(prepared, reference, failing_functions(verdict, prepared), failing, budget=budget)
+    functions = failing_functions(verdict, prepared)
+    if prepared.parent is not None:  # a phase's verdict (judge.grading.phases): its cases are some of the bundle's
+        failing = [prepared.indices[i] for i in failing]
+        prepared = prepared.parent
+    return search_from(prepared, reference, functions, failing, budget=budget)
 
 
 def search_from(prepared: PreparedProblem, reference, functions: list[str], seed_cases: list[int],  # noqa: ANN001

@@ -26,6 +26,8 @@ submissions = Table(
     Column("state", String(16), nullable=False),
     Column("status", String(32)),
     Column("verdict_json", Text),
+    # the public cases' verdict while the hidden ones run (judge.grading.phases); never the verdict of record
+    Column("public_verdict_json", Text),
     Column("created_at", Float, nullable=False),
     Column("enqueued_at", Float),
     Column("started_at", Float),

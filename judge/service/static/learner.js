@@ -176,10 +176,12 @@
 
   function renderVerdict(sub) {
     var v = sub.verdict, box = document.getElementById("verdict");
+    var early = v.phase === "public";  // the public cases' verdict, shown while the hidden cases still run
     box.textContent = "";
-    var status = el("p", {}, [el("span", { "class": "status " + v.status, text: words(v.status) }),
-      el("span", { "class": "score", text: "score " + Math.round(v.score * 1000) / 10 + "%" })]);
+    var status = el("p", {}, [el("span", { "class": "status " + v.status, text: (early ? "Public cases: " : "") + words(v.status) }),
+      el("span", { "class": "score", text: "score " + Math.round(v.score * 1000) / 10 + "%" + (early ? " of the public cases" : "") })]);
     box.appendChild(status);
+    if (early) box.appendChild(el("p", { "class": "hint phase", text: "The hidden cases are still running; the full verdict follows." }));
     if (v.notebook) box.appendChild(el("p", { "class": "hint notebook", text: "Notebook: graded the definitions in cell" +
       (v.notebook.cells_used.length === 1 ? " " : "s ") + v.notebook.cells_used.join(", ") +
       " (only what the functions need; no other cell was run)." }));
@@ -229,7 +231,9 @@
     var section = document.getElementById("verdict-section");
     section.hidden = false;
     section.setAttribute("data-submission", sub.id);
-    section.setAttribute("data-status", v.status);
+    section.setAttribute("data-phase", early ? "public" : "final");
+    if (early) section.removeAttribute("data-status");  // data-status is the verdict of record's alone
+    else section.setAttribute("data-status", v.status);
   }
 
   // -- a notebook instead of the editor: sent as it is (the judge extracts the functions, names cells) --------
@@ -246,7 +250,11 @@
   function follow(id, started) {
     return api("GET", "/lti/api/submissions/" + encodeURIComponent(id)).then(function (sub) {
       if (sub.state !== "done") {
-        stateLine.textContent = sub.state === "running" ? "Running your code..." : "Queued...";
+        var early = sub.verdict && sub.verdict.phase === "public";
+        stateLine.textContent = early ? "Public cases judged; running the hidden cases..." :
+          sub.state === "running" ? "Running your code..." : "Queued...";
+        var section = document.getElementById("verdict-section");
+        if (early && !(section.getAttribute("data-submission") === id && section.getAttribute("data-phase") === "public")) renderVerdict(sub);
         return new Promise(function (ok) { setTimeout(ok, 300); }).then(function () { return follow(id, started); });
       }
       var seconds = (performance.now() - started) / 1000;
@@ -290,7 +298,7 @@
       document.getElementById("history-empty").hidden = data.submissions.length > 0;
       data.submissions.forEach(function (sub) {
         var when = sub.created_at ? new Date(sub.created_at).toLocaleString() : "";
-        var label = sub.verdict ? words(sub.verdict.status) + ", score " + Math.round(sub.verdict.score * 1000) / 10 + "%" : sub.state;
+        var label = sub.verdict && sub.state === "done" ? words(sub.verdict.status) + ", score " + Math.round(sub.verdict.score * 1000) / 10 + "%" : sub.state;
         var button = el("button", { type: "button", "class": "link", text: when + ": " + label });
         button.addEventListener("click", function () {
           api("GET", "/lti/api/submissions/" + encodeURIComponent(sub.id)).then(function (full) {

@@ -286,3 +286,58 @@ def test_a_learner_joins_at_learn_in_the_browser(browser, lms):
     page.locator("#editor").wait_for(timeout=30_000)
     assert code not in page.content(), "the personal code is shown once"
     assert not problems, problems
+
+
+def test_the_public_cases_verdict_shows_first_and_the_page_shows_no_hidden_argument(browser, lms):
+    """Public results first, without a reload: a right answer whose hidden cases are slow (they pause ~3 s) shows
+    the public cases' verdict, then the final one.  Then a file that prints every call's arguments from a public
+    case (runtime_error/attack_print_hidden_args_in_public_case.py): no JSON the page receives, the public
+    phase's included, and nothing on the page holds a hidden case's arguments."""
+    from tests.support.hidden_args import ATTACK, found_in, tokens
+    from tests.support.sources import SLOW_HIDDEN
+
+    platform, _server = lms
+    problems: list[str] = []
+    bodies: list[str] = []
+    page = browser.new_page()
+    _watch(page, problems)
+
+    def keep(response) -> None:  # noqa: ANN001 - what the page's script receives of its submissions
+        if "/lti/api/submissions" in response.url and response.request.method == "GET":
+            try:
+                bodies.append(response.text())
+            except Exception:  # noqa: BLE001 - a response gone with its page
+                pass
+
+    page.on("response", keep)
+    page.goto(f"{platform.url}/course?user=learner-phases")
+    frame = page.frame_locator("#tool")
+    editor = frame.locator("#editor")
+    editor.wait_for(timeout=30_000)
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+    page.keyboard.insert_text(SLOW_HIDDEN % {"pause": 0.8})
+    frame.locator("#submit").click()
+    section = frame.locator("#verdict-section")
+    frame.locator('#verdict-section[data-phase="public"]').wait_for(timeout=60_000)
+    public_at = time.monotonic()
+    assert section.get_attribute("data-status") is None, "the public phase is no verdict of record"
+    assert frame.locator(".status").inner_text() == "Public cases: Accepted"
+    assert "still running" in frame.locator("p.phase").inner_text()
+    frame.locator('#verdict-section[data-phase="final"][data-status="accepted"]').wait_for(timeout=60_000)
+    assert time.monotonic() - public_at > 1.0, "the public phase was on the page while the hidden cases ran"
+    assert frame.locator(".status").inner_text() == "Accepted" and frame.locator("p.phase").count() == 0
+    assert any('"phase":"public"' in b for b in bodies) and any('"phase":"final"' in b for b in bodies)
+
+    bodies.clear()
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+    page.keyboard.insert_text(ATTACK.read_text())
+    frame.locator("#submit").click()
+    frame.locator('#verdict-section[data-phase="final"][data-status="runtime_error"]').wait_for(timeout=60_000)
+    shown = "\n".join(bodies) + frame.locator("#verdict-section").inner_text()
+    assert "A:3x4" in shown, "the channel works: a public case's own arguments are shown"
+    assert not found_in(tokens("hidden"), shown), "a hidden case's arguments reached the learner's page"
+    assert not problems, problems

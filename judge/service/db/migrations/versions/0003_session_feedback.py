@@ -4,7 +4,7 @@
 A session made before has none (NULL): the bundle's own policy, as before.
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

@@ -91,13 +91,16 @@ def merge(prepared: PreparedProblem, first: PhaseRun, second: PhaseRun,
     failing = next((c for c in cases if c.status is not Status.ACCEPTED), None)
     total = sum(c.weight for c in cases) or 1.0
     score = sum(c.weight for c in cases if c.status is Status.ACCEPTED) / total
-    message = ""
+    message, said = "", []
     if failing is not None:
+        from judge.i18n.localize import first_failing
+
+        said = [first_failing(failing)]  # as one run's verdict says it: rendered in the learner's language
         label = failing.id if failing.visibility == "public" else f"{failing.id} (hidden)"
         message = f"first failing case {label}: {failing.message}"
     one, two = first.verdict, second.verdict
     fields: dict[str, Any] = dict(
-        score=round(score, 6), cases=cases, message=message, isolation=one.isolation,
+        score=round(score, 6), cases=cases, message=message, said=said, isolation=one.isolation,
         stdout=_joined(one.stdout, two.stdout), stderr=_joined(one.stderr, two.stderr),
         resources=_resources(one.resources, two.resources, second.report is None),
         load_output=one.load_output, pictures=one.pictures, counterexample=one.counterexample)

@@ -234,7 +234,7 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
 
 
 def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False,
-                        wheres: dict[str, MessageRef] | None = None) -> list[MessageRef]:
+                        wheres: dict[str, MessageRef] | None = None, terms: Terms | None = None) -> list[MessageRef]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only; ``wheres``: the
     worst and the first non-finite element's places as message ids, when known)."""
     wheres = wheres or {}
@@ -257,7 +257,8 @@ def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False,
         parts.append(m.VALUES_DIFFER_REL(relative=f.max_rel_error, **said)
                      if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else m.VALUES_DIFFER(**said))
     if f.mismatch_kinds:
-        parts.append(m.OUT_OF_TOLERANCE_IN(counts=[m.COUNT_IN(count=n, kind=k) for k, n in f.mismatch_kinds.items()]))
+        parts.append(m.OUT_OF_TOLERANCE_IN(counts=[m.COUNT_IN(count=n, kind=terms.kind_said(k) if terms else k)
+                                                for k, n in f.mismatch_kinds.items()]))
     if reveal and f.worst_index is not None:
         if items:  # grad_w[1, 0]
             parts.append(m.AT_ITEM(where=wheres.get("worst", f.worst_where), expected=f.expected_at_worst,
@@ -286,7 +287,8 @@ def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Ter
     if reveal and f.first_nonfinite_index is not None:
         wheres["nonfinite"] = terms.describe_said(f.first_nonfinite_index)
         f.nonfinite_where = render(wheres["nonfinite"], "en")
-    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None, wheres=wheres)])
+    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None, wheres=wheres,
+                                                                  terms=terms)])
     return False
 
 

@@ -112,7 +112,8 @@ def counterexample_lines(verdict: Verdict, indent: str = "  ", lang: str = "en")
         lines += _array_lines(got[:-1], found.got, indent, width, lang)
     elif found.got_text:  # the learner's own words (cut and cleaned by the search): said to be theirs
         said = m.CE_YOUR_CODE_RAISED if found.differs.startswith("raises") else m.CE_YOUR_FUNCTION_RETURNED
-        lines += _wrap(say(said, lang, text=found.got_text), indent)
+        # kept in its own lines: a traceback stays as Python wrote it, never run into the judge's words
+        lines += [indent + line for line in say(said, lang, text=found.got_text).splitlines()]
     if found.message and found.differs in ("values", "input changed", "dtype", "shape"):
         lines += _wrap(found.message, indent)
     return lines

@@ -81,6 +81,28 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept, parts=parts)
 
 
+_DESCRIBED: list[tuple[re.Pattern[str], Callable[[re.Match[str]], MessageRef]]] = [
+    (re.compile(r"a list of (\d+) items?"), lambda g: m.VALUE_LIST(count=int(g[1]))),
+    (re.compile(r"a tuple of (\d+) items?"), lambda g: m.VALUE_TUPLE(count=int(g[1]))),
+    (re.compile(r"a bool"), lambda g: m.VALUE_BOOL()),
+    (re.compile(r"a value of type ([\w.<>]+)"), lambda g: m.VALUE_TYPE(type=g[1])),
+    (re.compile(r"an instance of ([\w.<>]+), a subclass of numpy\.ndarray \(shape (.*)\)"),
+     lambda g: m.VALUE_SUBCLASS(type=g[1], shape=g[2])),
+    (re.compile(r"a numpy\.ndarray of dtype (\w+) and shape (.*)"), lambda g: m.VALUE_NDARRAY(dtype=g[1], shape=g[2])),
+    (re.compile(r"a numpy\.ndarray of dtype (\w+)"), lambda g: m.VALUE_NDARRAY_DTYPE(dtype=g[1])),
+]
+
+
+def described(text: str) -> MessageRef:
+    """What came back instead of an output, as message ids: the sandbox's side describes it in fixed English
+    (judge.sandbox.boundary.outputs.describe, which must not import the catalogs); anything else stays as it is."""
+    for pattern, ref in _DESCRIBED:
+        found = pattern.fullmatch(text)
+        if found is not None:
+            return ref(found)
+    return verbatim(text)
+
+
 def _what(case: PreparedCase) -> MessageRef:
     """What the case's function must return, in a learner's words."""
     if case.parts is not None:
@@ -307,7 +329,8 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
             result.status = Status.RUNTIME_ERROR
             _say(result, [m.RAISED(exception=header.message) if header.message else verbatim(""), *changed])
         else:
-            _say(result, [m.RETURNED_OTHER(function=spec.function, what=header.message, expected=_what(case)),
+            _say(result, [m.RETURNED_OTHER(function=spec.function, what=described(header.message),
+                                           expected=_what(case)),
                           *changed])
         _observe(observed, index, header)
         return result

@@ -207,4 +207,8 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
     if verdict.counterexample is not None and verdict.counterexample.said:
         update["counterexample"] = verdict.counterexample.model_copy(update={
             "message": render_all(worded(verdict.counterexample.said, lang, bundle), lang)})
+    found = update.get("counterexample", verdict.counterexample)
+    if found is not None and found.got_said:
+        update["counterexample"] = found.model_copy(update={
+            "got_text": render_all(worded(found.got_said, lang, bundle), lang)})
     return verdict.model_copy(update=update)

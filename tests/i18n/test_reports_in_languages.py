@@ -8,8 +8,9 @@ pair and leading-axes names, the recovered formula's components), which must com
 The detector (tests/support/i18n.py) looks for English function words outside code, identifiers, numbers and the
 learner's or Python's own words (what the counterexample quotes of the learner's code, their source's lines); the
 facts the bundle's own code reads off an output (its mistakes.py) are its words, left out.  Texts a bundle words
-itself (its named mistakes' explanations, its property checks) are the bundle's translations' to give (judge.problem.translations); until a judge has that module they are left out of
-the search, and with it they are searched too."""
+itself (its named mistakes' explanations, its property checks) are the bundle's translations' to give
+(judge.problem.translations); until a judge has that module they are left out of the search, and with it they are
+searched too."""
 
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ def cut(text: str, limit: int, note: str | None = None, lang: str = "en") -> str
 def case_label(case: CaseResult, lang: str = "en") -> str:
     """A public case's id; a hidden one's id marked hidden (a learner's view names them "hidden case K of N",
     in ``lang`` once localized: such a name has no parenthesis to add)."""
-    if case.visibility != "hidden" or case.id.startswith("hidden case ") or case.id.endswith(")"):
+    named = say(m.HIDDEN_LABEL, lang, k=0, n=0).split("0")[0]  # "hidden case ", "cas caché ", ...
+    if case.visibility != "hidden" or case.id.startswith(("hidden case ", named)):
         return case.id
     return say(m.HIDDEN_SUFFIX, lang, case=case.id)
 

@@ -160,8 +160,11 @@ def grade(file: str, problem: str | None, fmt: str, color: bool | None, unsafe_n
         def public_first(public: Verdict) -> None:  # text only: the other formats are one document each
             from judge.formats.text import render_public_text
             from judge.i18n.localize import localize
+            from judge.problem.loader import load_problem, resolve
 
-            click.echo(render_public_text(localize(public, language), color=painted, lang=language), nl=False)
+            # the bundle's words (axis names, pairs) in the language: read again, the bundle is small
+            bundle = load_problem(resolve(target)) if language != "en" else None
+            click.echo(render_public_text(localize(public, language, bundle), color=painted, lang=language), nl=False)
 
         verdict, bundle, _ = grade_once(source, target, isolation=isolation, unsafe_no_sandbox=unsafe_no_sandbox,
                                      backend=backend, image=image, pictures_dir=pictures,

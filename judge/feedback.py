@@ -103,6 +103,8 @@ class Counterexample(BaseModel):
     got: Any | None = Field(None, description="the learner's output (nested lists), when an array came back")
     got_text: str = Field("", description="what came back otherwise, in the learner's code's own words (the "
                                           "exception, or what the value was), at most 1000 characters")
+    got_said: list[MessageRef] = Field(default_factory=list, description="got_text as message ids, when it is "
+                                       "the judge's words (the process was killed, what kind of value came back)")
     message: str = Field("", description="the judge's facts of the difference (values, shape, dtype, input "
                                          "changed), as for a case; empty where got_text says it")
     said: list[MessageRef] = Field(default_factory=list, description="the message as message ids (i18n)")

@@ -19,6 +19,7 @@ import numpy as np
 from judge.diagnosis.bank import passing_small
 from judge.diagnosis.base import REGISTRY, Candidate, Context, close
 from judge.feedback import RecoveredComponent, Recovery
+from judge.i18n import messages as msgs
 from judge.problem.mistakes import FamilySpec
 from judge.problem.models import Tolerance
 
@@ -130,7 +131,7 @@ def _sentence(parts: list[RecoveredComponent]) -> str:
     wrong = [p.text for p in parts if not p.right]
     if not wrong:
         return ""
-    return wrong[0] if len(wrong) == 1 else "; ".join(wrong[:-1]) + "; and " + wrong[-1]
+    return wrong[0] if len(wrong) == 1 else msgs.AND_LAST.en(items="; ".join(wrong[:-1]), last=wrong[-1])
 
 
 def _assessable(ctx: Context, bank: Bank) -> list[int]:
@@ -202,7 +203,7 @@ def _explained(fitter: _Fitter, ctx: Context, bank: Bank, found: tuple, assessab
     """Phase 4b: the formula that reproduces every failing case, said component by component, and the bank's
     mistakes it is made of as one candidate explanation (when every wrong component names one)."""
     parts = _describe(fitter, found)
-    recovery = Recovery(summary="Your output is reproduced exactly by code that " + _sentence(parts) + ".",
+    recovery = Recovery(summary=msgs.RECOVERED_EXACT.en(what=_sentence(parts)),
                         components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],
                         checked=len(assessable), facts=facts)
     wrong = [p for p in parts if not p.right]
@@ -230,12 +231,11 @@ def _closest(fitter: _Fitter, ctx: Context, search: list[int], best_prefix: dict
     if best is None:
         if not facts:
             return None
-        return Recovery(summary="No formula of the known family reproduces your output.", explains=False,
+        return Recovery(summary=msgs.RECOVERED_NONE.en(), explains=False,
                         checked=len(search), facts=facts)
     parts = _describe(fitter, best)
     n, m = len(best_cases), len(search)
-    return Recovery(summary=f"No formula of the known family reproduces every failing case; the closest one "
-                            f"(reproducing {n} of the {m} checked) is code that {_sentence(parts)}.",
+    return Recovery(summary=msgs.RECOVERED_CLOSEST.en(n=n, m=m, what=_sentence(parts)),
                     components=parts, explains=False, cases=[ctx.cases[i].id for i in best_cases], checked=m,
                     facts=facts)
 

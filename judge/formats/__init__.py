@@ -38,12 +38,13 @@ def render(verdict: Verdict, fmt: str, bundle: Bundle | None = None, color: bool
         return render_text(verdict, color=color, file=file, lang=lang)
     if fmt == "json":
         return verdict.model_dump_json(indent=2) + "\n"
-    return export(verdict, fmt, bundle)
+    return export(verdict, fmt, bundle, lang)
 
 
-def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None) -> str:
-    """A platform's result file for ``verdict`` (one of :data:`FORMATS`)."""
-    return exporter(fmt)(verdict, bundle)
+def export(verdict: Verdict, fmt: str, bundle: Bundle | None = None, lang: str = "en") -> str:
+    """A platform's result file for ``verdict`` (one of :data:`FORMATS`), the exporter's own words in ``lang``
+    (the verdict's texts are rendered by :func:`judge.i18n.localize.localize` before)."""
+    return exporter(fmt)(verdict, bundle, lang)
 
 
 #: The result files learners read: ``judge grade`` writes them cut by the bundle's feedback policy, as the
@@ -63,10 +64,10 @@ def export_for_learners(verdict: Verdict, fmt: str, bundle: Bundle | None = None
     from judge.i18n.localize import localize
 
     view = learner_view(verdict, bundle.spec.feedback if bundle is not None else None)
-    return export(localize(view, lang, bundle), fmt, bundle)
+    return export(localize(view, lang, bundle), fmt, bundle, lang)
 
 
-def exporter(fmt: str) -> Callable[[Verdict, Bundle | None], str]:
+def exporter(fmt: str) -> Callable[[Verdict, Bundle | None, str], str]:
     if fmt == "gradescope":
         from judge.formats.gradescope import export as fn
     elif fmt == "exercism":

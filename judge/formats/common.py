@@ -6,23 +6,30 @@ goes through these helpers for that.
 
 from __future__ import annotations
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.problem.loader import Bundle
 from judge.problem.models import ArrayArg, CaseSpec
 from judge.verdict import CaseResult, Status, Verdict
 
 
-def cut(text: str, limit: int, note: str = "... (truncated)") -> str:
-    """``text`` in at most ``limit`` characters, the note included when it had to be cut."""
+def cut(text: str, limit: int, note: str | None = None, lang: str = "en") -> str:
+    """``text`` in at most ``limit`` characters, the note (default: "... (truncated)" in ``lang``) included when
+    it had to be cut."""
+    if note is None:
+        note = say(m.X_TRUNCATED, lang)
     if len(text) <= limit:
         return text
     return text[: max(0, limit - len(note))] + note[:limit]
 
 
-def case_label(case: CaseResult) -> str:
-    """A public case's id; a hidden one's id marked hidden (a learner's view names them "hidden case K of N")."""
-    if case.visibility != "hidden" or case.id.startswith("hidden case "):
+def case_label(case: CaseResult, lang: str = "en") -> str:
+    """A public case's id; a hidden one's id marked hidden (a learner's view names them "hidden case K of N",
+    in ``lang`` once localized: such a name has no parenthesis to add)."""
+    named = say(m.HIDDEN_LABEL, lang, k=0, n=0).split("0")[0]  # "hidden case ", "cas caché ", ...
+    if case.visibility != "hidden" or case.id.startswith(("hidden case ", named)):
         return case.id
-    return f"{case.id} (hidden)"
+    return say(m.HIDDEN_SUFFIX, lang, case=case.id)
 
 
 def diagnoses_for(verdict: Verdict, case: CaseResult) -> list[str]:
@@ -34,10 +41,9 @@ def patterns_for(verdict: Verdict, case: CaseResult) -> list[str]:
     return [p.description for p in verdict.patterns if case.id in p.cases]
 
 
-def summary(verdict: Verdict) -> str:
+def summary(verdict: Verdict, lang: str = "en") -> str:
     """The learner-facing summary: verdict, what the failing cases share, the explanation, then the facts."""
     from judge.formats.explain import (
-        COUNTEREXAMPLE_TITLE,
         counterexample_lines,
         explanation_lines,
         notebook_line,
@@ -47,24 +53,26 @@ def summary(verdict: Verdict) -> str:
 
     passed = sum(c.status is Status.ACCEPTED for c in verdict.cases)
     shown = verdict.shown
-    withheld = (f"; hidden cases: {shown.withheld_passed} of {shown.withheld_cases} passed"
+    withheld = (say(m.X_WITHHELD, lang, passed=shown.withheld_passed, total=shown.withheld_cases)
                 if shown is not None and shown.withheld_cases else "")   # never "all passed" while hidden failed
-    lines = [f"{verdict.problem}: {verdict.status.value.replace('_', ' ')}, score {verdict.score:.3f}"
-             + (f" ({passed} of {len(verdict.cases)} cases passed{withheld})" if verdict.cases else "")]
+    lines = [say(m.X_HEADLINE, lang, problem=verdict.problem, status=say(m.STATUS_WORDS[verdict.status.value], lang),
+                 score=verdict.score)
+             + (say(m.X_COUNTS, lang, passed=passed, total=len(verdict.cases), withheld=withheld)
+                if verdict.cases else "")]
     if verdict.notebook is not None:
-        lines.append(notebook_line(verdict))
+        lines.append(notebook_line(verdict, lang))
     lines += pattern_lines(verdict)
     if any(c.status is Status.WRONG_ANSWER for c in verdict.cases):
         full = [d for d in verdict.diagnoses if d.explains]
         if full:
-            lines.append(f"Likely mistake: {full[0].id} (confidence {full[0].confidence:.0%})")
-        lines += [line.strip() for line in explanation_lines(verdict, indent="")]
+            lines.append(say(m.X_LIKELY_MISTAKE, lang, id=full[0].id, confidence=float(full[0].confidence)))
+        lines += [line.strip() for line in explanation_lines(verdict, indent="", lang=lang)]
         for check in verdict.checks:
             if not check.holds:
-                lines.append(f"Property violated: {check.description} "
-                             f"(in {len(check.failed_cases)} of {check.checked} failing cases)")
+                lines.append(say(m.X_PROPERTY_VIOLATED, lang, description=check.description,
+                                 failed=len(check.failed_cases), checked=check.checked))
     if verdict.counterexample:
-        lines += [COUNTEREXAMPLE_TITLE + ":"] + counterexample_lines(verdict)
+        lines += [say(m.R_COUNTEREXAMPLE, lang) + ":"] + counterexample_lines(verdict, lang=lang)
     lines += [line.strip() for line in time_lines(verdict)]
     if verdict.message:
         lines.append(verdict.message)
@@ -95,23 +103,23 @@ def printed_output(verdict: Verdict) -> str | None:
     return "".join(parts)
 
 
-def output_note(verdict: Verdict) -> str:
+def output_note(verdict: Verdict, lang: str = "en") -> str:
     """One line about printed output that is withheld ("" when nothing is withheld)."""
     if not verdict.stdout.bytes:
         return ""
     shown = printed_output(verdict)
     if shown is None or len(shown.encode()) < verdict.stdout.bytes:
-        return "(what your code printed during hidden cases is not shown: it could reveal their inputs)"
+        return say(m.X_OUTPUT_WITHHELD, lang)
     return ""
 
 
-def case_message(verdict: Verdict, case: CaseResult) -> str:
+def case_message(verdict: Verdict, case: CaseResult, lang: str = "en") -> str:
     ids = [d.id for d in verdict.diagnoses if case.id in d.cases and d.explains]
-    text = case.message or ("not run" if case.status is Status.SKIPPED else "")
+    text = case.message or (say(m.X_NOT_RUN, lang) if case.status is Status.SKIPPED else "")
     if ids:
-        text = f"likely mistake: {', '.join(ids)}\n{text}"
+        text = f"{say(m.X_CASE_LIKELY, lang, ids=', '.join(ids))}\n{text}"
     for p in patterns_for(verdict, case):
-        text = f"pattern: {p}\n{text}"
+        text = f"{say(m.X_CASE_PATTERN, lang, pattern=p)}\n{text}"
     return text
 
 
@@ -130,12 +138,12 @@ def call_text(spec: CaseSpec) -> str:
     return f"{spec.function}({', '.join(f'{k}={_arg(v)}' for k, v in spec.args.items())})"
 
 
-def test_code(bundle: Bundle | None, case: CaseResult) -> str:
+def test_code(bundle: Bundle | None, case: CaseResult, lang: str = "en") -> str:
     """The call a public case makes; hidden cases say only that they are hidden."""
     if case.visibility != "public":
-        return f"{case.function}(...)  # hidden case: its arguments are not shown"
+        return f"{case.function}(...)  # {say(m.X_HIDDEN_CODE, lang)}"
     if bundle is not None:
         for spec in bundle.cases.cases:
             if spec.id == case.id:
                 return call_text(spec)
-    return f"{case.function}(...)  # case {case.id}"
+    return f"{case.function}(...)  # {say(m.X_CASE_CODE, lang, case=case.id)}"

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 
 from judge.formats.common import case_label, case_message, case_output, cut, printed_output, summary, test_code
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 
@@ -31,9 +33,11 @@ def _status(status: Status) -> str:
     return "error"
 
 
-def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
+def results(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> dict:
+    """The results object, the judge's own words in ``lang``."""
     if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
-        return {"version": 3, "status": "error", "message": cut(summary(verdict), MESSAGE_CAP), "tests": []}
+        return {"version": 3, "status": "error", "message": cut(summary(verdict, lang), MESSAGE_CAP, lang=lang),
+                "tests": []}
     loaded = verdict.load_output.stdout if verdict.load_output is not None else ""
     split = all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED)
     printed = None if split else printed_output(verdict)   # the whole run's text, only when it cannot be split
@@ -42,28 +46,29 @@ def results(verdict: Verdict, bundle: Bundle | None = None) -> dict:
         status = _status(case.status)
         message = None
         if status != "pass":
-            message = case_message(verdict, case)
+            message = case_message(verdict, case, lang)
             if n == next(k for k, c in enumerate(verdict.cases) if c.status is not Status.ACCEPTED):
-                message = summary(verdict) + "\n\n" + message   # the diagnosis first, once
-            message = cut(message, MESSAGE_CAP)
-        test = {"name": f"{case_label(case)}: {case.function}", "status": status, "message": message,
-                "output": None, "test_code": test_code(bundle, case)}
+                message = summary(verdict, lang) + "\n\n" + message   # the diagnosis first, once
+            message = cut(message, MESSAGE_CAP, lang=lang)
+        test = {"name": f"{case_label(case, lang)}: {case.function}", "status": status, "message": message,
+                "output": None, "test_code": test_code(bundle, case, lang)}
         if split:   # each test's own prints (public cases only), the file's import-time prints on the first
             own = (loaded if n == 0 else "") + (case_output(case) or "")
             test["output"] = cut(own, OUTPUT_CAP, TRUNCATED) if own else None
         elif n == 0 and printed:
-            test["output"] = cut("(printed during the whole run) " + printed, OUTPUT_CAP, TRUNCATED)
+            test["output"] = cut(say(m.X_PRINTED_WHOLE, lang) + " " + printed, OUTPUT_CAP, TRUNCATED)
         tests.append(test)
     shown = verdict.shown
     if shown is not None and shown.withheld_cases:   # a feedback policy that shows hidden cases' score only
         passed = shown.withheld_passed == shown.withheld_cases
-        tests.append({"name": f"{shown.withheld_cases} hidden cases", "status": "pass" if passed else "fail",
-                      "message": None if passed else f"{shown.withheld_passed} of {shown.withheld_cases} passed "
-                                                     "(only the score is shown for hidden cases)",
-                      "output": None, "test_code": "# hidden cases: their arguments are not shown"})
+        tests.append({"name": say(m.X_HIDDEN_CASES, lang, count=shown.withheld_cases),
+                      "status": "pass" if passed else "fail",
+                      "message": None if passed else say(m.X_ONLY_SCORE, lang, passed=shown.withheld_passed,
+                                                         total=shown.withheld_cases),
+                      "output": None, "test_code": "# " + say(m.X_HIDDEN_CASES_CODE, lang)})
     overall = "pass" if all(t["status"] == "pass" for t in tests) else "fail"
     return {"version": 3, "status": overall, "tests": tests}
 
 
-def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
-    return json.dumps(results(verdict, bundle), indent=2)
+def export(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> str:
+    return json.dumps(results(verdict, bundle, lang), indent=2)

@@ -54,10 +54,10 @@ def explanation_lines(verdict: Verdict, indent: str = "  ", lang: str = "en") ->
         lines += _wrap(r.summary, indent + ("  " if r.explains else ""))
         right = [c.name for c in r.components if c.right]
         if r.explains and right:
-            lines += _wrap("Right: " + ", ".join(right) + ".", indent + "  ")
+            lines += _wrap(say(m.RIGHT, lang, items=", ".join(right)), indent + "  ")
     if r is not None:
         for fact in r.facts:
-            lines += _wrap("Fact: " + fact, indent)
+            lines += _wrap(say(m.FACT, lang, fact=fact), indent)
     for d in partial:
         broken = _broken_passing(d)
         lines.append(indent + say(m.PARTLY_EXPLAINS, lang, id=d.id, cases=len(d.cases), checked=d.checked,
@@ -101,7 +101,7 @@ def counterexample_lines(verdict: Verdict, indent: str = "  ", lang: str = "en")
     differs = _DIFFERS.get(found.differs)
     lines.append(f"{indent}{say(differs, lang) if differs is not None else found.differs}")
     if found.differs == "input changed":
-        return lines + _input_changed_lines(found, indent)
+        return lines + _input_changed_lines(found, indent, lang)
     expected, got = say(m.CE_EXPECTED, lang), say(m.CE_GOT, lang)
     width = max(10, len(expected) + 1, len(got) + 1)
     if found.expected_raises:
@@ -112,7 +112,8 @@ def counterexample_lines(verdict: Verdict, indent: str = "  ", lang: str = "en")
         lines += _array_lines(got[:-1], found.got, indent, width, lang)
     elif found.got_text:  # the learner's own words (cut and cleaned by the search): said to be theirs
         said = m.CE_YOUR_CODE_RAISED if found.differs.startswith("raises") else m.CE_YOUR_FUNCTION_RETURNED
-        lines += _wrap(say(said, lang, text=found.got_text), indent)
+        # kept in its own lines: a traceback stays as Python wrote it, never run into the judge's words
+        lines += [indent + line for line in say(said, lang, text=found.got_text).splitlines()]
     if found.message and found.differs in ("values", "input changed", "dtype", "shape"):
         lines += _wrap(found.message, indent)
     return lines
@@ -121,7 +122,7 @@ def counterexample_lines(verdict: Verdict, indent: str = "  ", lang: str = "en")
 _MODIFIED = re.compile(r"modified its inputs? ([\w, ]+?) \(inputs must stay unchanged\)")
 
 
-def _input_changed_lines(found, indent: str) -> list[str]:  # noqa: ANN001 - a Counterexample
+def _input_changed_lines(found, indent: str, lang: str = "en") -> list[str]:  # noqa: ANN001 - a Counterexample
     """What an input-changing counterexample is about: the input before the call (the returned value is right,
     or the same as expected: shown once), and that the call changed it."""
     named = _MODIFIED.search(found.message or "")
@@ -132,15 +133,15 @@ def _input_changed_lines(found, indent: str) -> list[str]:  # noqa: ANN001 - a C
         value = found.args.get(name)
         literal = value.get("literal") if isinstance(value, dict) else None
         if literal is not None:
-            lines += _array_lines(f"{name} before the call", literal, indent, width=20)
-        lines += _wrap(f"{name + ' after the call:':<20}changed: your function wrote into {name} (e.g. with {name} "
-                       f"+= ... or {name}[...] = ...); return a new array and leave {name} as it was", indent,
+            lines += _array_lines(say(m.CE_BEFORE_CALL, lang, name=name), literal, indent, width=20, lang=lang)
+        lines += _wrap(f"{say(m.CE_AFTER_CALL, lang, name=name):<20}{say(m.CE_WROTE_INTO, lang, name=name)}", indent,
                        indent + " " * 20)
     if found.expected is not None:
         same = found.got is not None and found.got == found.expected
-        lines += _array_lines("returned" if same else "expected", found.expected, indent, width=20)
+        lines += _array_lines(say(m.CE_RETURNED if same else m.CE_EXPECTED_WORD, lang), found.expected, indent,
+                              width=20, lang=lang)
         if not same and found.got is not None:
-            lines += _array_lines("got", found.got, indent, width=20)
+            lines += _array_lines(say(m.CE_GOT_WORD, lang), found.got, indent, width=20, lang=lang)
     return lines
 
 
@@ -162,15 +163,14 @@ def _array_lines(label: str, values: object, indent: str, width: int = 10, lang:
     return [head + rows[0]] + [" " * len(head) + row for row in rows[1:]]
 
 
-def notebook_line(verdict: Verdict) -> str:
+def notebook_line(verdict: Verdict, lang: str = "en") -> str:
     """Which cells of a notebook were graded, and that the others were never run."""
     nb = verdict.notebook
     assert nb is not None  # asked only for a notebook's verdict
-    cells = ", ".join(map(str, nb.cells_used))
-    skipped = f"; not Python or not parsed: cell{'s' if len(nb.cells_skipped) > 1 else ''} " \
-        f"{', '.join(map(str, nb.cells_skipped))}" if nb.cells_skipped else ""
-    return (f"notebook: graded the definitions in cell{'s' if len(nb.cells_used) != 1 else ''} {cells} (only what "
-            f"the functions need; nothing else was run){skipped}")
+    skipped = say(m.NOTEBOOK_SKIPPED, lang, count=len(nb.cells_skipped),
+                  cells=", ".join(map(str, nb.cells_skipped))) if nb.cells_skipped else ""
+    return say(m.NOTEBOOK_GRADED, lang, count=len(nb.cells_used), cells=", ".join(map(str, nb.cells_used)),
+               skipped=skipped)
 
 
 def time_lines(verdict: Verdict) -> list[str]:

@@ -24,6 +24,8 @@ from typing import Any
 
 from judge.formats.common import case_label, case_message, cut, diagnoses_for, summary
 from judge.formats.learner import learner_view
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.problem.feedback_policy import FeedbackPolicy
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
@@ -34,24 +36,24 @@ OUTPUT_CAP = 64 << 10           # and for the top-level output
 
 
 def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: str = "after_due_date",
-            overview: Verdict | None = None) -> dict:
+            overview: Verdict | None = None, lang: str = "en") -> dict:
     """``overview``: the verdict the always-visible parts (output, extra_data) are written from (default
-    ``verdict``, whose hidden rows get ``hidden_visibility``)."""
+    ``verdict``, whose hidden rows get ``hidden_visibility``); ``lang``: the language of the judge's own words."""
     overview = overview or verdict
     if hidden_visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {VISIBILITIES}")
     tests: list[dict[str, Any]] = []
     for n, case in enumerate(verdict.cases, start=1):
         passed = case.status is Status.ACCEPTED
-        status_line = case.status.value.replace("_", " ")
-        output = status_line if passed else f"{status_line}: {case_message(verdict, case)}"
+        status_line = say(m.STATUS_WORDS[case.status.value], lang)
+        output = status_line if passed else f"{status_line}: {case_message(verdict, case, lang)}"
         tests.append({
-            "name": f"{case_label(case)}: {case.function}",
+            "name": f"{case_label(case, lang)}: {case.function}",
             "number": str(n),
             "score": round(case.weight if passed else 0.0, 6),
             "max_score": round(case.weight, 6),
             "status": "passed" if passed else "failed",
-            "output": cut(output, TEST_OUTPUT_CAP),
+            "output": cut(output, TEST_OUTPUT_CAP, lang=lang),
             "output_format": "text",
             "tags": [case.function, *diagnoses_for(verdict, case)],
             "visibility": "visible" if case.visibility == "public" else hidden_visibility,
@@ -59,16 +61,16 @@ def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: s
     shown = verdict.shown
     if shown is not None and shown.withheld_cases:   # level score: the hidden cases count as one row
         passed = shown.withheld_passed == shown.withheld_cases
-        tests.append({"name": f"{shown.withheld_cases} hidden cases", "number": str(len(tests) + 1),
+        tests.append({"name": say(m.X_HIDDEN_CASES, lang, count=shown.withheld_cases), "number": str(len(tests) + 1),
                       "score": round(shown.withheld_passed_weight, 6), "max_score": round(shown.withheld_weight, 6),
                       "status": "passed" if passed else "failed", "output_format": "text", "tags": [],
-                      "output": f"{shown.withheld_passed} of {shown.withheld_cases} passed (only the score is "
-                                "shown for hidden cases)", "visibility": hidden_visibility})
+                      "output": say(m.X_ONLY_SCORE, lang, passed=shown.withheld_passed,
+                                    total=shown.withheld_cases), "visibility": hidden_visibility})
     score = round(sum(t["score"] for t in tests), 6)
     return {
         "score": score,
         "execution_time": round((verdict.judged_in_ms or 0.0) / 1e3, 3),
-        "output": cut(summary(overview), OUTPUT_CAP),
+        "output": cut(summary(overview, lang), OUTPUT_CAP, lang=lang),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
@@ -93,13 +95,13 @@ def for_learners(verdict: Verdict, bundle: Bundle | None, policy: FeedbackPolicy
     if policy.after_due is not None:
         rows = localize(learner_view(verdict, FeedbackPolicy(hidden=policy.after_due, hidden_ids=policy.hidden_ids)),
                         lang, bundle)
-        return results(rows, bundle, hidden_visibility or "after_due_date", overview=before)
+        return results(rows, bundle, hidden_visibility or "after_due_date", overview=before, lang=lang)
     # no feedback: section: Gradescope's packages always released hidden tests after the due date; keep that
-    return results(before, bundle, hidden_visibility or ("visible" if stated else "after_due_date"))
+    return results(before, bundle, hidden_visibility or ("visible" if stated else "after_due_date"), lang=lang)
 
 
-def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
-    return json.dumps(results(verdict, bundle), indent=2)
+def export(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> str:
+    return json.dumps(results(verdict, bundle, lang=lang), indent=2)
 
 
 def export_for_learners(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> str:

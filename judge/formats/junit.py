@@ -31,7 +31,7 @@ def _seconds(ms: float | None) -> str:
     return f"{(ms or 0.0) / 1e3:.6f}"
 
 
-def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
+def export(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> str:
     suite_name = verdict.problem
     root = ET.Element("testsuites", name="judge")
     suite = ET.SubElement(root, "testsuite", name=suite_name)
@@ -53,7 +53,7 @@ def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
                              time=_seconds(c.time_ms))
         if c.status is Status.ACCEPTED:
             continue
-        text = clean(cut(case_message(verdict, c), TEXT_CAP))
+        text = clean(cut(case_message(verdict, c, lang), TEXT_CAP, lang=lang))
         first = clean(cut(text.replace("\n", "; "), MESSAGE_CAP))
         if c.status is Status.WRONG_ANSWER:
             counts["failures"] += 1
@@ -65,7 +65,7 @@ def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
             counts["errors"] += 1
             el = ET.SubElement(case, "error", message=first, type=c.status.value)
         el.text = text
-    ET.SubElement(suite, "system-out").text = clean(cut(summary(verdict), TEXT_CAP))
+    ET.SubElement(suite, "system-out").text = clean(cut(summary(verdict, lang), TEXT_CAP, lang=lang))
     if verdict.stderr.text:
         ET.SubElement(suite, "system-err").text = clean(cut(verdict.stderr.text, TEXT_CAP))
     total_time = _seconds(verdict.judged_in_ms)

@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from judge.formats.common import case_label, case_message, case_output, cut, output_note, printed_output, summary
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
+from judge.i18n.localize import bundle_text
 from judge.problem.loader import Bundle
 from judge.verdict import Status, Verdict
 
@@ -31,13 +34,14 @@ MESSAGE_CAP = 8 << 10           # per test message
 OUTPUT_CAP = 64 << 10           # top-level output (the learner's printed text)
 
 
-def _description(bundle: Bundle | None, case_id: str, public: bool) -> str:
+def _description(bundle: Bundle | None, case_id: str, public: bool, lang: str = "en") -> str:
+    """A case's description: a public case's in the bundle's words (translated when the bundle is)."""
     if not public:
-        return "hidden case: its arguments and values are not shown"
+        return say(m.X_HIDDEN_DESCRIPTION, lang)
     if bundle is not None:
         for spec in bundle.cases.cases:
             if spec.id == case_id:
-                return spec.description or ""
+                return bundle_text(bundle, lang, "case", case_id, spec.description or "")
     return ""
 
 
@@ -58,24 +62,25 @@ def _images(verdict: Verdict, case_id: str, pictures_dir: Path | None) -> list[d
     return images
 
 
-def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path | None = None) -> dict:
+def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path | None = None,
+            lang: str = "en") -> dict:
     """The results object; ``pictures_dir`` is where the judge rendered ``verdict.pictures`` (None: no images)."""
-    text = summary(verdict)
+    text = summary(verdict, lang)
     if verdict.status in (Status.COMPILE_ERROR, Status.INTERNAL_ERROR) or not verdict.cases:
         why = verdict.message or text
         if verdict.status is Status.INTERNAL_ERROR:
-            why = f"The grader could not run your code (this is not your fault; no attempt was used): {why}"
+            why = say(m.X_NOT_GRADABLE, lang, why=why)
         return {"gradable": False, "format_errors": [cut(why, MESSAGE_CAP)], "message": cut(text, MESSAGE_CAP)}
     tests = []
     for case in verdict.cases:
         passed = case.status is Status.ACCEPTED
         tests.append({
-            "name": f"{case_label(case)}: {case.function}",
-            "description": _description(bundle, case.id, case.visibility == "public"),
+            "name": f"{case_label(case, lang)}: {case.function}",
+            "description": _description(bundle, case.id, case.visibility == "public", lang),
             "points": round(case.weight if passed else 0.0, 6),
             "max_points": round(case.weight, 6),
-            "message": cut(case.status.value.replace("_", " ") + ("" if passed else f": {case_message(verdict, case)}"),
-                           MESSAGE_CAP),
+            "message": cut(say(m.STATUS_WORDS[case.status.value], lang)
+                           + ("" if passed else f": {case_message(verdict, case, lang)}"), MESSAGE_CAP, lang=lang),
             "output": cut(case_output(case) or "", MESSAGE_CAP),
         })
         images = _images(verdict, case.id, pictures_dir) if case.visibility == "public" else []
@@ -83,16 +88,18 @@ def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path |
             tests[-1]["images"] = images
     shown = verdict.shown
     if shown is not None and shown.withheld_cases:   # a feedback policy that shows hidden cases' score only
-        tests.append({"name": f"{shown.withheld_cases} hidden cases", "description": "hidden cases: only the "
-                      "score is shown", "points": round(shown.withheld_passed_weight, 6),
+        tests.append({"name": say(m.X_HIDDEN_CASES, lang, count=shown.withheld_cases),
+                      "description": say(m.X_HIDDEN_SCORE_ONLY, lang), "points": round(shown.withheld_passed_weight, 6),
                       "max_points": round(shown.withheld_weight, 6), "output": "",
-                      "message": f"{shown.withheld_passed} of {shown.withheld_cases} passed"})
+                      "message": say(m.X_PASSED_OF, lang, passed=shown.withheld_passed,
+                                                    total=shown.withheld_cases)})
     if all(c.output is not None for c in verdict.cases if c.status is not Status.SKIPPED):
         printed = verdict.load_output.stdout if verdict.load_output is not None else ""   # the rest is per test
     else:
         printed = printed_output(verdict) or ""
-    note = output_note(verdict)
-    out: dict[str, Any] = {"gradable": True, "score": round(verdict.score, 6), "message": cut(text, MESSAGE_CAP),
+    note = output_note(verdict, lang)
+    out: dict[str, Any] = {"gradable": True, "score": round(verdict.score, 6),
+                           "message": cut(text, MESSAGE_CAP, lang=lang),
            "output": cut(printed + (f"\n{note}" if printed and note else note), OUTPUT_CAP), "tests": tests}
     while len(json.dumps(out).encode()) > MAX_BYTES and out["output"]:
         out["output"] = cut(out["output"], len(out["output"]) // 2)   # the learner's text gives way first
@@ -103,5 +110,5 @@ def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path |
     return out
 
 
-def export(verdict: Verdict, bundle: Bundle | None = None) -> str:
-    return json.dumps(results(verdict, bundle), indent=2)
+def export(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") -> str:
+    return json.dumps(results(verdict, bundle, lang=lang), indent=2)

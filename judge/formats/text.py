@@ -65,7 +65,10 @@ def _checks(verdict: Verdict, color: bool, lang: str) -> list[str]:
         _paint(say(m.R_PROPERTIES, lang), color, bold=True) + " " + say(m.R_PROPERTIES_NOTE, lang),
     ]
     for c in verdict.checks:
-        mark = _paint("ok  ", color, fg="green") if c.holds else _paint("FAIL", color, fg="red", bold=True)
+        ok, fail = say(m.R_MARK_OK, lang), say(m.R_MARK_FAIL, lang)
+        width = max(len(ok), len(fail))
+        mark = _paint(f"{ok:<{width}}", color, fg="green") if c.holds else \
+            _paint(f"{fail:<{width}}", color, fg="red", bold=True)
         where = "" if c.holds else "  " + say(m.R_FAILS_IN, lang, failed=len(c.failed_cases), checked=c.checked)
         lines.append(f"  {mark} {c.description}{where}")
     return lines
@@ -157,7 +160,7 @@ def render_text(verdict: Verdict, color: bool = False, file: str | None = None, 
     if verdict.notebook is not None:
         from judge.formats.explain import notebook_line
 
-        lines.append(notebook_line(verdict))
+        lines.append(notebook_line(verdict, lang))
     if verdict.message:
         lines.append(verdict.message)
     lines += _diagnoses(verdict, color, lang)

@@ -81,6 +81,28 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
     observed[index] = Observed(outcome=header.outcome, message=header.message, got=kept, parts=parts)
 
 
+_DESCRIBED: list[tuple[re.Pattern[str], Callable[[re.Match[str]], MessageRef]]] = [
+    (re.compile(r"a list of (\d+) items?"), lambda g: m.VALUE_LIST(count=int(g[1]))),
+    (re.compile(r"a tuple of (\d+) items?"), lambda g: m.VALUE_TUPLE(count=int(g[1]))),
+    (re.compile(r"a bool"), lambda g: m.VALUE_BOOL()),
+    (re.compile(r"a value of type ([\w.<>]+)"), lambda g: m.VALUE_TYPE(type=g[1])),
+    (re.compile(r"an instance of ([\w.<>]+), a subclass of numpy\.ndarray \(shape (.*)\)"),
+     lambda g: m.VALUE_SUBCLASS(type=g[1], shape=g[2])),
+    (re.compile(r"a numpy\.ndarray of dtype (\w+) and shape (.*)"), lambda g: m.VALUE_NDARRAY(dtype=g[1], shape=g[2])),
+    (re.compile(r"a numpy\.ndarray of dtype (\w+)"), lambda g: m.VALUE_NDARRAY_DTYPE(dtype=g[1])),
+]
+
+
+def described(text: str) -> MessageRef:
+    """What came back instead of an output, as message ids: the sandbox's side describes it in fixed English
+    (judge.sandbox.boundary.outputs.describe, which must not import the catalogs); anything else stays as it is."""
+    for pattern, ref in _DESCRIBED:
+        found = pattern.fullmatch(text)
+        if found is not None:
+            return ref(found)
+    return verbatim(text)
+
+
 def _what(case: PreparedCase) -> MessageRef:
     """What the case's function must return, in a learner's words."""
     if case.parts is not None:
@@ -234,7 +256,7 @@ def _dtype_problem(case: PreparedCase, header: SlotHeader, got_dtype: str | None
 
 
 def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False,
-                        wheres: dict[str, MessageRef] | None = None) -> list[MessageRef]:
+                        wheres: dict[str, MessageRef] | None = None, terms: Terms | None = None) -> list[MessageRef]:
     """The sentences a failed comparison gives, from its facts (locations for public cases only; ``wheres``: the
     worst and the first non-finite element's places as message ids, when known)."""
     wheres = wheres or {}
@@ -257,7 +279,8 @@ def _comparison_message(f: NumericFacts, reveal: bool, items: bool = False,
         parts.append(m.VALUES_DIFFER_REL(relative=f.max_rel_error, **said)
                      if f.max_rel_error is not None and math.isfinite(f.max_rel_error) else m.VALUES_DIFFER(**said))
     if f.mismatch_kinds:
-        parts.append(m.OUT_OF_TOLERANCE_IN(counts=[m.COUNT_IN(count=n, kind=k) for k, n in f.mismatch_kinds.items()]))
+        parts.append(m.OUT_OF_TOLERANCE_IN(counts=[m.COUNT_IN(count=n, kind=terms.kind_said(k) if terms else k)
+                                                for k, n in f.mismatch_kinds.items()]))
     if reveal and f.worst_index is not None:
         if items:  # grad_w[1, 0]
             parts.append(m.AT_ITEM(where=wheres.get("worst", f.worst_where), expected=f.expected_at_worst,
@@ -286,7 +309,8 @@ def _compare(case: PreparedCase, got: np.ndarray, result: CaseResult, terms: Ter
     if reveal and f.first_nonfinite_index is not None:
         wheres["nonfinite"] = terms.describe_said(f.first_nonfinite_index)
         f.nonfinite_where = render(wheres["nonfinite"], "en")
-    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None, wheres=wheres)])
+    _say(result, [*result.said, *_comparison_message(f, reveal, items=case.parts is not None, wheres=wheres,
+                                                                  terms=terms)])
     return False
 
 
@@ -305,7 +329,8 @@ def judge_slot(case: PreparedCase, header: SlotHeader, results: mmap.mmap, terms
             result.status = Status.RUNTIME_ERROR
             _say(result, [m.RAISED(exception=header.message) if header.message else verbatim(""), *changed])
         else:
-            _say(result, [m.RETURNED_OTHER(function=spec.function, what=header.message, expected=_what(case)),
+            _say(result, [m.RETURNED_OTHER(function=spec.function, what=described(header.message),
+                                           expected=_what(case)),
                           *changed])
         _observe(observed, index, header)
         return result

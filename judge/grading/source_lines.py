@@ -41,6 +41,7 @@ def name_cells(verdict: Verdict, notebook: GradedSource) -> Verdict:
         verdict.counterexample.got_text = rewrite(verdict.counterexample.got_text)
         verdict.counterexample.message = rewrite(verdict.counterexample.message)
         verdict.counterexample.said = map_texts(verdict.counterexample.said, rewrite)
+        verdict.counterexample.got_said = map_texts(verdict.counterexample.got_said, rewrite)
     verdict.notebook = NotebookSource(cells_used=notebook.cells_used[:CELLS_LISTED],
                                       cells_skipped=notebook.cells_skipped[:CELLS_LISTED],
                                       ipython_lines=notebook.ipython_lines)

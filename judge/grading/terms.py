@@ -13,7 +13,7 @@ import numpy as np
 
 from judge.feedback import MessageRef
 from judge.i18n import messages as m
-from judge.i18n.catalog import listed, render, verbatim
+from judge.i18n.catalog import listed, render, spaced, verbatim, word
 from judge.problem.models import AxisSpec, FunctionSpec, Tolerance
 from judge.verdict import ValueWindow
 
@@ -71,12 +71,14 @@ class Terms:
         return spec.symbol or spec.name
 
     def _named(self, axis_spec: AxisSpec, k: int, dim: int) -> MessageRef:
-        text = f"{axis_spec.name} {axis_spec.symbol}={k}" if axis_spec.symbol else f"{axis_spec.name} {k}"
+        """``column j=3`` with the axis name as the bundle's word (said in the learner's language at the door)."""
+        text = spaced([word(axis_spec.name), verbatim(f"{axis_spec.symbol}={k}" if axis_spec.symbol else str(k))])
         if axis_spec.pairs:
             if dim % 2 and k == dim - 1:
-                return m.WHERE_UNPAIRED(at=text, name=axis_spec.name)
-            return m.WHERE_PAIR(at=text, pair=f"{axis_spec.pair_symbol}={k // 2}", kind=axis_spec.pairs[k % 2])
-        return verbatim(text)
+                return m.WHERE_UNPAIRED(at=text, name=word(axis_spec.name))
+            return m.WHERE_PAIR(at=text, pair=f"{axis_spec.pair_symbol}={k // 2}",
+                                kind=word(axis_spec.pairs[k % 2]))
+        return text
 
     def item_of(self, flat: int) -> tuple[int, int, tuple[int, ...]]:
         """For a tuple output: the item holding element ``flat`` of the laid-out values, where that item starts,
@@ -105,7 +107,7 @@ class Terms:
             return m.WHERE_THE_VALUE()
         parts: list[MessageRef] = []
         if self.lead:
-            parts.append(m.WHERE_LEADING(name=self.leading_name,
+            parts.append(m.WHERE_LEADING(name=word(self.leading_name),
                                          index=str(tuple(index[:self.lead])).replace(",)", ")")))
         for k, (spec, i) in enumerate(zip(self.axes, index[self.lead:])):
             parts.append(self._named(spec, i, self.shape[self.lead + k]))
@@ -125,7 +127,23 @@ class Terms:
             return []
         spec = self.axes[axis - self.lead]
         assert spec.pairs is not None  # a paired axis names its pairs
-        return [f"{spec.pairs[0]} {spec.name}s", f"{spec.pairs[1]} {spec.name}s", f"unpaired last {spec.name}"]
+        return [render(r, "en") for r in self.kind_refs()]
+
+    def kind_refs(self) -> list[MessageRef]:
+        """The kinds of element of the paired axis (``sin columns``, ``cos columns``, ``unpaired last column``)
+        as message ids with the bundle's words, in :meth:`kind_names`' order."""
+        axis = self.paired_axis()
+        if axis is None:
+            return []
+        spec = self.axes[axis - self.lead]
+        assert spec.pairs is not None  # a paired axis names its pairs
+        names, one = word(spec.name, "label", plural(spec.name)), word(spec.name)
+        return [m.KIND_PAIRED(pair=word(spec.pairs[0]), names=names),
+                m.KIND_PAIRED(pair=word(spec.pairs[1]), names=names), m.KIND_UNPAIRED(name=one)]
+
+    def kind_said(self, name: str) -> MessageRef | str:
+        """A key of :func:`mismatch_kinds` as message ids (an item's name of a tuple output stays as it is)."""
+        return dict(zip(self.kind_names(), self.kind_refs())).get(name, name)
 
 
 def _item_mismatches(got: np.ndarray, expected: np.ndarray, tol: Tolerance, terms: Terms) -> dict[str, int]:

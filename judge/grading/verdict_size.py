@@ -71,6 +71,8 @@ def _cut(model: object, field: str, text: str, length: int) -> None:
         model.truncated = True  # CallOutput, CapturedOutput: say it was cut
     if field == "message" and getattr(model, "said", None):
         model.said = []  # type: ignore[attr-defined]  # its ids hold the same learner text: the cut English stays
+    if field == "got_text" and getattr(model, "got_said", None):
+        model.got_said = []  # type: ignore[attr-defined]  # the same: the cut English stays
 
 
 def bounded(verdict: Verdict, limit: int = MAX_VERDICT_BYTES) -> Verdict:

@@ -23,6 +23,7 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "judge"
 VERBATIM = "verbatim"  # a ref whose params["text"] is shown as it is (the learner's own words, Python's)
 LIST = "list"  # a ref whose params["items"] (refs) are shown one after another, joined by ", "
+WORD = "word"  # a ref to a bundle's word (params: "key", its English "text", "n" for its plural form)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,14 @@ def verbatim(text: str) -> MessageRef:
     return MessageRef(id=VERBATIM, params={"text": text})
 
 
+def word(key: str, n: int | str | None = None, text: str | None = None) -> MessageRef:
+    """A word the bundle gives the judge's sentences (an axis name, a pair name): stored by its key and English
+    form, so the verdict stays language-free; :func:`judge.i18n.localize.localize` asks the bundle for it in the
+    learner's language (``n``: the count its plural form follows, or ``"label"`` for a plural naming a kind, not
+    counting one; ``text``: the English form, when not ``key``)."""
+    return MessageRef(id=WORD, params={"key": key, "n": n, "text": key if text is None else text})
+
+
 @cache
 def translations(lang: str) -> gettext.NullTranslations:
     """The compiled catalog of ``lang`` (English: none, the source texts are the English ones)."""
@@ -101,10 +110,10 @@ def render(ref: MessageRef | dict, lang: str) -> str:
     """One ref as text in ``lang``; an id this judge does not know (a newer judge's verdict) is shown as its
     English text if the ref carries one, else as its id."""
     ref = _ref(ref) or MessageRef(id=VERBATIM, params={"text": str(ref)})
-    if ref.id == VERBATIM:
+    if ref.id in (VERBATIM, WORD):
         return str(ref.params.get("text", ""))
     if ref.id == LIST:
-        return render_all(list(ref.params.get("items", [])), lang, ", ")
+        return render_all(list(ref.params.get("items", [])), lang, str(ref.params.get("sep", ", ")))
     message = MESSAGES.get(ref.id)
     if message is None:
         return str(ref.params.get("text", ref.id))
@@ -122,6 +131,11 @@ def render_all(refs: list, lang: str, sep: str = "; ") -> str:
 def listed(items: list[MessageRef]) -> MessageRef:
     """Several refs said as one, joined by ", " (places: "batch index 0, column j=3")."""
     return MessageRef(id=LIST, params={"items": items})
+
+
+def spaced(items: list[MessageRef]) -> MessageRef:
+    """Several refs said as one, joined by a space (an axis's name and its index: "column j=3")."""
+    return MessageRef(id=LIST, params={"items": items, "sep": " "})
 
 
 def say(message: Message, lang: str, **params: Any) -> str:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from judge.feedback import MessageRef
+from judge.feedback import MessageRef, Recovery
 from judge.i18n import messages as m
-from judge.i18n.catalog import map_texts, render, render_all
+from judge.i18n.catalog import WORD, map_texts, render, render_all, verbatim
 from judge.i18n.negotiate import DEFAULT
-from judge.problem.translations import Kind
+from judge.problem.translations import Kind, bundle_word
 from judge.problem.translations import bundle_text as translated
 from judge.verdict import CaseResult, Diagnosis, Verdict
 
@@ -47,12 +47,38 @@ def case_name(case_id: str, lang: str) -> str:
     return render(m.HIDDEN_LABEL(k=int(match.group(1)), n=int(match.group(2))), lang)
 
 
+_LABEL_COUNT = {"ru": 1}
+
+
+def worded(refs: list, lang: str, bundle: Any) -> list:
+    """``refs`` with the bundle's words (:func:`judge.i18n.catalog.word`) in ``lang``: the bundle's translation,
+    else the English word (said as it is)."""
+    def value(v: Any) -> Any:
+        if isinstance(v, MessageRef) or (isinstance(v, dict) and set(v) == {"id", "params"}):
+            return one(v if isinstance(v, MessageRef) else MessageRef.model_validate(v))
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        return v
+
+    def one(ref: MessageRef) -> MessageRef:
+        if ref.id == WORD:
+            key, n, text = str(ref.params.get("key", "")), ref.params.get("n"), str(ref.params.get("text", ""))
+            if n == "label":  # a plural naming a kind: a bundle's Russian forms count (столбца, столбцов), so
+                n = _LABEL_COUNT.get(lang[:2], 2)  # Russian names the kind in the singular (столбец sin)
+            said = bundle_word(bundle, lang, key, n) if bundle is not None and lang != DEFAULT else None
+            return verbatim(said or text)
+        return MessageRef(id=ref.id, params={k: value(v) for k, v in ref.params.items()})
+
+    return [value(r) for r in refs]
+
+
 _PLACES = {m.AT_INDEX.id: "worst_where", m.AT_ITEM.id: "worst_where", m.NONFINITE_AT.id: "nonfinite_where"}
 
 
-def _case(case: CaseResult, lang: str) -> CaseResult:
+def _case(case: CaseResult, lang: str, bundle: Any = None) -> CaseResult:
     update: dict[str, Any] = {"id": case_name(case.id, lang)}
     if case.said:
+        case = case.model_copy(update={"said": worded(case.said, lang, bundle)})
         update["message"] = render_all(case.said, lang)
         places = {_PLACES[r.id]: render(r.params["where"], lang) for r in case.said
                   if r.id in _PLACES and "where" in r.params}
@@ -63,10 +89,10 @@ def _case(case: CaseResult, lang: str) -> CaseResult:
     return case.model_copy(update=update)
 
 
-def _verdict_message(verdict: Verdict, cases: dict[str, CaseResult], lang: str) -> str:
+def _verdict_message(verdict: Verdict, cases: dict[str, CaseResult], lang: str, bundle: Any = None) -> str:
     """The verdict's message from its ids; its English text when an id's case is not in this view."""
     parts = []
-    for ref in verdict.said:
+    for ref in worded(verdict.said, lang, bundle):
         if ref.id != m.FIRST_FAILING.id:
             parts.append(render(ref, lang))
             continue
@@ -83,10 +109,16 @@ def _verdict_message(verdict: Verdict, cases: dict[str, CaseResult], lang: str) 
 def _mistake(d: Diagnosis, lang: str, bundle: Any) -> str:
     """A named mistake's explanation: its ids; else the bundle's wording in ``lang``; else the judge's own."""
     if d.said:
-        return render_all(d.said, lang)
-    worded = bundle_text(bundle, lang, "mistake", d.id, "")  # a bank's own mistake, or its rewording of a generic one
-    if worded:
-        return worded
+        return render_all(worded(d.said, lang, bundle), lang)
+    own = bundle_text(bundle, lang, "mistake", d.id, "")  # a bank's own mistake, or its rewording of a generic one
+    if own:
+        return own
+    if "+" in d.id:  # mistakes made together (judge.diagnosis.recover): each one's explanation, in order
+        parts = [bundle_text(bundle, lang, "mistake", part, "")
+                 or (render(m.GENERIC_MISTAKES[part](), lang) if part in m.GENERIC_MISTAKES else "")
+                 for part in d.id.split("+")]
+        if all(parts):
+            return " ".join(parts)
     generic = m.GENERIC_MISTAKES.get(d.id)
     if generic is not None and d.message == generic.text:
         return render(generic(), lang)
@@ -102,12 +134,41 @@ def _evidence(d: Diagnosis, cases: dict[str, CaseResult], originals: dict[str, C
         if f is not None and f.worst_where and f.expected_at_worst is not None and f.got_at_worst is not None:
             at = {"case": case_id, "where": f.worst_where, "expected": f.expected_at_worst, "got": f.got_at_worst}
             if d.evidence == render(m.EVIDENCE_AT(**at), DEFAULT):
+                shown_facts = cases[case_id].facts
+                if shown_facts is not None and shown_facts.worst_where:  # the place said in lang (_case)
+                    at["where"] = shown_facts.worst_where
                 return render(m.EVIDENCE_AT(**at), lang)
         elif case.message and d.evidence == render(
                 m.EVIDENCE(case=case_id, message=case.message.splitlines()[0][:160]), DEFAULT):
             shown = cases[case_id].message.splitlines()[0][:160] if cases[case_id].message else ""
             return render(m.EVIDENCE(case=case_id, message=shown), lang)
     return d.evidence
+
+
+def _sentence(texts: list[str], lang: str) -> str:
+    """The wrong components' texts as one clause (judge.diagnosis.recover's ``_sentence``, in ``lang``)."""
+    if len(texts) <= 1:
+        return "".join(texts)
+    return render(m.AND_LAST(items="; ".join(texts[:-1]), last=texts[-1]), lang)
+
+
+def _recovered(r: Recovery, lang: str, bundle: Any) -> Recovery:
+    """What the learner computed, said again in ``lang``: the summary is one of judge.diagnosis.recover's three
+    sentences, recognised by its English text and rebuilt from the components in the bundle's words."""
+    wrong_en = [c.text for c in r.components if not c.right]
+    parts = [c.model_copy(update={
+        "name": bundle_text(bundle, lang, "component", c.id, c.name),
+        "text": bundle_text(bundle, lang, "option", f"{c.id}.{c.option}", c.text)}) for c in r.components]
+    wrong = [c.text for c in parts if not c.right]
+    summary = r.summary
+    english = _sentence(wrong_en, DEFAULT)
+    if r.summary == render(m.RECOVERED_EXACT(what=english), DEFAULT):
+        summary = render(m.RECOVERED_EXACT(what=_sentence(wrong, lang)), lang)
+    elif r.summary == render(m.RECOVERED_NONE(), DEFAULT):
+        summary = render(m.RECOVERED_NONE(), lang)
+    elif r.summary == render(m.RECOVERED_CLOSEST(n=len(r.cases), m=r.checked, what=english), DEFAULT):
+        summary = render(m.RECOVERED_CLOSEST(n=len(r.cases), m=r.checked, what=_sentence(wrong, lang)), lang)
+    return r.model_copy(update={"summary": summary, "components": parts})
 
 
 def _named(refs: list[MessageRef], lang: str) -> list[MessageRef]:
@@ -120,16 +181,17 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
     ``bundle``: the problem's bundle, for the texts it words itself (named mistakes)."""
     if lang == DEFAULT:
         return verdict
-    by_id = {c.id: _case(c, lang) for c in verdict.cases}
+    by_id = {c.id: _case(c, lang, bundle) for c in verdict.cases}
     update: dict[str, Any] = {"cases": list(by_id.values())}
     if verdict.said:
-        update["message"] = _verdict_message(verdict, by_id, lang)
+        update["message"] = _verdict_message(verdict, by_id, lang, bundle)
     originals = {c.id: c for c in verdict.cases}
     update["diagnoses"] = [
         d.model_copy(update={"message": _mistake(d, lang, bundle), "cases": [case_name(c, lang) for c in d.cases],
                              "evidence": _evidence(d, by_id, originals, lang) if d.evidence else ""})
         for d in verdict.diagnoses]
-    update["patterns"] = [p.model_copy(update={"description": render_all(p.said, lang) if p.said else
+    update["patterns"] = [p.model_copy(update={"description": render_all(worded(p.said, lang, bundle), lang)
+                                               if p.said else
                                                bundle_text(bundle, lang, "pattern", p.description, p.description),
                                                "cases": [case_name(c, lang) for c in p.cases]})
                           for p in verdict.patterns]
@@ -138,9 +200,15 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
         "failed_cases": [case_name(f, lang) for f in c.failed_cases]}) for c in verdict.checks]
     if verdict.time_feedback is not None and verdict.time_feedback.said:
         update["time_feedback"] = verdict.time_feedback.model_copy(update={
-            "message": render_all(_named(verdict.time_feedback.said, lang), lang),
+            "message": render_all(worded(_named(verdict.time_feedback.said, lang), lang, bundle), lang),
             "case": case_name(verdict.time_feedback.case, lang)})
+    if verdict.recovered is not None:
+        update["recovered"] = _recovered(verdict.recovered, lang, bundle)
     if verdict.counterexample is not None and verdict.counterexample.said:
         update["counterexample"] = verdict.counterexample.model_copy(update={
-            "message": render_all(verdict.counterexample.said, lang)})
+            "message": render_all(worded(verdict.counterexample.said, lang, bundle), lang)})
+    found = update.get("counterexample", verdict.counterexample)
+    if found is not None and found.got_said:
+        update["counterexample"] = found.model_copy(update={
+            "got_text": render_all(worded(found.got_said, lang, bundle), lang)})
     return verdict.model_copy(update=update)

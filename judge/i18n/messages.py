@@ -28,6 +28,14 @@ MUST_RAISE_BUT_RETURNED = msg("case.must_raise_but_returned",
 AN_ARRAY_OF_SHAPE = msg("case.an_array_of_shape", "an array of shape {shape}")
 CHANGED_INPUT = msg("case.changed_input", "it also modified its input {names} (inputs must stay unchanged)")
 RETURNED_OTHER = msg("case.returned_other", "{function} returned {what}; it must return {expected}")
+# what came back instead of an array (judge.sandbox.boundary.outputs.describe's words, said again in the judge)
+VALUE_LIST = msgp("value.list", "a list of {count} item", "a list of {count} items", "count")
+VALUE_TUPLE = msgp("value.tuple", "a tuple of {count} item", "a tuple of {count} items", "count")
+VALUE_BOOL = msg("value.bool", "a bool")
+VALUE_TYPE = msg("value.type", "a value of type {type}")
+VALUE_SUBCLASS = msg("value.subclass", "an instance of {type}, a subclass of numpy.ndarray (shape {shape})")
+VALUE_NDARRAY = msg("value.ndarray", "a numpy.ndarray of dtype {dtype} and shape {shape}")
+VALUE_NDARRAY_DTYPE = msg("value.ndarray_dtype", "a numpy.ndarray of dtype {dtype}")
 MUST_RETURN_TUPLE = msgp("case.must_return_tuple", "a tuple of {count} numpy arrays ({names})",
                          "a tuple of {count} numpy arrays ({names})", "count")
 MUST_RETURN_NUMBER = msg("case.must_return_number", "one number (a float)")
@@ -79,6 +87,8 @@ WHERE_LEADING = msg("where.leading", "{name} index {index}")
 WHERE_INDEX = msg("where.index", "index {index}")
 WHERE_UNPAIRED = msg("where.unpaired", "{at} (the unpaired last {name})")
 WHERE_PAIR = msg("where.pair", "{at} (pair {pair}, {kind})")
+KIND_PAIRED = msg("where.kind_paired", "{pair} {names}")
+KIND_UNPAIRED = msg("where.kind_unpaired", "unpaired last {name}")
 
 # -- checks before anything runs (judge.grading.static_check) ----------------------------------------------
 FILE_TOO_LARGE = msg("source.too_large", "the file is {size} bytes; the limit is {limit} bytes")
@@ -228,6 +238,27 @@ BROKEN_PASSING = msgp("explain.broken_passing", ", but {broken} passing case wou
                       ", but {broken} passing cases would fail with it", "broken")
 ALSO_CONSISTENT = msg("explain.also_consistent", "also consistent: {id}")
 WHAT_YOUR_CODE_COMPUTES = msg("explain.what_your_code_computes", "What your code computes:")
+RIGHT = msg("explain.right", "Right: {items}.")
+FACT = msg("explain.fact", "Fact: {fact}")
+RECOVERED_EXACT = msg("recover.exact", "Your output is reproduced exactly by code that {what}.")
+RECOVERED_NONE = msg("recover.none", "No formula of the known family reproduces your output.")
+RECOVERED_CLOSEST = msg("recover.closest", "No formula of the known family reproduces every failing case; the "
+                                           "closest one (reproducing {n} of the {m} checked) is code that {what}.")
+AND_LAST = msg("join.and_last", "{items}; and {last}")
+CE_BEFORE_CALL = msg("counterexample.before_call", "{name} before the call")
+CE_AFTER_CALL = msg("counterexample.after_call", "{name} after the call:")
+CE_WROTE_INTO = msg("counterexample.wrote_into", "changed: your function wrote into {name} (e.g. with {name} += ... "
+                                                 "or {name}[...] = ...); return a new array and leave {name} as it was")
+CE_RETURNED = msg("counterexample.returned", "returned")
+CE_EXPECTED_WORD = msg("counterexample.expected_word", "expected")
+CE_GOT_WORD = msg("counterexample.got_word", "got")
+NOTEBOOK_GRADED = msgp("explain.notebook_graded",
+                       "notebook: graded the definitions in cell {cells} (only what the functions need; nothing "
+                       "else was run){skipped}",
+                       "notebook: graded the definitions in cells {cells} (only what the functions need; nothing "
+                       "else was run){skipped}", "count")
+NOTEBOOK_SKIPPED = msgp("explain.notebook_skipped", "; not Python or not parsed: cell {cells}",
+                        "; not Python or not parsed: cells {cells}", "count")
 DIFFERS_VALUES = msg("counterexample.values", "the values differ")
 DIFFERS_SHAPE = msg("counterexample.shape", "the shape differs")
 DIFFERS_DTYPE = msg("counterexample.dtype", "the dtype differs")
@@ -252,6 +283,8 @@ R_TIME = msg("report.time", "Time")
 R_PICTURES = msg("report.pictures", "Pictures")
 R_PROPERTIES = msg("report.properties", "Properties of your output")
 R_PROPERTIES_NOTE = msg("report.properties_note", "(facts checked without the answer, on the failing cases)")
+R_MARK_OK = msg("report.mark_ok", "ok")
+R_MARK_FAIL = msg("report.mark_fail", "FAIL")
 R_FAILS_IN = msg("report.fails_in", "(fails in {failed} of {checked} cases)")
 R_HEADLINE = msg("report.headline", "{problem}: {status}  score {score}{counts}")
 R_COUNTS = msgp("report.counts", "({passed} of {total} cases passed)", "({passed} of {total} cases passed)",
@@ -281,6 +314,33 @@ R_NOT_ENFORCED = msg("report.not_enforced", "not enforced: {what}")
 R_YOUR_STREAM = msg("report.your_stream", "your {stream}{cut}:")
 R_FIRST_BYTES = msg("report.first_bytes", " (first {shown} of {total} bytes)")
 R_WARNING = msg("report.warning", "WARNING: {note}")
+
+# -- what every platform's result file says (judge.formats.common and the exporters) ------------------------
+X_TRUNCATED = msg("export.truncated", "... (truncated)")
+X_HEADLINE = msg("export.headline", "{problem}: {status}, score {score:.3f}")
+X_COUNTS = msgp("export.counts", " ({passed} of {total} case passed{withheld})",
+                " ({passed} of {total} cases passed{withheld})", "total")
+X_WITHHELD = msg("export.withheld", "; hidden cases: {passed} of {total} passed")
+X_LIKELY_MISTAKE = msg("export.likely_mistake", "Likely mistake: {id} (confidence {confidence:.0%})")
+X_PROPERTY_VIOLATED = msgp("export.property_violated",
+                           "Property violated: {description} (in {failed} of {checked} failing case)",
+                           "Property violated: {description} (in {failed} of {checked} failing cases)", "checked")
+X_OUTPUT_WITHHELD = msg("export.output_withheld",
+                        "(what your code printed during hidden cases is not shown: it could reveal their inputs)")
+X_NOT_RUN = msg("export.not_run", "not run")
+X_CASE_LIKELY = msg("export.case_likely", "likely mistake: {ids}")
+X_CASE_PATTERN = msg("export.case_pattern", "pattern: {pattern}")
+X_HIDDEN_CODE = msg("export.hidden_code", "hidden case: its arguments are not shown")
+X_CASE_CODE = msg("export.case_code", "case {case}")
+X_HIDDEN_CASES = msgp("export.hidden_cases", "{count} hidden case", "{count} hidden cases", "count")
+X_PASSED_OF = msg("export.passed_of", "{passed} of {total} passed")
+X_ONLY_SCORE = msg("export.only_score", "{passed} of {total} passed (only the score is shown for hidden cases)")
+X_HIDDEN_SCORE_ONLY = msg("export.hidden_score_only", "hidden cases: only the score is shown")
+X_HIDDEN_CASES_CODE = msg("export.hidden_cases_code", "hidden cases: their arguments are not shown")
+X_HIDDEN_DESCRIPTION = msg("export.hidden_description", "hidden case: its arguments and values are not shown")
+X_NOT_GRADABLE = msg("export.not_gradable", "The grader could not run your code (this is not your fault; no attempt "
+                                            "was used): {why}")
+X_PRINTED_WHOLE = msg("export.printed_whole", "(printed during the whole run)")
 
 # -- check() in a notebook (judge.notebook_check) ----------------------------------------------------------
 CHECK_PUBLIC = msgp("check.public", "public cases: {passed} of {total} passed", "public cases: {passed} of {total} "

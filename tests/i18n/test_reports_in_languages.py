@@ -1,11 +1,16 @@
 """Example submissions graded once, their reports rendered in French and Russian: no English sentence left.
 
-Each submission is graded once (module scope) and rendered several ways: the full text report, the learner's view
-(the bundle's feedback policy) as text, and the learner-facing JSON messages.  The detector
-(tests/support/i18n.py) looks for English function words outside code, identifiers, numbers and the learner's or
-Python's own words.  Texts a bundle words itself (its named mistakes' explanations, its property checks) are the
-bundle's translations' to give (judge.problem.translations); until a judge has that module they are left out of
-the search, and with it they are searched too."""
+Each submission is graded once (module scope, one warm Judge) and rendered several ways: the full text report, the
+learner's view (the bundle's feedback policy) as text, the learner-facing JSON messages, and the Gradescope,
+PrairieLearn and Exercism result files a learner reads.  Besides one example per verdict of several problems, every
+wrong answer and runtime error of sinusoidal-pe and rotary-embedding: their reports embed the bundle's words (axis,
+pair and leading-axes names, the recovered formula's components), which must come in the learner's language too.
+The detector (tests/support/i18n.py) looks for English function words outside code, identifiers, numbers and the
+learner's or Python's own words (what the counterexample quotes of the learner's code, their source's lines); the
+facts the bundle's own code reads off an output (its mistakes.py) are its words, left out.  Texts a bundle words
+itself (its named mistakes' explanations, its property checks) are the bundle's translations' to give
+(judge.problem.translations); until a judge has that module they are left out of the search, and with it they are
+searched too."""
 
 from __future__ import annotations
 
@@ -34,7 +39,13 @@ EXAMPLES = [
     "gelu/compile_error/imports_scipy.py", "gelu/accepted/vectorised.py",
     "softmax/wrong_answer/forum_answer_axis0.py", "layer-norm/runtime_error/unpacks_two_axes.py",
     "attention/wrong_answer/exp_without_shift.py", "cross-entropy/wrong_answer/bits_not_nats.py",
+    *sorted(f"{p.parent.parent.name}/{p.parent.name}/{p.name}"
+            for problem in ("sinusoidal-pe", "rotary-embedding") for folder in ("wrong_answer", "runtime_error")
+            for p in (Path(__file__).resolve().parents[2] / "submissions" / problem / folder).iterdir()
+            if p.suffix in (".py", ".ipynb")),
 ]
+#: The learner-facing result files checked (JUnit is for an author's CI, json the teacher's whole verdict).
+EXPORTS = ("gradescope", "prairielearn", "exercism")
 BUNDLE_TRANSLATIONS = importlib.util.find_spec("judge.problem.translations") is not None
 
 
@@ -43,7 +54,7 @@ def _problems_dir() -> Path:
 
 
 @pytest.fixture(scope="module")
-def examples_graded(judge) -> dict[str, tuple[Verdict, object]]:
+def examples_graded(judge) -> dict[str, tuple[Verdict, object, str]]:
     out = {}
     for example in EXAMPLES:
         path = REPO / "submissions" / example
@@ -51,14 +62,20 @@ def examples_graded(judge) -> dict[str, tuple[Verdict, object]]:
             pytest.fail(f"{example} is gone: pick another example of its verdict")
         problem = example.split("/")[0]
         bundle = load_problem(_problems_dir() / problem)
-        out[example] = (judge.grade(path.read_text(), _problems_dir() / problem, name=path.name), bundle)
+        source = path.read_text()
+        out[example] = (judge.grade(source, _problems_dir() / problem, name=path.name), bundle, source)
     return out
 
 
 def _judges_words_only(verdict: Verdict) -> Verdict:
     """The verdict without what the learner printed (their words) and, without the bundles' translations, without
     the texts the bundle words."""
-    update: dict = {"stdout": CapturedOutput(), "stderr": CapturedOutput()}
+    update: dict = {"stdout": CapturedOutput(), "stderr": CapturedOutput(), "load_output": None,
+                    "cases": [c.model_copy(update={"output": None}) for c in verdict.cases]}
+    if verdict.counterexample is not None and not verdict.counterexample.got_said:  # the learner's code's words
+        update["counterexample"] = verdict.counterexample.model_copy(update={"got_text": ""})
+    if verdict.recovered is not None:  # facts the bundle's own code reads off an output (mistakes.py): its words
+        update["recovered"] = verdict.recovered.model_copy(update={"facts": []})
     if not BUNDLE_TRANSLATIONS:
         update["diagnoses"] = [d if d.id in GENERIC_MISTAKES and d.message == GENERIC_MISTAKES[d.id].text
                                else d.model_copy(update={"message": ""}) for d in verdict.diagnoses]
@@ -66,30 +83,43 @@ def _judges_words_only(verdict: Verdict) -> Verdict:
     return verdict.model_copy(update=update)
 
 
+def _strings(value: object) -> list[str]:
+    """Every text a result file holds, its keys aside (the platforms' field names)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 @pytest.mark.parametrize("lang", ["fr", "ru"])
 def test_every_examples_reports_are_in_the_language(examples_graded, lang):
     english = {}
-    for example, (verdict, bundle) in examples_graded.items():
+    for example, (verdict, bundle, source) in examples_graded.items():
         full = _judges_words_only(verdict)
         view = _judges_words_only(learner_view(verdict, bundle.spec.feedback))
         texts = [render_text(localize(full, lang, bundle), lang=lang),
                  render_text(localize(view, lang, bundle), lang=lang)]
         shown = localize(view, lang, bundle)
         texts += [shown.message] + [c.message for c in shown.cases] + [p.description for p in shown.patterns]
-        found = [line for text in texts for line in english_sentences(text)]
+        texts += [text for fmt in EXPORTS
+                  for text in _strings(json.loads(export_for_learners(full, fmt, bundle, lang)))]
+        found = [line for text in texts for line in english_sentences(text, source)]
         if found:
             english[example] = found[:5]
     assert english == {}, english
 
 
 def test_english_stays_as_it_was(examples_graded):
-    verdict, bundle = examples_graded["gelu/wrong_answer/square_not_cube.py"]
+    verdict, bundle, _ = examples_graded["gelu/wrong_answer/square_not_cube.py"]
     text = render_text(localize(verdict, "en", bundle), lang="en")
     assert "wrong answer" in text and "values" in text and "differ from the expected ones" in text
 
 
 def test_the_learner_json_messages_follow_the_language(examples_graded):
-    verdict, bundle = examples_graded["gelu/wrong_answer/square_not_cube.py"]
+    verdict, bundle, _ = examples_graded["gelu/wrong_answer/square_not_cube.py"]
     for lang, word in (("fr", "valeurs sur"), ("ru", "вне допуска")):
         exported = json.loads(export_for_learners(verdict, "prairielearn", bundle, lang=lang))
         assert word in exported["tests"][0]["message"], lang

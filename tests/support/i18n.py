@@ -14,12 +14,19 @@ _WORD = re.compile(r"(?<![\w.'`=_-])(" + "|".join(FUNCTION_WORDS) + r")(?![\w.'`
 _CODE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\b\w+\([^)]*\)|\b[\w.]+Error\b.*$|\bline \d+, in \w+.*$")
 
 
-def english_sentences(text: str) -> list[str]:
-    """The lines of ``text`` that still hold an English function word outside code."""
+_FRAME = re.compile(r"^(?:line \d+, )?in \w+:\s*")
+
+
+def english_sentences(text: str, theirs: str = "") -> list[str]:
+    """The lines of ``text`` that still hold an English function word outside code.  ``theirs``: the learner's
+    source; a line of it quoted by a traceback (wrapped onto a line of its own, or after its frame's name) is
+    their words, not the judge's."""
     found = []
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith(("File ", "Traceback", "^", "~")) or "np." in stripped:
+            continue
+        if theirs and _FRAME.sub("", stripped) in theirs:
             continue
         prose = _CODE.sub(" ", stripped)
         if _WORD.search(prose):

@@ -37,7 +37,7 @@ from judge.diagnosis.counterexample.candidates import MAX_SEEDS, Candidate, cand
 from judge.diagnosis.counterexample.seeds import Seed, default_of, explorer, read_seed
 from judge.feedback import Counterexample
 from judge.grading.prepare import PreparedCase, PreparedProblem
-from judge.grading.slots import JudgedRun, Observed
+from judge.grading.slots import JudgedRun, Observed, described
 from judge.problem.expected import Expected, packed_output
 from judge.problem.models import ArrayArg, CaseSpec
 from judge.sandbox import NotAnOutput, RunLimits, RunRequest, unpack, wire
@@ -324,6 +324,7 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
         expected_raises=raises,
         got=shown_got,
         got_text=got_text,
+        got_said=_got_said(got_text, result, differs),
         message=message,
         said=result.said if message and len(message) == len(result.message) else [],  # cut: English only
         searched=searched,
@@ -334,6 +335,17 @@ def _counterexample(search: Search, index: int, result: CaseResult, observed: Ob
 CUT = " ... (cut)"
 #: What differs when the case's message is the judge's own comparison (no learner's text in it).
 JUDGE_WORDED = ("values", "shape", "dtype", "input changed")
+
+
+def _got_said(got_text: str, result: CaseResult, differs: str) -> list:
+    """``got_text`` as message ids where it is the judge's words (the case's own message, what kind of value came
+    back), so a learner reads it in their language; none where it is the learner's code's words only."""
+    if not got_text:
+        return []
+    if got_text == result.message and result.said:
+        return list(result.said)
+    ref = described(got_text) if differs == "not an array" else None
+    return [ref] if ref is not None and ref.id != "verbatim" else []
 
 
 def learner_text(text: str) -> str:

@@ -101,3 +101,20 @@ def course_listing() -> dict | None:
     with _lock:
         _cache["\0course"] = (stamp, listing)
     return listing
+
+
+def statement_in(problem: str, lang: str) -> tuple[str, str]:
+    """The problem's statement in ``lang`` and the language it is in (English where the bundle has no
+    translation), cached like :func:`detail` until the bundle's files change."""
+    stamp = bundle_mtimes(resolve(problem))
+    key = f"\0statement:{lang}:{problem}"
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]["text"], hit[1]["lang"]
+    from judge.problem.translations import statement
+
+    text, used = statement(load_problem(problem), lang)
+    with _lock:
+        _cache[key] = (stamp, {"text": text, "lang": used})
+    return text, used

@@ -103,18 +103,24 @@ def course_listing() -> dict | None:
     return listing
 
 
-def statement_in(problem: str, lang: str) -> tuple[str, str]:
-    """The problem's statement in ``lang`` and the language it is in (English where the bundle has no
-    translation), cached like :func:`detail` until the bundle's files change."""
+def in_language(problem: str, lang: str) -> dict:
+    """The problem's words a learner page shows, in ``lang``: ``statement`` and the language it is in
+    (``statement_lang``: English where the bundle has no translation), ``title`` and the public cases'
+    ``descriptions`` (the English ones where untranslated); cached like :func:`detail` until the bundle changes."""
     stamp = bundle_mtimes(resolve(problem))
-    key = f"\0statement:{lang}:{problem}"
+    key = f"\0lang:{lang}:{problem}"
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0] == stamp:
-            return hit[1]["text"], hit[1]["lang"]
-    from judge.problem.translations import statement
+            return hit[1]
+    from judge.problem.translations import bundle_text, statement
 
-    text, used = statement(load_problem(problem), lang)
+    bundle = load_problem(problem)
+    text, used = statement(bundle, lang)
+    words = {"statement": text, "statement_lang": used,
+             "title": bundle_text(bundle, lang, "title", "", bundle.spec.title),
+             "descriptions": {c.id: bundle_text(bundle, lang, "case", c.id, c.description)
+                              for c in bundle.cases.cases if c.visibility == "public" and c.description}}
     with _lock:
-        _cache[key] = (stamp, {"text": text, "lang": used})
-    return text, used
+        _cache[key] = (stamp, words)
+    return words

@@ -166,11 +166,16 @@ def course_html(course: dict | None, current: str, links: bool) -> str:
 
 
 def render_page(detail: dict, session: LearnerSession, course: dict | None = None, lang: str = "en",
-                statement: tuple[str, str] | None = None) -> str:
-    """The learner page in ``lang``; ``statement``: the statement's text and the language it is in (English,
-    said once, when the bundle has none in ``lang``)."""
-    title = escape(detail["title"])
-    text, statement_lang = statement or (detail["statement"], "en")
+                words: dict | None = None) -> str:
+    """The learner page in ``lang``; ``words``: the bundle's words in it (:func:`judge.service.problems.in_language`:
+    the statement and its language, English said once when the bundle has none in ``lang``; the title; the
+    public cases' descriptions)."""
+    words = words or {}
+    title = escape(words.get("title") or detail["title"])
+    text, statement_lang = words.get("statement", detail["statement"]), words.get("statement_lang", "en")
+    descriptions = words.get("descriptions") or {}
+    detail = {**detail, "examples": [{**ex, "description": descriptions.get(ex["id"], ex.get("description"))}
+                                     for ex in detail["examples"]]}
     english = (f'<p class="hint statement-lang">{escape(say(m.PAGE_STATEMENT_ENGLISH, lang))}</p>'
                if statement_lang != lang else "")
     t = {key: escape(say(message, lang)) for key, message in (
@@ -180,7 +185,7 @@ def render_page(detail: dict, session: LearnerSession, course: dict | None = Non
         ("verdict", m.PAGE_VERDICT), ("earlier", m.PAGE_EARLIER), ("none_yet", m.PAGE_NONE_YET))}
     who = f'<p class="who">{say_html(m.PAGE_SIGNED_IN, lang, name=escape(session.name))}</p>' if session.name else ""
     return (
-        page_head(session, detail["title"], "learner.js", lang)
+        page_head(session, words.get("title") or detail["title"], "learner.js", lang)
         + f"""
 <body>
 <a class="skip" href="#editor">{t["skip"]}</a>

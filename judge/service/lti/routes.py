@@ -130,8 +130,8 @@ async def page(handle: str, request: Request, side: LearnerSide = Depends(learne
         return session
     language = negotiate(lang, session.locale, accept_language)
     detail = await run_in_threadpool(problems.detail, session.problem)
-    text = await run_in_threadpool(problems.statement_in, session.problem, language)
-    html = render_page(detail, session, await run_in_threadpool(problems.course_listing), language, text)
+    words = await run_in_threadpool(problems.in_language, session.problem, language)
+    html = render_page(detail, session, await run_in_threadpool(problems.course_listing), language, words)
     return HTMLResponse(html, headers=page_headers())
 
 

@@ -78,6 +78,24 @@ def detail(problem: str) -> dict:
     return page
 
 
+def _titles(root: Any) -> dict[str, str]:
+    """A problem's translated titles (``translations/<lang>.yaml``'s ``title``), read alone: the course listing
+    names every problem without loading their bundles (a bundle's translations are checked when it loads)."""
+    import yaml
+
+    from judge.problem.translations import FOLDER
+
+    titles = {}
+    for path in sorted((root / FOLDER).glob("*.yaml")) if (root / FOLDER).is_dir() else []:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("title"), str) and data["title"].strip():
+            titles[path.stem] = data["title"].strip()
+    return titles
+
+
 def course_listing() -> dict | None:
     """The course the problems folder holds, for the learner page: its title and its problems' ids and titles, in
     course order (None without a course)."""
@@ -96,7 +114,7 @@ def course_listing() -> dict | None:
     from judge.problem.yamlfile import _validate
 
     listing = {"title": course.title,  # titles from problem.yaml alone: no bundle module imported per page
-               "problems": [{"id": pid, "title": _validate(ProblemSpec, f).title}
+               "problems": [{"id": pid, "title": _validate(ProblemSpec, f).title, "titles": _titles(f.parent)}
                             for pid, f in zip(course.spec.problems, files[1:])]}
     with _lock:
         _cache["\0course"] = (stamp, listing)

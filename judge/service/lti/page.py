@@ -149,14 +149,14 @@ def page_head(session: LearnerSession, title: str, script: str, lang: str = "en"
 </head>"""
 
 
-def course_html(course: dict | None, current: str, links: bool) -> str:
+def course_html(course: dict | None, current: str, links: bool, lang: str = "en") -> str:
     """The course's problems in order, this one marked; links where the learner signs in per problem with the
     course's access code (/learn/<id>), plain names where each problem is its own LMS assignment (LTI)."""
     if not course:
         return ""
     items = []
     for p in course["problems"]:
-        name = escape(p["title"])
+        name = escape((p.get("titles") or {}).get(lang) or p["title"])
         if p["id"] == current:
             items.append(f'<li aria-current="page"><strong>{name}</strong></li>')
         else:
@@ -191,7 +191,7 @@ def render_page(detail: dict, session: LearnerSession, course: dict | None = Non
 <a class="skip" href="#editor">{t["skip"]}</a>
 <header><h1>{title}</h1>{who}{language_menu(lang)}</header>
 <script type="application/json" id="judge-words">{words_json(lang)}</script>
-{course_html(course, detail["id"], links=session.issuer is None)}
+{course_html(course, detail["id"], links=session.issuer is None, lang=lang)}
 <main id="app" data-problem="{escape(detail["id"])}" data-draft-key="judge-draft:{escape(detail["id"])}:{escape(session.learner[:16])}">
 <section aria-labelledby="statement-h" class="statement"{'' if statement_lang == lang else ' lang="en"'}>
 <h2 id="statement-h" class="visually-hidden">{t["statement"]}</h2>

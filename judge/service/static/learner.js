@@ -129,6 +129,8 @@
   }
 
   // -- verdicts ------------------------------------------------------------------------------------
+  function percent(score) { return (Math.round(score * 1000) / 10).toLocaleString(LANG); }  // 87,5 in French
+  function oneDecimal(x) { return x.toLocaleString(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1 }); }
   function words(status) { return WORDS["status." + status] !== undefined ? t("status." + status) : status; }
   function fmt(x) { return x === null || x === undefined ? "NaN/inf" : (Math.abs(x) >= 1e4 || (Math.abs(x) < 1e-3 && x !== 0) ? x.toExponential(4) : x.toFixed(6)); }
 
@@ -189,7 +191,7 @@
     var early = v.phase === "public";  // the public cases' verdict, shown while the hidden cases still run
     box.textContent = "";
     var status = el("p", {}, [el("span", { "class": "status " + v.status, text: early ? t("public_status", { status: words(v.status) }) : words(v.status) }),
-      el("span", { "class": "score", text: t(early ? "score_public" : "score", { score: Math.round(v.score * 1000) / 10 }) })]);
+      el("span", { "class": "score", text: t(early ? "score_public" : "score", { score: percent(v.score) }) })]);
     box.appendChild(status);
     if (early) box.appendChild(el("p", { "class": "hint phase", text: t("hidden_running") }));
     if (v.notebook) box.appendChild(el("p", { "class": "hint notebook", text: t("notebook",
@@ -214,7 +216,7 @@
         var ok = c.status === "accepted";
         return el("tr", {}, [el("td", { text: c.id }), el("td", { text: c.function }), el("td", { text: WORDS["visibility." + c.visibility] !== undefined ? t("visibility." + c.visibility) : c.visibility }),
           el("td", { "class": ok ? "accepted" : "failed", text: words(c.status) }),
-          el("td", { text: c.time_ms !== null && c.time_ms !== undefined ? t("ms", { ms: c.time_ms.toFixed(1) }) : "" }),
+          el("td", { text: c.time_ms !== null && c.time_ms !== undefined ? t("ms", { ms: oneDecimal(c.time_ms) }) : "" }),
           el("td", { text: ok ? "" : (c.message || "") })]);
       });
       var shown = v.shown;
@@ -266,7 +268,7 @@
         return new Promise(function (ok) { setTimeout(ok, 300); }).then(function () { return follow(id, started); });
       }
       var seconds = (performance.now() - started) / 1000;
-      stateLine.textContent = t("state.judged_in", { seconds: seconds.toFixed(1) });
+      stateLine.textContent = t("state.judged_in", { seconds: oneDecimal(seconds) });
       renderVerdict(sub);
       document.getElementById("verdict-h").focus();
       loadHistory();
@@ -306,7 +308,7 @@
       document.getElementById("history-empty").hidden = data.submissions.length > 0;
       data.submissions.forEach(function (sub) {
         var when = sub.created_at ? new Date(sub.created_at).toLocaleString(LANG) : "";
-        var label = sub.verdict && sub.state === "done" ? t("history_item", { status: words(sub.verdict.status), score: Math.round(sub.verdict.score * 1000) / 10 })
+        var label = sub.verdict && sub.state === "done" ? t("history_item", { status: words(sub.verdict.status), score: percent(sub.verdict.score) })
           : t(sub.state === "running" ? "state.running" : "state.queued");
         var button = el("button", { type: "button", "class": "link", text: when + ": " + label });
         button.addEventListener("click", function () {

@@ -401,3 +401,26 @@ PAGE_SCRIPT_WORDS = {
     "notebook_unreadable": msg("page.notebook_unreadable", "The notebook could not be read: {error}"),
     "history_item": msg("page.history_item", "{status}, score {score}%"),
 }
+
+# -- the /learn sign-in pages (judge.service.lti.learn) -----------------------------------------------------------
+LEARN_TITLE = msg("learn.title", "Sign in to practise")
+LEARN_SIGNED_IN = msg("learn.signed_in", "Signed in as {name} ({course}).")
+LEARN_CONTINUE = msg("learn.continue", "Continue")
+LEARN_FIRST_TIME = msg("learn.first_time", "First time here")
+LEARN_COURSE = msg("learn.course", "Course")
+LEARN_ACCESS_CODE = msg("learn.access_code", "Access code")
+LEARN_YOUR_NAME = msg("learn.your_name", "Your name (as the teacher knows you)")
+LEARN_OPEN = msg("learn.open", "Open the exercise")
+LEARN_COMING_BACK = msg("learn.coming_back", "Coming back from another browser")
+LEARN_PERSONAL_CODE = msg("learn.personal_code", "Your personal code")
+LEARN_WELCOME = msg("learn.welcome", "Welcome, {name} ({course}). Your personal code is")
+LEARN_WRITE_IT_DOWN = msg("learn.write_it_down", "Write it down: it is shown only this once. This browser remembers "
+                                                 "it; from another browser or after clearing cookies, it is the only "
+                                                 "way back to your work. Nobody else can open your work with your "
+                                                 "name or the course code.")
+LEARN_NO_COOKIE = msg("learn.no_cookie", "This browser holds no personal code: sign in.")
+LEARN_TOO_MANY_WRONG = msg("learn.too_many_wrong", "Too many wrong codes: wait a few minutes.")
+LEARN_UNKNOWN_PERSONAL = msg("learn.unknown_personal", "No learner has this personal code.")
+LEARN_WRONG_CODE = msg("learn.wrong_code", "Unknown course or wrong access code.")
+LEARN_TYPE_NAME = msg("learn.type_name", "Type your name, as your teacher knows you.")
+LEARN_MANY_JOINED = msg("learn.many_joined", "Many learners joined from this address just now: wait a minute.")

@@ -230,10 +230,10 @@ def render_page(detail: dict, session: LearnerSession, course: dict | None = Non
     )
 
 
-def simple_page(title: str, body_html: str) -> str:
+def simple_page(title: str, body_html: str, lang: str = "en") -> str:
     """A plain page (errors, the access-code form): no script, readable anywhere."""
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/lti/static/learner.css"></head>
 <body><main class="plain"><h1>{escape(title)}</h1>{body_html}</main></body></html>
 """  # noqa: E501 - a file written verbatim: its lines are its own

@@ -269,3 +269,24 @@ def test_an_odd_launch_locale_gives_english_never_an_error(platform, server, pre
     assert _page_lang(browser.page) == "en" and "Submit" in browser.page
     asked = browser.get(_page_url(browser), headers={"Accept-Language": "ru-RU,ru;q=0.9"})
     assert asked.status_code == 200 and _page_lang(asked.text) == "ru"
+    odd = browser.get(_page_url(browser), params={"lang": "fr" * 5000}, headers={"Accept-Language": "q" * 9000})
+    assert odd.status_code == 200 and _page_lang(odd.text) == "en"
+
+
+def test_the_access_code_pages_speak_the_browsers_language_or_the_menus(server):
+    """/learn's sign-in form, its refusals and the personal code's page: Accept-Language, else the menu's ?lang=,
+    which the form's answer keeps; the learner page it opens speaks it too."""
+    with httpx.Client(base_url=server.url, timeout=30) as browser:
+        russian = browser.get("/learn/sinusoidal-pe", headers={"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.5"})
+        assert _page_lang(russian.text) == "ru" and "Код доступа" in russian.text and 'href="?lang=fr"' in russian.text
+        form = browser.get("/learn/sinusoidal-pe", params={"lang": "fr"}, headers={"Accept-Language": "ru"})
+        assert _page_lang(form.text) == "fr" and 'action="/learn/sinusoidal-pe?lang=fr"' in form.text
+        wrong = browser.post("/learn/sinusoidal-pe?lang=fr", data={"course": "ml101", "code": "guess", "name": "Zoé"})
+        assert wrong.status_code == 403 and "code d&#x27;accès erroné" in wrong.text
+        right = browser.post("/learn/sinusoidal-pe?lang=fr", data={"course": "ml101", "code": "open-sesame",
+                                                                   "name": "Zoé"})
+        assert right.status_code == 200 and "Votre code personnel est" in right.text
+        page = browser.get(re.search(r'href="(/lti/page/[^"]+)"', right.text).group(1))
+        assert _page_lang(page.text) == "fr" and "Connecté·e en tant que Zoé" in page.text
+        odd = browser.get("/learn/sinusoidal-pe", params={"lang": "../" * 13}, headers={"Accept-Language": "x" * 9000})
+        assert odd.status_code == 200 and _page_lang(odd.text) == "en"

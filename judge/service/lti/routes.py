@@ -103,14 +103,14 @@ page_router = APIRouter()
 PRESENTATION_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/launch_presentation"
 
 
-def session_language(lang: str | None = Query(None, description="the language of the page and the "
+def session_language(lang: str | None = Query(None, max_length=40, description="the language of the page and the "
                                               "verdict's texts: en, fr or ru (the page's language menu); default: "
                                               "the launch's locale, then Accept-Language"),
                      accept_language: str | None = Header(None),
                      session: LearnerSession = Depends(session_of)) -> str:
     """The language of a learner page's request: the menu's choice, else the launch's locale kept with the
     session, else the browser's Accept-Language, else English; only ever one of the judge's languages."""
-    return negotiate((lang or "")[:40], session.locale, (accept_language or "")[:2000])
+    return negotiate(lang, session.locale, (accept_language or "")[:2000])
 
 
 @page_router.get("/lti/static/{name}", include_in_schema=False)

@@ -365,3 +365,122 @@ STATUS_WORDS = {
     "internal_error": STATUS_INTERNAL,
     "skipped": msg("status.skipped", "skipped"),
 }
+
+# -- the learner page's own words (judge.service.lti.page; learner.js gets them from the page, as JSON) ----------
+PAGE_LANGUAGE = msg("page.language", "Language")
+PAGE_SIGNED_IN = msg("page.signed_in", "Signed in as {name}")
+PAGE_SKIP = msg("page.skip", "Skip to the editor")
+PAGE_STATEMENT = msg("page.statement", "Statement")
+PAGE_STATEMENT_ENGLISH = msg("page.statement_english", "This exercise's statement has not been translated yet: it "
+                                                       "is shown in English.")
+PAGE_EXAMPLES = msg("page.examples", "Public examples")
+PAGE_NO_EXAMPLES = msg("page.no_examples", "This exercise has no public examples.")
+PAGE_SEE_BELOW = msg("page.see_below", "<see below>")
+PAGE_ARRAY_OF_SHAPE = msg("page.array_of_shape", "array of shape {shape}:")
+PAGE_EXAMPLE_RAISES = msg("page.example_raises", "raises {exception}")
+PAGE_EXAMPLE_EXPECTED = msg("page.example_expected", "expected =")
+PAGE_YOUR_SOLUTION = msg("page.your_solution", "Your solution")
+PAGE_EDITOR_HINT = msg("page.editor_hint", "Tab indents, Shift+Tab unindents. Press Esc, then Tab, to leave the "
+                                           "editor. Ctrl+Enter submits. Your draft is kept in this browser.")
+PAGE_PYTHON_SOURCE = msg("page.python_source", "Python source")
+PAGE_SUBMIT = msg("page.submit", "Submit")
+PAGE_NOTEBOOK = msg("page.notebook", "Or submit a notebook (.ipynb): its functions are graded, no other cell is run")
+PAGE_NEEDS_JS = msg("page.needs_js", "This page needs JavaScript to submit.")
+PAGE_VERDICT = msg("page.verdict", "Verdict")
+PAGE_EARLIER = msg("page.earlier", "Your earlier submissions")
+PAGE_NONE_YET = msg("page.none_yet", "None yet.")
+
+# the words learner.js writes, by the key the script looks up ({name}: filled in by the script)
+PAGE_SCRIPT_WORDS = {
+    "status.accepted": msg("page.status.accepted", "Accepted"),
+    "status.wrong_answer": msg("page.status.wrong_answer", "Wrong answer"),
+    "status.time_limit_exceeded": msg("page.status.time_limit_exceeded", "Time limit exceeded"),
+    "status.memory_limit_exceeded": msg("page.status.memory_limit_exceeded", "Memory limit exceeded"),
+    "status.runtime_error": msg("page.status.runtime_error", "Runtime error"),
+    "status.compile_error": msg("page.status.compile_error", "Not run: the file was refused"),
+    "status.internal_error": msg("page.status.internal_error", "Internal error"),
+    "status.skipped": msg("page.status.skipped", "Not run"),
+    "state.queued": msg("page.state.queued", "Queued..."),
+    "state.running": msg("page.state.running", "Running your code..."),
+    "state.sending": msg("page.state.sending", "Sending..."),
+    "state.public_judged": msg("page.state.public_judged", "Public cases judged; running the hidden cases..."),
+    "state.judged_in": msg("page.state.judged_in", "Judged in {seconds} s."),
+    "row": msg("page.row", "row"),
+    "column": msg("page.column", "column"),
+    "cell_expected": msg("page.cell_expected", "expected {value}"),
+    "cell_got": msg("page.cell_got", "got {value}"),
+    "window": msg("page.window", "Expected vs got around the largest error"),
+    "differs.values": msg("page.differs.values", "the values differ"),
+    "differs.shape": msg("page.differs.shape", "the shape differs"),
+    "differs.dtype": msg("page.differs.dtype", "the dtype differs"),
+    "differs.not an array": msg("page.differs.not_an_array", "it did not return an array"),
+    "differs.raises": msg("page.differs.raises", "it raises where the reference returns"),
+    "differs.raises another exception": msg("page.differs.raises_another",
+                                            "it raises another exception than the one it must"),
+    "differs.returns": msg("page.differs.returns", "it returns where it must raise"),
+    "differs.input changed": msg("page.differs.input_changed", "it changes its input"),
+    "counterexample": msg("page.counterexample", "A smallest input where your function differs"),
+    "counterexample_label": msg("page.counterexample_label", "counterexample"),
+    "counterexample_hint": msg("page.counterexample_hint", "The judge made this input up (it is not one of the "
+                                                           "cases): run it yourself."),
+    "expected": msg("page.expected", "expected"),
+    "got": msg("page.got", "got"),
+    "raises": msg("page.raises", "raises {exception}"),
+    "too_large": msg("page.too_large", "(too large to show)"),
+    "your_code_raised": msg("page.your_code_raised", "your code raised"),
+    "your_function_returned": msg("page.your_function_returned", "your function returned"),
+    "pictures": msg("page.pictures", "Pictures of the failing public cases"),
+    "public_status": msg("page.public_status", "Public cases: {status}"),
+    "score": msg("page.score", "score {score}%"),
+    "score_public": msg("page.score_public", "score on the public cases: {score}%"),
+    "hidden_running": msg("page.hidden_running", "The hidden cases are still running; the full verdict follows."),
+    "notebook": msgp("page.notebook_cells", "Notebook: graded the definitions in cell {cells} (only what the "
+                                            "functions need; no other cell was run).",
+                     "Notebook: graded the definitions in cells {cells} (only what the functions need; no other "
+                     "cell was run).", "count"),
+    "what_went_wrong": msg("page.what_went_wrong", "What went wrong"),
+    "first_failing": msg("page.first_failing", "First failing public case: {case}"),
+    "withheld": msgp("page.withheld", "{count} hidden case", "{count} hidden cases", "count"),
+    "passed_of": msgp("page.passed_of", "{passed} of {count} passed", "{passed} of {count} passed", "count"),
+    "score_only": msg("page.score_only", "only the score is shown"),
+    "probes_exceeded": msg("page.probes_exceeded", "many submissions in a short time: only the score is shown"),
+    "probes_back_at": msg("page.probes_back_at", "; submissions from {time} show more"),
+    "more_after": msg("page.more_after", "; more from {time}"),
+    "visibility.public": msg("page.visibility.public", "public"),
+    "visibility.hidden": msg("page.visibility.hidden", "hidden"),
+    "head.case": msg("page.head.case", "Case"),
+    "head.function": msg("page.head.function", "Function"),
+    "head.visibility": msg("page.head.visibility", "Visibility"),
+    "head.status": msg("page.head.status", "Status"),
+    "head.time": msg("page.head.time", "Time"),
+    "head.details": msg("page.head.details", "Details"),
+    "ms": msg("page.ms", "{ms} ms"),
+    "cases": msg("page.cases", "Cases"),
+    "printed": msg("page.printed", "What your code printed ({stream}, public cases only)"),
+    "cut": msg("page.cut", "[cut]"),
+    "notebook_unreadable": msg("page.notebook_unreadable", "The notebook could not be read: {error}"),
+    "history_item": msg("page.history_item", "{status}, score {score}%"),
+}
+
+# -- the /learn sign-in pages (judge.service.lti.learn) -----------------------------------------------------------
+LEARN_TITLE = msg("learn.title", "Sign in to practise")
+LEARN_SIGNED_IN = msg("learn.signed_in", "Signed in as {name} ({course}).")
+LEARN_CONTINUE = msg("learn.continue", "Continue")
+LEARN_FIRST_TIME = msg("learn.first_time", "First time here")
+LEARN_COURSE = msg("learn.course", "Course")
+LEARN_ACCESS_CODE = msg("learn.access_code", "Access code")
+LEARN_YOUR_NAME = msg("learn.your_name", "Your name (as the teacher knows you)")
+LEARN_OPEN = msg("learn.open", "Open the exercise")
+LEARN_COMING_BACK = msg("learn.coming_back", "Coming back from another browser")
+LEARN_PERSONAL_CODE = msg("learn.personal_code", "Your personal code")
+LEARN_WELCOME = msg("learn.welcome", "Welcome, {name} ({course}). Your personal code is")
+LEARN_WRITE_IT_DOWN = msg("learn.write_it_down", "Write it down: it is shown only this once. This browser remembers "
+                                                 "it; from another browser or after clearing cookies, it is the only "
+                                                 "way back to your work. Nobody else can open your work with your "
+                                                 "name or the course code.")
+LEARN_NO_COOKIE = msg("learn.no_cookie", "This browser holds no personal code: sign in.")
+LEARN_TOO_MANY_WRONG = msg("learn.too_many_wrong", "Too many wrong codes: wait a few minutes.")
+LEARN_UNKNOWN_PERSONAL = msg("learn.unknown_personal", "No learner has this personal code.")
+LEARN_WRONG_CODE = msg("learn.wrong_code", "Unknown course or wrong access code.")
+LEARN_TYPE_NAME = msg("learn.type_name", "Type your name, as your teacher knows you.")
+LEARN_MANY_JOINED = msg("learn.many_joined", "Many learners joined from this address just now: wait a minute.")

@@ -70,3 +70,9 @@ def from_environment(environ: dict[str, str]) -> str | None:
             if tag and name != "LANGUAGE":
                 return None  # a set LC_ALL/LC_MESSAGES/LANG that is not ours decides: English
     return None
+
+
+def supported(tag: object) -> str | None:
+    """The judge's language a single tag names (an LTI launch's ``locale``: ``fr-FR``), or None for anything else
+    (a non-string, junk, an unknown language, a 10 KB value): what a session may store, never the raw value."""
+    return _primary(tag) if isinstance(tag, str) and len(tag) <= 64 else None

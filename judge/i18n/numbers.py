@@ -19,6 +19,9 @@ class ProseFormatter(string.Formatter):
         self.comma = lang in _DECIMAL_COMMA
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if value is None and format_spec:
+            # a stored verdict's JSON writes NaN and infinities as null: a number read back from it may be None
+            value = float("nan")
         text = super().format_field(value, format_spec)
         if self.comma and isinstance(value, float):
             text = text.replace(".", ",")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import datetime
+from typing import Any
 
 from judge.formats.learner import learner_view
 from judge.i18n.localize import localize
@@ -20,13 +21,12 @@ from judge.verdict import Verdict
 
 log = logging.getLogger("judge.service.lti")
 
-_policies: dict[str, tuple[tuple, FeedbackPolicy]] = {}
+_bundles: dict[str, tuple[tuple, Any]] = {}
 _lock = threading.Lock()
 
 
-def bundle_policy(problem: str) -> FeedbackPolicy:
-    """The problem's own policy (re-read when its bundle changes); the default one for a problem that is gone
-    or broken, so a stored verdict is still shown, never less withheld than by default."""
+def current_bundle(problem: str) -> Any:
+    """The problem's bundle (re-read when its files change), or None for a problem that is gone or broken."""
     from judge.errors import JudgeError
     from judge.grading.prepare import bundle_mtimes
     from judge.problem.loader import load_problem, resolve
@@ -34,15 +34,22 @@ def bundle_policy(problem: str) -> FeedbackPolicy:
     try:
         stamp = bundle_mtimes(resolve(problem))
         with _lock:
-            hit = _policies.get(problem)
+            hit = _bundles.get(problem)
             if hit is not None and hit[0] == stamp:
                 return hit[1]
-        policy = load_problem(problem).spec.feedback
+        bundle = load_problem(problem)
     except (JudgeError, OSError):
-        return FeedbackPolicy()
+        return None
     with _lock:
-        _policies[problem] = (stamp, policy)
-    return policy
+        _bundles[problem] = (stamp, bundle)
+    return bundle
+
+
+def bundle_policy(problem: str) -> FeedbackPolicy:
+    """The problem's own policy (re-read when its bundle changes); the default one for a problem that is gone
+    or broken, so a stored verdict is still shown, never less withheld than by default."""
+    bundle = current_bundle(problem)
+    return bundle.spec.feedback if bundle is not None else FeedbackPolicy()
 
 
 def activity_policy(problem: str, override: dict | None) -> FeedbackPolicy:
@@ -67,4 +74,6 @@ def learner_verdict(verdict: dict | None, policy: FeedbackPolicy | None = None,
         return None
     full = Verdict.model_validate(verdict)
     view = learner_view(full, policy or bundle_policy(full.problem), now, probes_back_at)
-    return localize(view, lang).model_dump(mode="json")
+    # the bundle words its named mistakes and patterns itself: asked for them in ``lang``
+    bundle = current_bundle(full.problem) if lang != "en" else None
+    return localize(view, lang, bundle).model_dump(mode="json")

@@ -78,6 +78,24 @@ def detail(problem: str) -> dict:
     return page
 
 
+def _titles(root: Any) -> dict[str, str]:
+    """A problem's translated titles (``translations/<lang>.yaml``'s ``title``), read alone: the course listing
+    names every problem without loading their bundles (a bundle's translations are checked when it loads)."""
+    import yaml
+
+    from judge.problem.translations import FOLDER
+
+    titles = {}
+    for path in sorted((root / FOLDER).glob("*.yaml")) if (root / FOLDER).is_dir() else []:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("title"), str) and data["title"].strip():
+            titles[path.stem] = data["title"].strip()
+    return titles
+
+
 def course_listing() -> dict | None:
     """The course the problems folder holds, for the learner page: its title and its problems' ids and titles, in
     course order (None without a course)."""
@@ -96,8 +114,31 @@ def course_listing() -> dict | None:
     from judge.problem.yamlfile import _validate
 
     listing = {"title": course.title,  # titles from problem.yaml alone: no bundle module imported per page
-               "problems": [{"id": pid, "title": _validate(ProblemSpec, f).title}
+               "problems": [{"id": pid, "title": _validate(ProblemSpec, f).title, "titles": _titles(f.parent)}
                             for pid, f in zip(course.spec.problems, files[1:])]}
     with _lock:
         _cache["\0course"] = (stamp, listing)
     return listing
+
+
+def in_language(problem: str, lang: str) -> dict:
+    """The problem's words a learner page shows, in ``lang``: ``statement`` and the language it is in
+    (``statement_lang``: English where the bundle has no translation), ``title`` and the public cases'
+    ``descriptions`` (the English ones where untranslated); cached like :func:`detail` until the bundle changes."""
+    stamp = bundle_mtimes(resolve(problem))
+    key = f"\0lang:{lang}:{problem}"
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    from judge.problem.translations import bundle_text, statement
+
+    bundle = load_problem(problem)
+    text, used = statement(bundle, lang)
+    words = {"statement": text, "statement_lang": used,
+             "title": bundle_text(bundle, lang, "title", "", bundle.spec.title),
+             "descriptions": {c.id: bundle_text(bundle, lang, "case", c.id, c.description)
+                              for c in bundle.cases.cases if c.visibility == "public" and c.description}}
+    with _lock:
+        _cache[key] = (stamp, words)
+    return words

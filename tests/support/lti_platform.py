@@ -177,6 +177,8 @@ class LoopbackPlatform:
                 "scope": [SCORE_SCOPE], "lineitems": f"{self.url}/lineitems",
                 "lineitem": f"{self.url}/lineitems/1/lineitem"},
         }
+        if "presentation" in overrides:  # the launch presentation claim (its locale), as the LMS sends it
+            claims["https://purl.imsglobal.org/spec/lti/claim/launch_presentation"] = overrides["presentation"]
         if problem is not None:
             claims["https://purl.imsglobal.org/spec/lti/claim/custom"] = {"problem": problem,
                                                                           **overrides.get("custom", {})}

@@ -141,6 +141,7 @@ sessions = Table(
     Column("tenant", String(80)),                            # whose pending limit its submissions count in
     Column("score_rule", String(16)),                        # the activity's gradebook rule (lti.standing)
     Column("feedback_json", Text),                           # the activity's feedback policy override
+    Column("locale", String(8)),                             # the launch's language (en, fr, ru), if it gave one
     Column("created_at", Float, nullable=False),
     Column("expires_at", Float, nullable=False),
 )

@@ -27,11 +27,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import Message, say
+from judge.i18n.negotiate import negotiate, supported
 from judge.service import problems
 from judge.service.auth import RateLimiter  # noqa: TC001 - a parameter's type
 from judge.service.errors import ApiError
 from judge.service.lti.csp import page_headers
-from judge.service.lti.page import simple_page
+from judge.service.lti.page import language_menu, say_html, simple_page
 from judge.service.lti.roles import MEMBERSHIP
 from judge.service.lti.side import LearnerSide, form_of, is_secure, learner_side, log, refuse
 from judge.service.lti.tables import LearnLearner, digest
@@ -92,33 +95,45 @@ def _cross_site(request: Request) -> bool:
     return origin == "null" or urlsplit(origin).netloc.lower() != request.headers.get("host", "").lower()
 
 
-def _forms(problem: str, learner: LearnLearner | None, note: str = "") -> str:
-    action = f"/learn/{escape(problem)}"
+def learn_language(request: Request) -> str:
+    """The sign-in pages' language: the menu's ``?lang=``, else the browser's Accept-Language, else English."""
+    return negotiate(request.query_params.get("lang", "")[:40], request.headers.get("accept-language"))
+
+
+def _forms(problem: str, learner: LearnLearner | None, note: Message | None = None, lang: str = "en") -> str:
+    action = f"/learn/{escape(problem)}?lang={lang}"  # the answer speaks the language the form was in
+    t = {key: escape(say(message, lang)) for key, message in (
+        ("continue", m.LEARN_CONTINUE), ("first", m.LEARN_FIRST_TIME), ("course", m.LEARN_COURSE),
+        ("code", m.LEARN_ACCESS_CODE), ("name", m.LEARN_YOUR_NAME), ("open", m.LEARN_OPEN),
+        ("back", m.LEARN_COMING_BACK), ("personal", m.LEARN_PERSONAL_CODE))}
+    signed_in = say_html(m.LEARN_SIGNED_IN, lang, name=f"<strong>{escape(learner.name)}</strong>",
+                         course=escape(learner.course)) if learner else ""
     welcome = (f'<form method="post" action="{action}"><input type="hidden" name="action" value="continue">'
-               f'<p>Signed in as <strong>{escape(learner.name)}</strong> ({escape(learner.course)}).</p>'
-               '<button type="submit">Continue</button></form>') if learner else ""
-    return simple_page("Sign in to practise", (
-        (f'<p role="alert">{escape(note)}</p>' if note else "") + welcome
-        + f'<h2>First time here</h2><form method="post" action="{action}">'
+               f'<p>{signed_in}</p>'
+               f'<button type="submit">{t["continue"]}</button></form>') if learner else ""
+    return simple_page(say(m.LEARN_TITLE, lang), (
+        language_menu(lang)
+        + (f'<p role="alert">{escape(say(note, lang))}</p>' if note else "") + welcome
+        + f'<h2>{t["first"]}</h2><form method="post" action="{action}">'
         '<input type="hidden" name="action" value="join">'
-        '<label>Course <input name="course" required autocomplete="off"></label>'
-        '<label>Access code <input name="code" type="password" required></label>'
-        '<label>Your name (as the teacher knows you) <input name="name" maxlength="80"></label>'
-        '<button type="submit">Open the exercise</button></form>'
-        f'<h2>Coming back from another browser</h2><form method="post" action="{action}">'
+        f'<label>{t["course"]} <input name="course" required autocomplete="off"></label>'
+        f'<label>{t["code"]} <input name="code" type="password" required></label>'
+        f'<label>{t["name"]} <input name="name" maxlength="80"></label>'
+        f'<button type="submit">{t["open"]}</button></form>'
+        f'<h2>{t["back"]}</h2><form method="post" action="{action}">'
         '<input type="hidden" name="action" value="return">'
-        '<label>Your personal code <input name="personal" required autocomplete="off"></label>'
-        '<button type="submit">Open the exercise</button></form>'))
+        f'<label>{t["personal"]} <input name="personal" required autocomplete="off"></label>'
+        f'<button type="submit">{t["open"]}</button></form>'), lang)
 
 
-def _welcome(session_handle: str, learner: LearnLearner, code: str) -> str:
-    return simple_page("Your personal code", (
-        f'<p>Welcome, {escape(learner.name)} ({escape(learner.course)}). Your personal code is</p>'
+def _welcome(session_handle: str, learner: LearnLearner, code: str, lang: str = "en") -> str:
+    welcome = escape(say(m.LEARN_WELCOME, lang, name=learner.name, course=learner.course))
+    return simple_page(say(m.LEARN_PERSONAL_CODE, lang), (
+        f'<p>{welcome}</p>'
         f'<p class="personal-code"><strong id="personal-code">{escape(code)}</strong></p>'
-        '<p>Write it down: it is shown only this once. This browser remembers it; from another browser or '
-        'after clearing cookies, it is the only way back to your work. Nobody else can open your work '
-        'with your name or the course code.</p>'
-        f'<p><a href="/lti/page/{escape(session_handle)}" id="open-exercise">Open the exercise</a></p>'))
+        f'<p>{escape(say(m.LEARN_WRITE_IT_DOWN, lang))}</p>'
+        f'<p><a href="/lti/page/{escape(session_handle)}?lang={lang}" id="open-exercise">'
+        f'{escape(say(m.LEARN_OPEN, lang))}</a></p>'), lang)
 
 
 def _remember(response: Response, request: Request, side: LearnerSide, code: str) -> Response:
@@ -156,7 +171,9 @@ async def _open(request: Request, side: LearnerSide, learner: LearnLearner, prob
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
                                               tenant=learn_tenant(learner.course),
                                               feedback=side.ctx.settings.learn_feedback.get(learner.course))
-    return side.open_page(request, session, secret)
+    lang = request.query_params.get("lang", "")
+    return side.open_page(request, session, secret,  # the menu's choice carried on (else the browser's language)
+                          f"/lti/page/{session.handle}" + (f"?lang={lang}" if supported(lang) == lang else ""))
 
 
 @learn_router.get("/learn/{problem}", include_in_schema=False)
@@ -164,7 +181,8 @@ async def learn_form(problem: str, request: Request, side: LearnerSide = Depends
     if not problems.known(problem):
         return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
     known = await _cookie_learner(request, side)
-    return HTMLResponse(_forms(problem, known[0] if known else None), headers=FORM_HEADERS)
+    return HTMLResponse(_forms(problem, known[0] if known else None, None, learn_language(request)),
+                        headers=FORM_HEADERS)
 
 
 @learn_router.post("/learn/{problem}", include_in_schema=False)
@@ -178,7 +196,7 @@ async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depe
     known = await _cookie_learner(request, side)
     if action == "continue":
         if known is None:
-            return HTMLResponse(_forms(problem, None, "This browser holds no personal code: sign in."),
+            return HTMLResponse(_forms(problem, None, m.LEARN_NO_COOKIE, learn_language(request)),
                                 status_code=403, headers=FORM_HEADERS)
         return await _open(request, side, known[0], problem)
     if action == "return":
@@ -188,20 +206,21 @@ async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depe
     )
 
 
-def _refused(problem: str, known: tuple[LearnLearner, str] | None, note: str, status: int = 403) -> HTMLResponse:
-    return HTMLResponse(_forms(problem, known[0] if known else None, note), status_code=status,
+def _refused(request: Request, problem: str, known: tuple[LearnLearner, str] | None, note: Message,
+             status: int = 403) -> HTMLResponse:
+    return HTMLResponse(_forms(problem, known[0] if known else None, note, learn_language(request)), status_code=status,
                         headers=FORM_HEADERS)
 
 
 async def _come_back(request: Request, side: LearnerSide, problem: str, personal: str) -> Response:
     client = _client(request)
     if not side.guesses.allowed(client, None):
-        return _refused(problem, None, "Too many wrong codes: wait a few minutes.", 429)
+        return _refused(request, problem, None, m.LEARN_TOO_MANY_WRONG, 429)
     learner = await run_in_threadpool(side.lti.learn_learner, code_hash(personal[:64]))
     if learner is None:
         side.guesses.failed(client, None)
         log.warning("learn: unknown personal code from %s", client)
-        return _refused(problem, None, "No learner has this personal code.")
+        return _refused(request, problem, None, m.LEARN_UNKNOWN_PERSONAL)
     return _remember(await _open(request, side, learner, problem), request, side, canonical(personal[:64]))
 
 
@@ -213,29 +232,30 @@ async def _join(request: Request, side: LearnerSide, problem: str, known: tuple[
     course_key = course if course in settings.learn_codes or course in settings.learn_teacher_codes else None
     if not side.guesses.allowed(client, course_key):
         log.warning("learn: sign-in to course %r from %s refused: too many wrong codes", course[:64], client)
-        return _refused(problem, known, "Too many wrong codes: wait a few minutes.", 429)
+        return _refused(request, problem, known, m.LEARN_TOO_MANY_WRONG, 429)
     teacher = settings.learn_teacher_codes.get(course, "")
     is_teacher = course_key is not None and bool(teacher) and hmac.compare_digest(code.encode(), teacher.encode())
     expected = settings.learn_codes.get(course, "")
     if not is_teacher and (not expected or not hmac.compare_digest(code.encode(), expected.encode())):
         side.guesses.failed(client, course_key)
         log.warning("learn: sign-in refused for course %r from %s", course[:64], client)
-        return _refused(problem, known, "Unknown course or wrong access code.")
+        return _refused(request, problem, known, m.LEARN_WRONG_CODE)
     if is_teacher:
         return await _open_class(request, side, problem, course, name)
     if not name:
-        return _refused(problem, known, "Type your name, as your teacher knows you.", 400)
+        return _refused(request, problem, known, m.LEARN_TYPE_NAME, 400)
     if known is not None and known[0].course == course and known[0].name.casefold() == name[:80].casefold():
         return await _open(request, side, known[0], problem)  # the same learner, signing in again
     if not _spend(side.joins, client):
-        return _refused(problem, known, "Many learners joined from this address just now: wait a minute.", 429)
+        return _refused(request, problem, known, m.LEARN_MANY_JOINED, 429)
     personal = new_code()
     learner = await run_in_threadpool(side.lti.learn_join, course, name[:80], code_hash(personal))
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
                                               tenant=learn_tenant(learner.course),
                                               feedback=side.ctx.settings.learn_feedback.get(learner.course))
     log.info("learn: a new learner joined course %r (learner %s)", course[:64], learner.id[:8])
-    answer = HTMLResponse(_welcome(session.handle, learner, personal), headers=page_headers())
+    answer = HTMLResponse(_welcome(session.handle, learner, personal, learn_language(request)),
+                          headers=page_headers())
     side.open_page(request, session, secret, into=answer)
     return _remember(answer, request, side, personal)
 

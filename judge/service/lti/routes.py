@@ -13,18 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.i18n.negotiate import negotiate, supported
 from judge.problem.feedback_policy import FeedbackPolicy  # noqa: TC001 - a parameter's type, read at run time
 from judge.service import probes, problems
 from judge.service.errors import ApiError
 from judge.service.lti.activity import launch_feedback
 from judge.service.lti.adapter import Cookies, DatabaseStorage, Launch, Login, LtiRequest, Sessions
 from judge.service.lti.csp import page_headers
-from judge.service.lti.learner_view import activity_policy, learner_language, learner_verdict
+from judge.service.lti.learner_view import activity_policy, learner_verdict
 from judge.service.lti.page import render_page
 from judge.service.lti.side import (
     AGS_CLAIM,
@@ -99,6 +100,17 @@ async def _learner_views(side: LearnerSide, session: LearnerSession, rows: list[
 
 # -- the page and its API ------------------------------------------------------------------------------
 page_router = APIRouter()
+PRESENTATION_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/launch_presentation"
+
+
+def session_language(lang: str | None = Query(None, max_length=40, description="the language of the page and the "
+                                              "verdict's texts: en, fr or ru (the page's language menu); default: "
+                                              "the launch's locale, then Accept-Language"),
+                     accept_language: str | None = Header(None),
+                     session: LearnerSession = Depends(session_of)) -> str:
+    """The language of a learner page's request: the menu's choice, else the launch's locale kept with the
+    session, else the browser's Accept-Language, else English; only ever one of the judge's languages."""
+    return negotiate(lang, session.locale, (accept_language or "")[:2000])
 
 
 @page_router.get("/lti/static/{name}", include_in_schema=False)
@@ -110,19 +122,23 @@ async def static(name: str) -> Response:
 
 
 @page_router.get("/lti/page/{handle}", include_in_schema=False)
-async def page(handle: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+async def page(handle: str, request: Request, side: LearnerSide = Depends(learner_side),
+               lang: str | None = Query(None),
+               accept_language: str | None = Header(None)) -> Response:
     session = await page_session(handle, request, side)
     if isinstance(session, Response):
         return session
+    language = negotiate((lang or "")[:40], session.locale, (accept_language or "")[:2000])
     detail = await run_in_threadpool(problems.detail, session.problem)
-    html = render_page(detail, session, await run_in_threadpool(problems.course_listing))
+    words = await run_in_threadpool(problems.in_language, session.problem, language)
+    html = render_page(detail, session, await run_in_threadpool(problems.course_listing), language, words)
     return HTMLResponse(html, headers=page_headers())
 
 
 @page_router.post("/lti/api/submissions", status_code=202, response_model=LearnerSubmission,
                   responses=PAGE_ERRORS, tags=["learner page"], summary="Submit the learner's file")
 async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession = Depends(session_of),
-                 side: LearnerSide = Depends(learner_side), lang: str = Depends(learner_language)) -> Response:
+                 side: LearnerSide = Depends(learner_side), lang: str = Depends(session_language)) -> Response:
     """Judged like a platform's submission; the answer and later polls show the learner's view."""
     ctx = side.ctx
     side.submit_limit.take(session.learner)
@@ -156,7 +172,7 @@ async def submit(body: LearnerSubmissionIn = Body(...), session: LearnerSession 
 @page_router.get("/lti/api/submissions", response_model=LearnerHistory, responses=PAGE_ERRORS,
                  tags=["learner page"], summary="The learner's submissions for this problem, newest first")
 async def history(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side),
-                  lang: str = Depends(learner_language)) -> Any:
+                  lang: str = Depends(session_language)) -> Any:
     side.read_limit.take(session.learner)
     rows = await run_in_threadpool(side.lti.history, session)
     return {"submissions": await _learner_views(side, session, rows, lang)}
@@ -165,7 +181,7 @@ async def history(session: LearnerSession = Depends(session_of), side: LearnerSi
 @page_router.get("/lti/api/submissions/{submission_id}", response_model=LearnerSubmission,
                  responses=PAGE_ERRORS, tags=["learner page"], summary="One of the learner's submissions")
 async def get_one(submission_id: str, session: LearnerSession = Depends(session_of),
-                  side: LearnerSide = Depends(learner_side), lang: str = Depends(learner_language)) -> Any:
+                  side: LearnerSide = Depends(learner_side), lang: str = Depends(session_language)) -> Any:
     side.read_limit.take(session.learner)
     row = await run_in_threadpool(side.lti.owned_row, submission_id[:64], session)
     if row is None:
@@ -264,9 +280,11 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     name = claims.get("name") or claims.get("given_name") or None
     tenant = "lti:" + digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
                                         str(context)]))[:32]  # the deployment's course: one tenant of the queue
+    presentation = claims.get(PRESENTATION_CLAIM)
+    locale = supported(presentation.get("locale")) if isinstance(presentation, dict) else None
     opened, secret = await run_in_threadpool(
         side.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
-        ags if isinstance(ags, dict) else None, tenant, score_rule, feedback)
+        ags if isinstance(ags, dict) else None, tenant, score_rule, feedback, locale)
     if staff:  # the teacher's page for this problem and course, instead of the learner page
         await run_in_threadpool(side.lti.mark_staff, opened.handle,
                                 teacher.course_of_launch(claims, message.get_client_id()))

@@ -96,6 +96,7 @@ class LearnerSession:
     tenant: str | None = None  #: the LTI deployment's course, or the /learn course: a tenant of the queue
     score_rule: str | None = None  #: best | latest, from the activity's custom parameter (None: the default)
     feedback: dict | None = None  #: the activity's feedback policy override (None: the bundle's own policy)
+    locale: str | None = None  #: the launch's language, one of the judge's (None: the browser's Accept-Language)
 
 
 class LtiStore:
@@ -139,7 +140,8 @@ class LtiStore:
     def open_session(self, learner: str, problem: str, user_id: str | None = None, name: str | None = None,
                      issuer: str | None = None, client_id: str | None = None,
                      ags: dict | None = None, tenant: str | None = None,
-                     score_rule: str | None = None, feedback: dict | None = None) -> tuple[LearnerSession, str]:
+                     score_rule: str | None = None, feedback: dict | None = None,
+                     locale: str | None = None) -> tuple[LearnerSession, str]:
         """A new session; returns it and the cookie secret (only its hash is stored)."""
         handle, secret, csrf = secrets.token_hex(8), secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         now = time.time()
@@ -148,6 +150,7 @@ class LtiStore:
                "ags_json": json.dumps(ags) if ags else None, "created_at": now,
                "tenant": tenant[:80] if tenant else None, "score_rule": score_rule,
                "feedback_json": json.dumps(feedback) if feedback else None,
+               "locale": locale[:8] if locale else None,
                "expires_at": now + SESSION_SECONDS}
         with self.store._write() as conn:
             conn.execute(insert(sessions).values(**row))
@@ -162,7 +165,8 @@ class LtiStore:
                               client_id=row["client_id"],
                               ags=json.loads(row["ags_json"]) if row["ags_json"] else None,
                               tenant=row["tenant"], score_rule=row["score_rule"],
-                              feedback=json.loads(row["feedback_json"]) if row["feedback_json"] else None)
+                              feedback=json.loads(row["feedback_json"]) if row["feedback_json"] else None,
+                              locale=row["locale"])
 
     def session(self, handle: str | None = None, csrf: str | None = None,
                 any_age: bool = False) -> tuple[LearnerSession, str] | None:

@@ -1,8 +1,24 @@
 // The learner page's script: editor (Python highlighting, Tab indentation, draft kept), submit, live
 // state, verdict, earlier submissions.  Plain DOM, no library; talks to /lti/api/submissions with the
-// session cookie and the CSRF token from <meta name="csrf-token">.
+// session cookie and the CSRF token from <meta name="csrf-token">.  Every word it writes comes from the page's
+// <script type="application/json" id="judge-words"> block, in the page's language (the script has no English of
+// its own); its API calls ask for that language too (?lang=).
 "use strict";
 (function () {
+  var wordsData = JSON.parse(document.getElementById("judge-words").textContent);
+  var LANG = wordsData.lang, WORDS = wordsData.words;
+  var pluralRules = window.Intl && Intl.PluralRules ? new Intl.PluralRules(LANG) : null;
+  function t(key, params) {  // a text in the page's language, its {name} placeholders filled from params
+    var text = WORDS[key];
+    if (text === undefined) return key;
+    if (typeof text === "object") {  // a counted text: its form for params.count
+      var category = pluralRules ? pluralRules.select(params.count) : (params.count === 1 ? "one" : "other");
+      text = text[category] || text.other;
+    }
+    return text.replace(/\{(\w+)\}/g, function (all, name) {
+      return params && params[name] !== undefined && params[name] !== null ? String(params[name]) : all;
+    });
+  }
   var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
   var app = document.getElementById("app");
   var editor = document.getElementById("editor");
@@ -100,7 +116,7 @@
   function api(method, path, body) {
     var init = { method: method, credentials: "same-origin", headers: { "X-CSRF-Token": csrf, "Accept": "application/json" } };
     if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-    return fetch(path, init).then(function (r) {
+    return fetch(path + (path.indexOf("?") < 0 ? "?" : "&") + "lang=" + encodeURIComponent(LANG), init).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (data) {
         if (!r.ok) { var err = new Error(data.message || ("HTTP " + r.status)); err.status = r.status; err.code = data.code; throw err; }
         return data;
@@ -113,33 +129,29 @@
   }
 
   // -- verdicts ------------------------------------------------------------------------------------
-  var WORDS = { accepted: "Accepted", wrong_answer: "Wrong answer", time_limit_exceeded: "Time limit exceeded",
-    memory_limit_exceeded: "Memory limit exceeded", runtime_error: "Runtime error", compile_error: "Not run: the file was refused",
-    internal_error: "Internal error", skipped: "Not run" };
-  function words(status) { return WORDS[status] || status; }
+  function percent(score) { return (Math.round(score * 1000) / 10).toLocaleString(LANG); }  // 87,5 in French
+  function oneDecimal(x) { return x.toLocaleString(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1 }); }
+  function words(status) { return WORDS["status." + status] !== undefined ? t("status." + status) : status; }
   function fmt(x) { return x === null || x === undefined ? "NaN/inf" : (Math.abs(x) >= 1e4 || (Math.abs(x) < 1e-3 && x !== 0) ? x.toExponential(4) : x.toFixed(6)); }
 
   function windowTable(win) {
-    var head = el("tr", {}, [el("th", { scope: "col", text: (win.row_label || "row") + " \\ " + (win.col_label || "column") })]);
+    var head = el("tr", {}, [el("th", { scope: "col", text: (win.row_label || t("row")) + " \\ " + (win.col_label || t("column")) })]);
     win.cols.forEach(function (c) { head.appendChild(el("th", { scope: "col", text: String(c) })); });
     var rows = [head];
     win.rows.forEach(function (r, i) {
       var tr = el("tr", {}, [el("th", { scope: "row", text: String(r) })]);
       win.cols.forEach(function (c, j) {
         var worst = win.worst && win.worst[0] === r && win.worst[1] === c;
-        var td = el("td", worst ? { "class": "worst" } : {}, [el("div", { text: "expected " + fmt(win.expected[i][j]) }),
-          el("div", { text: "got " + fmt(win.got[i][j]) })]);
+        var td = el("td", worst ? { "class": "worst" } : {}, [el("div", { text: t("cell_expected", { value: fmt(win.expected[i][j]) }) }),
+          el("div", { text: t("cell_got", { value: fmt(win.got[i][j]) }) })]);
         tr.appendChild(td);
       });
       rows.push(tr);
     });
-    return el("div", { "class": "table-wrap" }, [el("table", { "class": "window" }, [el("caption", { text: "Expected vs got around the largest error" + (win.where ? " (" + win.where + ")" : "") })].concat(rows))]);
+    return el("div", { "class": "table-wrap" }, [el("table", { "class": "window" }, [el("caption", { text: t("window") + (win.where ? " (" + win.where + ")" : "") })].concat(rows))]);
   }
 
-  var DIFFERS = { values: "the values differ", shape: "the shape differs", dtype: "the dtype differs",
-    "not an array": "it did not return an array", raises: "it raises where the reference returns",
-    "raises another exception": "it raises another exception than the one it must",
-    returns: "it returns where it must raise", "input changed": "it changes its input" };
+  function differs(what) { return WORDS["differs." + what] !== undefined ? t("differs." + what) : what; }
   function nested(values) {  // a small array as rows of numbers; a tuple output's items by name
     if (values !== null && typeof values === "object" && !Array.isArray(values))
       return Object.keys(values).map(function (k) { return k + " = " + nested(values[k]); }).join("\n");
@@ -148,27 +160,27 @@
     return "[" + values.map(nested).join(",\n ") + "]";
   }
   function counterexample(c) {  // made up by the judge from the domain and public cases: shown in full, it tells nothing of a hidden case
-    var parts = [el("h3", { text: "A smallest input where your function differs" }),
-      el("p", { "class": "hint", text: "The judge made this input up (it is not one of the cases): run it yourself." }),
+    var parts = [el("h3", { text: t("counterexample") }),
+      el("p", { "class": "hint", text: t("counterexample_hint") }),
       el("pre", { "class": "counterexample-call", text: c.call }),
-      el("p", { text: DIFFERS[c.differs] || c.differs })];
+      el("p", { text: differs(c.differs) })];
     var rows = [];
-    if (c.expected_raises) rows.push(["expected", "raises " + c.expected_raises]);
-    else rows.push(["expected", c.expected === null || c.expected === undefined ? "(too large to show)" : nested(c.expected)]);
-    if (c.got !== null && c.got !== undefined) rows.push(["got", nested(c.got)]);
-    else if (c.got_text) rows.push([/^raises/.test(c.differs) ? "your code raised" : "your function returned", c.got_text]);  // the learner's own words
+    if (c.expected_raises) rows.push([t("expected"), t("raises", { exception: c.expected_raises })]);
+    else rows.push([t("expected"), c.expected === null || c.expected === undefined ? t("too_large") : nested(c.expected)]);
+    if (c.got !== null && c.got !== undefined) rows.push([t("got"), nested(c.got)]);
+    else if (c.got_text) rows.push([/^raises/.test(c.differs) ? t("your_code_raised") : t("your_function_returned"), c.got_text]);  // the learner's own words
     parts.push(el("div", { "class": "table-wrap" }, [el("table", { "class": "counterexample" }, rows.map(function (r) {
       return el("tr", {}, [el("th", { scope: "row", text: r[0] }), el("td", {}, [el("pre", { text: r[1] })])]);
     }))]));
     if (c.message) parts.push(el("p", { "class": "message", text: c.message }));
-    return el("section", { "class": "counterexample", "aria-label": "counterexample" }, parts);
+    return el("section", { "class": "counterexample", "aria-label": t("counterexample_label") }, parts);
   }
 
   function showPictures(pictures) {
     var box = document.getElementById("pictures");
     if (!box) return;
     box.textContent = "";
-    if (pictures.length) box.appendChild(el("h3", { text: "Pictures of the failing public cases" }));
+    if (pictures.length) box.appendChild(el("h3", { text: t("pictures") }));
     pictures.filter(function (p) { return p.url; }).forEach(function (p) {
       box.appendChild(el("figure", { "class": "pictures" }, [el("img", { src: p.url, alt: p.title || p.kind }), el("figcaption", { text: p.title || "" })]));
     });
@@ -178,16 +190,15 @@
     var v = sub.verdict, box = document.getElementById("verdict");
     var early = v.phase === "public";  // the public cases' verdict, shown while the hidden cases still run
     box.textContent = "";
-    var status = el("p", {}, [el("span", { "class": "status " + v.status, text: (early ? "Public cases: " : "") + words(v.status) }),
-      el("span", { "class": "score", text: "score " + Math.round(v.score * 1000) / 10 + "%" + (early ? " of the public cases" : "") })]);
+    var status = el("p", {}, [el("span", { "class": "status " + v.status, text: early ? t("public_status", { status: words(v.status) }) : words(v.status) }),
+      el("span", { "class": "score", text: t(early ? "score_public" : "score", { score: percent(v.score) }) })]);
     box.appendChild(status);
-    if (early) box.appendChild(el("p", { "class": "hint phase", text: "The hidden cases are still running; the full verdict follows." }));
-    if (v.notebook) box.appendChild(el("p", { "class": "hint notebook", text: "Notebook: graded the definitions in cell" +
-      (v.notebook.cells_used.length === 1 ? " " : "s ") + v.notebook.cells_used.join(", ") +
-      " (only what the functions need; no other cell was run)." }));
+    if (early) box.appendChild(el("p", { "class": "hint phase", text: t("hidden_running") }));
+    if (v.notebook) box.appendChild(el("p", { "class": "hint notebook", text: t("notebook",
+      { count: v.notebook.cells_used.length, cells: v.notebook.cells_used.join(", ") }) }));
     if (v.message) box.appendChild(el("p", { "class": "message", text: v.message }));
     if (v.diagnoses && v.diagnoses.length) {
-      box.appendChild(el("h3", { text: "What went wrong" }));
+      box.appendChild(el("h3", { text: t("what_went_wrong") }));
       box.appendChild(el("ul", { "class": "diagnoses" }, v.diagnoses.map(function (d) {
         return el("li", {}, [el("span", { text: d.message }), d.evidence ? el("div", { "class": "hint", text: d.evidence }) : null]);
       })));
@@ -195,7 +206,7 @@
     if (v.counterexample) box.appendChild(counterexample(v.counterexample));
     var failing = (v.cases || []).filter(function (c) { return c.status !== "accepted" && c.visibility === "public"; })[0];
     if (failing && failing.facts && failing.facts.window && failing.facts.window.rows.length) {
-      box.appendChild(el("h3", { text: "First failing public case: " + failing.id }));
+      box.appendChild(el("h3", { text: t("first_failing", { "case": failing.id }) }));
       box.appendChild(windowTable(failing.facts.window));
     }
     box.appendChild(el("div", { id: "pictures" }));
@@ -203,29 +214,29 @@
     if (v.cases && v.cases.length) {
       var rows = v.cases.map(function (c) {
         var ok = c.status === "accepted";
-        return el("tr", {}, [el("td", { text: c.id }), el("td", { text: c.function }), el("td", { text: c.visibility }),
+        return el("tr", {}, [el("td", { text: c.id }), el("td", { text: c.function }), el("td", { text: WORDS["visibility." + c.visibility] !== undefined ? t("visibility." + c.visibility) : c.visibility }),
           el("td", { "class": ok ? "accepted" : "failed", text: words(c.status) }),
-          el("td", { text: c.time_ms !== null && c.time_ms !== undefined ? c.time_ms.toFixed(1) + " ms" : "" }),
+          el("td", { text: c.time_ms !== null && c.time_ms !== undefined ? t("ms", { ms: oneDecimal(c.time_ms) }) : "" }),
           el("td", { text: ok ? "" : (c.message || "") })]);
       });
       var shown = v.shown;
       if (shown && shown.withheld_cases) {  // the feedback policy shows hidden cases' score only: one row for them
-        rows.push(el("tr", {}, [el("td", { text: shown.withheld_cases + " hidden cases" }), el("td", { text: "" }),
-          el("td", { text: "hidden" }), el("td", { "class": shown.withheld_passed === shown.withheld_cases ? "accepted" : "failed",
-            text: shown.withheld_passed + " of " + shown.withheld_cases + " passed" }), el("td", { text: "" }),
-          el("td", { text: (shown.probes_exceeded ? "many submissions in a short time: only the score is shown" +
-            (shown.probes_back_at ? "; submissions from " + shown.probes_back_at + " show more" : "")
-            : "only the score is shown") + (shown.more_after ? "; more from " + shown.more_after : "") })]));
+        rows.push(el("tr", {}, [el("td", { text: t("withheld", { count: shown.withheld_cases }) }), el("td", { text: "" }),
+          el("td", { text: t("visibility.hidden") }), el("td", { "class": shown.withheld_passed === shown.withheld_cases ? "accepted" : "failed",
+            text: t("passed_of", { passed: shown.withheld_passed, count: shown.withheld_cases }) }), el("td", { text: "" }),
+          el("td", { text: (shown.probes_exceeded ? t("probes_exceeded") +
+            (shown.probes_back_at ? t("probes_back_at", { time: shown.probes_back_at }) : "")
+            : t("score_only")) + (shown.more_after ? t("more_after", { time: shown.more_after }) : "") })]));
       }
-      var head = el("tr", {}, ["Case", "Function", "Visibility", "Status", "Time", "Details"].map(function (h) { return el("th", { scope: "col", text: h }); }));
-      box.appendChild(el("h3", { text: "Cases" }));
+      var head = el("tr", {}, ["case", "function", "visibility", "status", "time", "details"].map(function (h) { return el("th", { scope: "col", text: t("head." + h) }); }));
+      box.appendChild(el("h3", { text: t("cases") }));
       box.appendChild(el("div", { "class": "table-wrap" }, [el("table", { "class": "cases" }, [head].concat(rows))]));
     }
     ["stdout", "stderr"].forEach(function (name) {
       var out = v[name];
       if (out && out.text) {
-        box.appendChild(el("details", {}, [el("summary", { text: "What your code printed (" + name + ", public cases only)" }),
-          el("pre", { text: out.text + (out.truncated ? "\n[cut]" : "") })]));
+        box.appendChild(el("details", {}, [el("summary", { text: t("printed", { stream: name }) }),
+          el("pre", { text: out.text + (out.truncated ? "\n" + t("cut") : "") })]));
       }
     });
     var section = document.getElementById("verdict-section");
@@ -242,7 +253,7 @@
     var file = notebookInput.files && notebookInput.files[0];
     if (!file) return;
     file.text().then(function (text) { notebookInput.value = ""; submit(text); })
-      .catch(function (err) { showProblem(new Error("The notebook could not be read: " + err.message)); });
+      .catch(function (err) { showProblem(new Error(t("notebook_unreadable", { error: err.message }))); });
   });
 
   // -- submit and follow ------------------------------------------------------------------------------
@@ -251,14 +262,13 @@
     return api("GET", "/lti/api/submissions/" + encodeURIComponent(id)).then(function (sub) {
       if (sub.state !== "done") {
         var early = sub.verdict && sub.verdict.phase === "public";
-        stateLine.textContent = early ? "Public cases judged; running the hidden cases..." :
-          sub.state === "running" ? "Running your code..." : "Queued...";
+        stateLine.textContent = t(early ? "state.public_judged" : sub.state === "running" ? "state.running" : "state.queued");
         var section = document.getElementById("verdict-section");
         if (early && !(section.getAttribute("data-submission") === id && section.getAttribute("data-phase") === "public")) renderVerdict(sub);
         return new Promise(function (ok) { setTimeout(ok, 300); }).then(function () { return follow(id, started); });
       }
       var seconds = (performance.now() - started) / 1000;
-      stateLine.textContent = "Judged in " + seconds.toFixed(1) + " s.";
+      stateLine.textContent = t("state.judged_in", { seconds: oneDecimal(seconds) });
       renderVerdict(sub);
       document.getElementById("verdict-h").focus();
       loadHistory();
@@ -281,10 +291,10 @@
   function submit(source) {  // the editor's text, or a notebook file's (the judge grades what its cells define)
     if (busy) return;
     busy = true; submitButton.disabled = true; banner.hidden = true;
-    stateLine.textContent = "Sending...";
+    stateLine.textContent = t("state.sending");
     var started = performance.now();
     api("POST", "/lti/api/submissions", { source: typeof source === "string" ? source : editor.value })
-      .then(function (sub) { stateLine.textContent = "Queued..."; return follow(sub.id, started); })
+      .then(function (sub) { stateLine.textContent = t("state.queued"); return follow(sub.id, started); })
       .catch(function (err) { stateLine.textContent = ""; showProblem(err); })
       .then(function () { busy = false; submitButton.disabled = false; });
   }
@@ -297,8 +307,9 @@
       list.textContent = "";
       document.getElementById("history-empty").hidden = data.submissions.length > 0;
       data.submissions.forEach(function (sub) {
-        var when = sub.created_at ? new Date(sub.created_at).toLocaleString() : "";
-        var label = sub.verdict && sub.state === "done" ? words(sub.verdict.status) + ", score " + Math.round(sub.verdict.score * 1000) / 10 + "%" : sub.state;
+        var when = sub.created_at ? new Date(sub.created_at).toLocaleString(LANG) : "";
+        var label = sub.verdict && sub.state === "done" ? t("history_item", { status: words(sub.verdict.status), score: percent(sub.verdict.score) })
+          : t(sub.state === "running" ? "state.running" : "state.queued");
         var button = el("button", { type: "button", "class": "link", text: when + ": " + label });
         button.addEventListener("click", function () {
           api("GET", "/lti/api/submissions/" + encodeURIComponent(sub.id)).then(function (full) {

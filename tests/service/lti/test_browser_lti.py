@@ -341,3 +341,38 @@ def test_the_public_cases_verdict_shows_first_and_the_page_shows_no_hidden_argum
     assert "A:3x4" in shown, "the channel works: a public case's own arguments are shown"
     assert not found_in(tokens("hidden"), shown), "a hidden case's arguments reached the learner's page"
     assert not problems, problems
+
+
+@pytest.mark.parametrize("locale, status", [("fr-FR", "Réponse incorrecte"), ("ru-RU", "Неверный ответ")])
+def test_a_launch_in_french_or_russian_shows_the_page_and_verdict_in_that_language(browser, lms, locale, status):
+    """The LMS launches with its user's locale (launch presentation claim): the page's own words, the statement
+    and a wrong answer's verdict (written by the page's script) are in that language, with no English sentence;
+    the language menu goes back to English."""
+    from tests.support.i18n import english_sentences
+
+    platform, _server = lms
+    problems: list[str] = []
+    page = browser.new_page()
+    _watch(page, problems)
+    platform.next_launch = {"presentation": {"locale": locale, "document_target": "iframe"}}
+    page.goto(f"{platform.url}/course?user=learner-{locale}")
+    frame = page.frame_locator("#tool")
+    editor = frame.locator("#editor")
+    editor.wait_for(timeout=30_000)
+    assert frame.locator("html").get_attribute("lang") == locale[:2]
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+    page.keyboard.insert_text(SOURCES["wrong_answer"])
+    frame.locator("#submit").click()
+    frame.locator('#verdict-section[data-status="wrong_answer"]').wait_for(timeout=60_000)
+    assert frame.locator(".status").inner_text() == status
+    frame.locator("#history li").first.wait_for(timeout=30_000)
+    shown = frame.locator("body").inner_text()
+    assert not english_sentences(shown), english_sentences(shown)
+    assert frame.locator("section.counterexample").count() == 1 and frame.locator("table.cases tr").count() > 5
+    page.screenshot(path=str(ARTIFACTS / f"5-learner-{locale}.png"), full_page=True)
+    frame.locator('#languages a[hreflang="en"]').click()
+    frame.get_by_role("button", name="Submit", exact=True).wait_for(timeout=30_000)
+    assert frame.locator("html").get_attribute("lang") == "en"
+    assert not problems, problems

@@ -222,3 +222,71 @@ def test_the_learner_view_withholds_what_hidden_cases_could_reveal():
     assert view["stdout"]["text"] == "L\nP\n"
     assert view["cases"][1]["message"] == "raised ValueError"
     assert view["message"] == "first failing case hidden case 1 of 1: raised ValueError"
+
+
+# -- the learner's language ------------------------------------------------------------------------------
+def _page_url(browser: httpx.Client) -> str:
+    [handle] = [name.removeprefix("judge-lti-") for name in browser.cookies if name.startswith("judge-lti-")]
+    return f"/lti/page/{handle}"
+
+
+def _page_lang(html: str) -> str:
+    return re.search(r'<html lang="(\w+)">', html).group(1)
+
+
+def test_the_launch_locale_is_kept_with_the_session(platform, server):
+    """A launch with locale fr-FR: the page, a reload of it and the verdicts (answer, history) are French
+    without the page asking (no ?lang=, a browser saying English); the menu's ?lang= still decides."""
+    from tests.support.i18n import english_sentences
+
+    browser, csrf = launch(platform, server, "learner-fr", presentation={"locale": "fr-FR", "document_target":
+                                                                        "iframe"})
+    assert _page_lang(browser.page) == "fr" and "Énoncé" in browser.page and "Soumettre" in browser.page
+    assert "Encodage positionnel" in browser.page and "Un transformer voit" in browser.page, "French statement"
+    english = {"Accept-Language": "en-US,en;q=0.9", "X-CSRF-Token": csrf}
+    reload = browser.get(_page_url(browser), headers=english)
+    assert _page_lang(reload.text) == "fr", "the launch's locale outranks the browser's language"
+    wrong = submit_and_wait(browser, csrf, SOURCES["wrong_answer"])
+    said = [wrong["verdict"]["message"]] + [d["message"] for d in wrong["verdict"]["diagnoses"]]
+    assert wrong["verdict"]["status"] == "wrong_answer" and not english_sentences("\n".join(said)), said
+    [earlier] = browser.get("/lti/api/submissions", headers=english).json()["submissions"]
+    assert earlier["verdict"]["message"] == wrong["verdict"]["message"], "the history speaks the session's language"
+    again = browser.get(f"/lti/api/submissions/{wrong['id']}", headers=english).json()
+    assert again["verdict"]["message"] == wrong["verdict"]["message"]
+    russian = browser.get(f"/lti/api/submissions/{wrong['id']}", params={"lang": "ru"}, headers=english).json()
+    assert re.search("[а-я]", russian["verdict"]["message"]), "the menu's choice outranks the launch's"
+    assert _page_lang(browser.get(_page_url(browser), params={"lang": "ru"}).text) == "ru"
+
+
+@pytest.mark.parametrize("presentation", [
+    {"locale": "xx-YY"}, {"locale": "../../../../etc/passwd"}, {"locale": "fr-" + "A" * 10_000},
+    {"locale": ["fr"]}, {"locale": {"fr": 1}}, {"locale": None}, {"locale": 7}, "fr-FR", ["fr-FR"],
+])
+def test_an_odd_launch_locale_gives_english_never_an_error(platform, server, presentation):
+    """Whatever the launch presentation claim holds, the launch opens the page; an unusable locale is dropped,
+    so the browser's language decides (English without one)."""
+    browser, _csrf = launch(platform, server, "learner-odd", presentation=presentation)
+    assert _page_lang(browser.page) == "en" and "Submit" in browser.page
+    asked = browser.get(_page_url(browser), headers={"Accept-Language": "ru-RU,ru;q=0.9"})
+    assert asked.status_code == 200 and _page_lang(asked.text) == "ru"
+    odd = browser.get(_page_url(browser), params={"lang": "fr" * 5000}, headers={"Accept-Language": "q" * 9000})
+    assert odd.status_code == 200 and _page_lang(odd.text) == "en"
+
+
+def test_the_access_code_pages_speak_the_browsers_language_or_the_menus(server):
+    """/learn's sign-in form, its refusals and the personal code's page: Accept-Language, else the menu's ?lang=,
+    which the form's answer keeps; the learner page it opens speaks it too."""
+    with httpx.Client(base_url=server.url, timeout=30) as browser:
+        russian = browser.get("/learn/sinusoidal-pe", headers={"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.5"})
+        assert _page_lang(russian.text) == "ru" and "Код доступа" in russian.text and 'href="?lang=fr"' in russian.text
+        form = browser.get("/learn/sinusoidal-pe", params={"lang": "fr"}, headers={"Accept-Language": "ru"})
+        assert _page_lang(form.text) == "fr" and 'action="/learn/sinusoidal-pe?lang=fr"' in form.text
+        wrong = browser.post("/learn/sinusoidal-pe?lang=fr", data={"course": "ml101", "code": "guess", "name": "Zoé"})
+        assert wrong.status_code == 403 and "code d&#x27;accès erroné" in wrong.text
+        right = browser.post("/learn/sinusoidal-pe?lang=fr", data={"course": "ml101", "code": "open-sesame",
+                                                                   "name": "Zoé"})
+        assert right.status_code == 200 and "Votre code personnel est" in right.text
+        page = browser.get(re.search(r'href="(/lti/page/[^"]+)"', right.text).group(1))
+        assert _page_lang(page.text) == "fr" and "Connecté·e en tant que Zoé" in page.text
+        odd = browser.get("/learn/sinusoidal-pe", params={"lang": "../" * 13}, headers={"Accept-Language": "x" * 9000})
+        assert odd.status_code == 200 and _page_lang(odd.text) == "en"

@@ -102,3 +102,17 @@ def test_a_stored_verdict_read_back_from_json_renders_the_same(prepared, results
     again = Verdict.model_validate_json(verdict.model_dump_json())
     for lang in ("fr", "ru"):
         assert render_text(localize(again, lang), lang=lang) == render_text(localize(verdict, lang), lang=lang)
+
+
+def test_a_number_the_stored_json_wrote_as_null_renders_without_error():
+    """A stored verdict is read back from JSON, where NaN and infinities are null: a sentence with a number
+    field (expected 1, got NaN) still renders in every language, as "nan", never a TypeError on the page."""
+    from judge.feedback import MessageRef
+    from judge.i18n import messages as m
+    from judge.i18n.catalog import render
+
+    stored = MessageRef.model_validate_json(m.EXPECTED_GOT(expected=1.0, got=float("nan")).model_dump_json())
+    assert stored.params["got"] is None, "the round trip this test is about: JSON has no NaN"
+    for lang in ("en", "fr", "ru"):
+        text = render(stored, lang)
+        assert "nan" in text and ("1" in text), (lang, text)

@@ -1,9 +1,12 @@
 """Attack (wrong answer): forges the verdict through every channel it can find: opens
 /dev/null, /dev/zero, /dev/urandom, /dev/tty and /judge/* (the container backend's
 files), writes a fake "accepted" verdict and a fake result-slot header on every file
-descriptor 0..1023, and writes fake slot headers claiming an accepted result at the
-start of every writable mmap it can reach through the garbage collector (the harness's
-result, input and progress mappings among them).  Then it returns a table of zeros.
+descriptor 0..1023 on every call, and, once while loading, writes fake slot headers
+claiming an accepted result at the start of every writable mmap it can reach through the
+garbage collector (the harness's result, input and progress mappings among them).  Then it
+returns a table of zeros.  (The maps are forged before the first call, not after it: a
+header written over a slot its own call already filled only spoils that result, and whether
+the judge read it first depends on the mode, so the verdict would too.)
 Descriptors 0-2 are the capture files, every other descriptor is closed, the slots it
 scribbles on are its own (a later call's header replaces them, and the judge validates
 each header and compares the bytes itself), and the verdict never comes from the
@@ -27,6 +30,20 @@ def _fake_header():
     return _struct.pack("<8sI", b"JDGSLOT1", len(payload)) + payload
 
 
+def _forge_maps():
+    maps = 0
+    for obj in gc.get_objects():
+        for ref in gc.get_referents(obj):
+            if isinstance(ref, mmap.mmap):
+                try:
+                    header = _fake_header()
+                    ref[0:len(header)] = header
+                    maps += 1
+                except (TypeError, ValueError, IndexError):
+                    pass
+    print("FORGED", maps, "maps", flush=True)
+
+
 def _forge():
     opened = []
     for path in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/tty", "/judge/results", "/judge/progress",
@@ -46,20 +63,13 @@ def _forge():
                 written += 1
             except OSError:
                 pass
-    maps = 0
-    for obj in gc.get_objects():
-        for ref in gc.get_referents(obj):
-            if isinstance(ref, mmap.mmap):
-                try:
-                    header = _fake_header()
-                    ref[0:len(header)] = header
-                    maps += 1
-                except (TypeError, ValueError, IndexError):
-                    pass
     for fd in opened:
         _os.close(fd)
     print("accepted", flush=True)
-    print("FORGED", written, "writes,", maps, "maps", flush=True)
+    print("FORGED", written, "writes", flush=True)
+
+
+_forge_maps()
 
 
 def sinusoidal_pe(max_len, d_model, base=10000.0):

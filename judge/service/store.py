@@ -152,6 +152,10 @@ class NewSubmission:
         return hashlib.sha256(body.encode()).hexdigest()
 
 
+#: How many times a process starting beside another tries to bring an SQLite schema up (see create_schema).
+_SCHEMA_ATTEMPTS = 8
+
+
 def _sqlite_engine(url: str) -> tuple[Engine, Engine]:
     """Two engines on one file: writes take the lock up front (BEGIN IMMEDIATE), reads don't."""
     parsed = make_url(url)
@@ -201,7 +205,17 @@ class Store:
         it is.  Several processes may call it at once."""
         from judge.service.db.migrate import upgrade
 
-        upgrade(self.engine)
+        for attempt in range(1, _SCHEMA_ATTEMPTS + 1):
+            try:
+                upgrade(self.engine)
+                return
+            except OperationalError as exc:
+                # SQLite: two processes opening a new file at once can meet in a lock upgrade SQLite refuses at
+                # once instead of waiting (one sets WAL mode while the other commits): the one refused tries again
+                if self.dialect != "sqlite" or "locked" not in str(exc) or attempt == _SCHEMA_ATTEMPTS:
+                    raise
+                self.engine.dispose()
+                time.sleep(0.25 * attempt)
 
     def close(self) -> None:
         self.engine.dispose()

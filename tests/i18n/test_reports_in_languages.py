@@ -125,7 +125,10 @@ def test_the_learner_json_messages_follow_the_language(examples_graded):
         assert word in exported["tests"][0]["message"], lang
 
 
-def test_the_cli_takes_lang_and_the_environments_locale(judge):
+def test_the_cli_takes_lang_and_the_environments_locale(judge, monkeypatch):
+    # --problems-dir sets JUDGE_PROBLEMS_DIR for the processes the command starts; in this process (CliRunner)
+    # it would outlive the test and point every later kernel's check() at problems/: undone at teardown
+    monkeypatch.setenv("JUDGE_PROBLEMS_DIR", str(_problems_dir()))
     example = str(REPO / "submissions" / "gelu" / "compile_error" / "imports_scipy.py")
     runner = CliRunner()
     french = runner.invoke(main, ["grade", "-p", "gelu", "--problems-dir", str(_problems_dir()), "--lang", "fr-FR",

@@ -137,7 +137,9 @@ def test_through_judge_serve_one_learner_s_run_reads_nothing_of_another_s(tmp_pa
                                  json={"problem": "sinusoidal-pe", "source": attacker(secret)}).json()
         verdict = second["verdict"]
         found, clean = findings(verdict["stdout"]["text"])
-        assert found == [] and len(clean) == 3, verdict["stdout"]["text"][-1500:]
+        # the service grades in two runs (public cases, then hidden ones: judge.grading.phases), each a fresh
+        # process that searched everything it could read: three CLEAN lines from each
+        assert found == [] and len(clean) == 6, verdict["stdout"]["text"][-1500:]
         assert verdict["status"] == "wrong_answer" and secret not in str(second)
         from judge.sandbox.chain.watch import process_tree
 

@@ -56,6 +56,21 @@ def lms(tmp_path_factory):
     platform.stop()
 
 
+
+def _open_editor(page, url: str):  # noqa: ANN001, ANN202 - playwright's Page, (FrameLocator, Locator)
+    """The course page at ``url``, its tool's frame, and the tool's editor once it is there."""
+    page.goto(url)
+    frame = page.frame_locator("#tool")
+    editor = frame.locator("#editor")
+    editor.wait_for(timeout=30_000)
+    return frame, editor
+
+
+def _clear(editor) -> None:  # noqa: ANN001 - a playwright Locator
+    editor.click()
+    editor.press("Control+a")
+    editor.press("Delete")
+
 def test_a_learner_solves_the_exercise_in_the_browser(browser, lms):
     platform, server = lms
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -74,15 +89,10 @@ def test_a_learner_solves_the_exercise_in_the_browser(browser, lms):
                 pass
 
     page.on("response", weigh)
-    page.goto(f"{platform.url}/course")
-    frame = page.frame_locator("#tool")
-    editor = frame.locator("#editor")
-    editor.wait_for(timeout=30_000)
+    frame, editor = _open_editor(page, f"{platform.url}/course")
 
     # the editor: Tab indents, Enter keeps the indentation, Esc then Tab leaves it for the Submit button
-    editor.click()
-    editor.press("Control+a")
-    editor.press("Delete")
+    _clear(editor)
     page.keyboard.type("def f(x):")
     page.keyboard.press("Enter")
     page.keyboard.type("return x")
@@ -310,13 +320,8 @@ def test_the_public_cases_verdict_shows_first_and_the_page_shows_no_hidden_argum
                 pass
 
     page.on("response", keep)
-    page.goto(f"{platform.url}/course?user=learner-phases")
-    frame = page.frame_locator("#tool")
-    editor = frame.locator("#editor")
-    editor.wait_for(timeout=30_000)
-    editor.click()
-    editor.press("Control+a")
-    editor.press("Delete")
+    frame, editor = _open_editor(page, f"{platform.url}/course?user=learner-phases")
+    _clear(editor)
     page.keyboard.insert_text(SLOW_HIDDEN % {"pause": 0.8})
     frame.locator("#submit").click()
     section = frame.locator("#verdict-section")
@@ -355,14 +360,9 @@ def test_a_launch_in_french_or_russian_shows_the_page_and_verdict_in_that_langua
     page = browser.new_page()
     _watch(page, problems)
     platform.next_launch = {"presentation": {"locale": locale, "document_target": "iframe"}}
-    page.goto(f"{platform.url}/course?user=learner-{locale}")
-    frame = page.frame_locator("#tool")
-    editor = frame.locator("#editor")
-    editor.wait_for(timeout=30_000)
+    frame, editor = _open_editor(page, f"{platform.url}/course?user=learner-{locale}")
     assert frame.locator("html").get_attribute("lang") == locale[:2]
-    editor.click()
-    editor.press("Control+a")
-    editor.press("Delete")
+    _clear(editor)
     page.keyboard.insert_text(SOURCES["wrong_answer"])
     frame.locator("#submit").click()
     frame.locator('#verdict-section[data-status="wrong_answer"]').wait_for(timeout=60_000)

@@ -23,7 +23,14 @@ LABEL = "numpy-judge.sandbox"
 IMAGE_FLAGS = ["--cap-drop", "ALL", "--cap-add", "SYS_ADMIN", "--cap-add", "SETUID", "--cap-add", "SETGID",
                "--cap-add", "DAC_OVERRIDE", "--cap-add", "KILL", "--security-opt", "seccomp=unconfined",
                "--cgroupns", "host", "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw"]
-CORPUS = sorted(SUBMISSIONS.glob("*/*.py"))
+#: The examples whose verdict could depend on the backend: every attack, every file that ends its run some other
+#: way than by returning (limits, crashes, refused imports), and one plain accepted and wrong answer as controls.
+#: The other wrong answers differ from these only in their numbers, which the judge compares outside any backend:
+#: the process backend's tiers grade each of them (judge verify), so they are not graded here twice more.
+CONTROLS = ("accepted/vectorised.py", "wrong_answer/sin_cos_swapped.py", "wrong_answer/input_mutated.py")
+CORPUS = sorted(p for p in SUBMISSIONS.glob("*/*.py")
+                if p.name.startswith("attack_") or p.parent.name not in ("accepted", "wrong_answer")
+                or f"{p.parent.name}/{p.name}" in CONTROLS)
 
 
 ENGINE_IMAGES = (SANDBOX_IMAGE, JUDGE_IMAGE)  # what the engine fixture (tests/conftest.py) needs

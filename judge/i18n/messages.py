@@ -562,6 +562,12 @@ TEACHER_SCRIPT_WORDS = {
                                                               "activity in a new window, then launch it again."),
 }
 
+# -- the cookie check on the way to a launch (judge.service.lti.routes.login, adapter.Login) ---------------------------
+LOGIN_OPENING = msg("login.opening", "Opening the exercise...")
+LOGIN_OPENING_TITLE = msg("login.opening_title", "Opening the exercise")
+LOGIN_NO_COOKIE = msg("login.no_cookie", "This browser does not let the tool keep a cookie inside the course page.")
+LOGIN_NEW_TAB = msg("login.new_tab", "Open the exercise in a new tab.")
+
 # -- error pages a person reads (judge.service.lti: side.refuse and its callers) -----------------------------------
 # The title, and the sentence around the technical detail ({detail}, a claim's or a parameter's name, a problem id):
 # the detail is shown exactly as the platform or the library said it.

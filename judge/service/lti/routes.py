@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.feedback import MessageRef
 from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.i18n.negotiate import negotiate, supported
 from judge.problem.feedback_policy import FeedbackPolicy  # noqa: TC001 - a parameter's type, read at run time
 from judge.service import probes, problems
@@ -50,6 +51,7 @@ from judge.service.lti.side import (
     log,
     page_session,
     refuse,
+    request_language,
     session_language,
     session_of,
 )
@@ -214,9 +216,10 @@ async def login(request: Request, side: LearnerSide = Depends(learner_side)) -> 
     oidc = Login(req, side.tool_config, session_service=session, cookie_service=cookies,
                  launch_data_storage=storage)
     oidc.nonces = side.nonces  # type: ignore[assignment]  # set with the tool configuration (_services)
-    oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
-                              "course page.", click_msg="Open the exercise in a new tab.",
-                              loading_msg="Opening the exercise...")
+    lang = request_language(request)  # the platform's redirect carries no locale: the browser's language
+    oidc.enable_check_cookies(main_msg=say(m.LOGIN_NO_COOKIE, lang), click_msg=say(m.LOGIN_NEW_TAB, lang),
+                              loading_msg=say(m.LOGIN_OPENING, lang))
+    oidc.lang = lang
     try:
         response = await run_in_threadpool(oidc.redirect, launch_url)
     except ToolConfException as exc:  # an issuer (or client id) this tool has no registration for

@@ -351,6 +351,8 @@ def test_a_session_refusal_speaks_the_browsers_language_and_never_the_sessions(p
         assert cookieless.status_code == 401 and _page_lang(cookieless.text) == "en"
         assert "Cookies blocked" in cookieless.text
         assert _page_lang(stranger.get(url, headers={"Accept-Language": "ru"}).text) == "ru"
+        check = stranger.get("/lti/login", params=platform.login_params("x"), headers={"Accept-Language": "ru"})
+        assert _page_lang(check.text) == "ru" and "Открываем задачу" in check.text, "the cookie check on the way"
         gone = stranger.get("/lti/page/0123456789abcdef", params={"lang": "fr"})
         assert gone.status_code == 404 and "<h1>Session terminée</h1>" in gone.text
         for params, headers in (({"lang": "<script>alert(1)</script>"}, {}), ({"lang": "../../x"}, {}),

@@ -54,3 +54,10 @@ def script_texts(html: str) -> list[str]:
     assert block is not None, "the page has no words block for its script"
     words = json.loads(block.group(1))["words"]
     return [form for text in words.values() for form in (text.values() if isinstance(text, dict) else [text])]
+
+
+def page_lang(html: str) -> str:
+    """The language a page says it is in (``<html lang="...">``)."""
+    found = re.search(r'<html lang="(\w+)">', html)
+    assert found is not None, "the page names no language"
+    return found.group(1)

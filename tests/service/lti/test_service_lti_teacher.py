@@ -12,6 +12,7 @@ import time
 import httpx
 import pytest
 
+from tests.support.i18n import page_lang
 from tests.support.lti_client import (
     INSTRUCTOR,
     LEARNER,
@@ -162,10 +163,6 @@ def _teacher_url(browser: httpx.Client) -> str:
     return f"/lti/teacher/{handle}"
 
 
-def _page_lang(html: str) -> str:
-    return re.search(r'<html lang="(\w+)">', html).group(1)
-
-
 def _english(texts: list[str]) -> list[str]:
     """The English sentences left in ``texts`` (the LTI service's name, Names and Role Provisioning, is a name)."""
     from tests.support.i18n import english_sentences
@@ -184,7 +181,7 @@ def test_the_class_view_follows_the_teachers_launch_locale(platform, server, cla
     browser, csrf = _teacher(platform, server, presentation={"locale": locale, "document_target": "iframe"})
     english = {"Accept-Language": "en-US,en;q=0.9"}
     page = browser.get(_teacher_url(browser), headers=english)
-    assert page.status_code == 200 and _page_lang(page.text) == lang and heading in page.text
+    assert page.status_code == 200 and page_lang(page.text) == lang and heading in page.text
     assert 'href="?lang=en"' in page.text, "the language menu"
     assert _english([visible_text(page.text)]) == [] and _english(script_texts(page.text)) == []
     body = browser.get("/lti/api/class", headers={"X-CSRF-Token": csrf, **english}).json()
@@ -206,7 +203,7 @@ def test_the_class_view_follows_the_teachers_launch_locale(platform, server, cla
     assert table.splitlines()[0] == "user_id,name,attempts,best_score,last_status,first_accepted_at,mistakes," \
                                     "probe_limited" and ",wrong_answer," in table
     back = browser.get(_teacher_url(browser), params={"lang": "en"})
-    assert _page_lang(back.text) == "en" and "What the class gets wrong" in back.text
+    assert page_lang(back.text) == "en" and "What the class gets wrong" in back.text
 
 
 def test_a_learner_cannot_reach_the_class_view_in_any_language(platform, server, class_submitted):
@@ -215,7 +212,7 @@ def test_a_learner_cannot_reach_the_class_view_in_any_language(platform, server,
     learner, csrf = launch(platform, server, "s-ada", presentation={"locale": "fr-FR"})
     url = _teacher_url(learner)  # the learner page's session, at the teacher's address
     refused = learner.get(url)
-    assert refused.status_code == 403 and _page_lang(refused.text) == "fr"
+    assert refused.status_code == 403 and page_lang(refused.text) == "fr"
     assert "Réservé aux enseignant·es" in refused.text and _english([refused.text]) == []
     for lang, title in (("ru", "Только для преподавателей"), ("en", "Not a teacher"), ("../../x", "Réservé"),
                         ("<script>alert(1)</script>", "Réservé")):
@@ -239,7 +236,7 @@ def test_an_odd_language_never_reaches_the_teachers_page(platform, server, class
             ({}, {"Accept-Language": "../../../etc/passwd"})]
     for params, headers in asks:
         page = browser.get(url, params=params, headers=headers)
-        assert page.status_code == 200 and _page_lang(page.text) == "en", (params, headers)
+        assert page.status_code == 200 and page_lang(page.text) == "en", (params, headers)
         assert "<script>alert" not in page.text and "passwd" not in page.text and "../" not in page.text
         assert "qqqq" not in page.text and "frfrfr" not in page.text
     api = browser.get("/lti/api/class", params={"lang": "<script>alert(1)</script>"}, headers={"X-CSRF-Token": csrf})

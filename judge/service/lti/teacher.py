@@ -79,13 +79,14 @@ def _first_line(statement: str) -> str:
     return ""
 
 
-def picker_entries() -> list[dict]:
-    """Every problem of the problems folder: id, title, a line of its statement, its case counts."""
+def picker_entries(lang: str = "en") -> list[dict]:
+    """Every problem of the problems folder: id, title, a line of its statement (in ``lang`` where the bundle is
+    translated), its case counts."""
     out = []
     for pid in problems.available():
-        detail = problems.detail(pid)
+        words = problems.in_language(pid, lang)
         public, hidden = _case_counts(pid)
-        out.append({"id": pid, "title": detail["title"], "line": _first_line(detail["statement"]),
+        out.append({"id": pid, "title": words["title"], "line": _first_line(words["statement"]),
                     "public": public, "hidden": hidden})
     return out
 
@@ -106,7 +107,7 @@ async def open_picker(side: LearnerSide, request: Request, claims: dict, client_
     await run_in_threadpool(side.lti.kv_set, f"deep-link:{token}", {
         "issuer": claims["iss"], "client_id": client_id, "deployment_id": claims.get(DEPLOYMENT_CLAIM),
         "settings": settings, "csrf": digest(csrf), "lang": lang}, PICKER_SECONDS)
-    entries = await run_in_threadpool(picker_entries)
+    entries = await run_in_threadpool(picker_entries, lang)
     items = "".join(
         f'<li><label><input type="radio" name="problem" value="{escape(e["id"])}" required> '
         f'<strong>{escape(e["title"])}</strong> <code>{escape(e["id"])}</code></label>'

@@ -75,6 +75,28 @@ def test_a_learners_deep_linking_launch_is_refused(platform: LoopbackPlatform, s
     assert refused.status_code == 403 and "teachers" in refused.text and "Traceback" not in refused.text
 
 
+def test_the_picker_speaks_the_teachers_language(platform: LoopbackPlatform, server: Server):
+    """A deep-linking launch with locale ru-RU: the picker (titles and statements' first lines from the bundles'
+    translations), the answer that posts the exercise back, and a refusal of the picked form, in Russian."""
+    from tests.support.i18n import english_sentences, visible_text
+
+    browser, action, fields = start_launch(platform, server, "t-1", message_type="LtiDeepLinkingRequest",
+                                           roles=INSTRUCTOR, problem=None, presentation={"locale": "ru-RU"})
+    picker = browser.post(action, data=fields, headers={"Accept-Language": "en"})
+    assert picker.status_code == 200 and page_lang(picker.text) == "ru" and "Добавить эту задачу" in picker.text
+    assert "Синусоидальное позиционное кодирование" in picker.text and "4 открытых теста, скрытых: 18" in picker.text
+    assert english_sentences(visible_text(picker.text)) == [], english_sentences(visible_text(picker.text))
+    form_action = re.search(r'<form method="post" action="([^"]+)"', picker.text).group(1)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', picker.text).group(1)
+    unknown = browser.post(form_action, data={"problem": "../../x", "csrf": csrf})
+    assert unknown.status_code == 400 and page_lang(unknown.text) == "ru" and "&#x27;../../x&#x27;" in unknown.text
+    answer = browser.post(form_action, data={"problem": "rotary-embedding", "csrf": csrf})
+    assert answer.status_code == 200 and page_lang(answer.text) == "ru" and "Добавление задачи" in answer.text
+    again = browser.post(form_action, data={"problem": "rotary-embedding", "csrf": csrf},
+                         headers={"Accept-Language": "fr"})
+    assert again.status_code == 403 and "Sélecteur expiré" in again.text, "a spent picker: the browser's language"
+
+
 # -- the class view --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def class_submitted(platform: LoopbackPlatform, server: Server) -> dict:

@@ -484,3 +484,145 @@ LEARN_UNKNOWN_PERSONAL = msg("learn.unknown_personal", "No learner has this pers
 LEARN_WRONG_CODE = msg("learn.wrong_code", "Unknown course or wrong access code.")
 LEARN_TYPE_NAME = msg("learn.type_name", "Type your name, as your teacher knows you.")
 LEARN_MANY_JOINED = msg("learn.many_joined", "Many learners joined from this address just now: wait a minute.")
+
+# -- the teacher's class view (judge.service.lti.teacher; teacher.js gets its words from the page, as JSON) ------
+TEACHER_TITLE = msg("teacher.title", "{title}: the class")
+TEACHER_LOADING = msg("teacher.loading", "Loading the roster...")
+TEACHER_MISTAKES = msg("teacher.mistakes", "What the class gets wrong")
+TEACHER_HEAD_MISTAKE = msg("teacher.head.mistake", "Mistake or pattern")
+TEACHER_HEAD_LEARNERS = msg("teacher.head.learners", "Learners")
+TEACHER_HEAD_SUBMISSIONS = msg("teacher.head.submissions", "Submissions")
+TEACHER_NO_MISTAKES = msg("teacher.no_mistakes", "No named mistake or pattern yet.")
+TEACHER_LEARNERS = msg("teacher.learners", "Learners")
+TEACHER_DOWNLOAD_CSV = msg("teacher.download_csv", "Download CSV")
+TEACHER_HEAD_LEARNER = msg("teacher.head.learner", "Learner")
+TEACHER_HEAD_ATTEMPTS = msg("teacher.head.attempts", "Attempts")
+TEACHER_HEAD_BEST = msg("teacher.head.best_score", "Best score")
+TEACHER_HEAD_LAST = msg("teacher.head.last_status", "Last status")
+TEACHER_HEAD_FIRST_ACCEPTED = msg("teacher.head.first_accepted", "First accepted")
+TEACHER_HEAD_MISTAKES = msg("teacher.head.mistakes", "Mistakes")
+TEACHER_HEAD_PROBES = msg("teacher.head.probes", "Probing limit hit")
+TEACHER_REJUDGE_HEADING = msg("teacher.rejudge_heading", "After the exercise changed")
+TEACHER_REJUDGE_EXPLAIN = msg("teacher.rejudge_explain", "Grade this course's submissions again with the exercise as "
+                                                         "it is now; nothing changes for learners until you apply it.")
+TEACHER_REJUDGE = msg("teacher.rejudge", "Rejudge (dry run)")
+TEACHER_APPLY = msg("teacher.apply", "Apply: make the new verdicts current")
+TEACHER_NEEDS_JS = msg("teacher.needs_js", "This page needs JavaScript.")
+# the deep-linking picker (a teacher adds an exercise to the course) and the answer that posts it back
+TEACHER_PICKER_TITLE = msg("teacher.picker_title", "Add an exercise")
+TEACHER_PICKER_CASES = msgp("teacher.picker_cases", "{count} public case, {hidden} hidden",
+                            "{count} public cases, {hidden} hidden", "count")
+TEACHER_PICKER_ADD = msg("teacher.picker_add", "Add this exercise")
+TEACHER_ADDING = msg("teacher.adding", "Adding the exercise")
+TEACHER_CONTINUE = msg("teacher.continue", "Continue")
+
+# the words teacher.js writes, by the key the script looks up ({name}: filled in by the script); the statuses'
+# names are the learner page's
+TEACHER_SCRIPT_WORDS = {
+    **{key: word for key, word in PAGE_SCRIPT_WORDS.items() if key.startswith("status.")},
+    "submitted_of": msgp("teacher.submitted_of", "{submitted} of {count} learner has submitted.",
+                         "{submitted} of {count} learners have submitted.", "count"),
+    "learner_heading": msgp("teacher.learner_heading", "{name}: {count} submission", "{name}: {count} submissions",
+                            "count"),
+    "pattern": msg("teacher.pattern", "pattern: {id}"),
+    "not_submitted": msg("teacher.not_submitted", "not submitted"),
+    "probe_limited": msgp("teacher.probe_limited", "{count} submission", "{count} submissions", "count"),
+    "hidden": msg("teacher.hidden", "(hidden)"),
+    "submission": msg("teacher.submission", "{when}: {status}"),
+    "submission_score": msg("teacher.submission_score", "{when}: {status}, score {score}"),
+    "matrix_corner": msg("teacher.matrix_corner", "old \\ new"),
+    "rejudge.queued": msg("teacher.rejudge.queued", "queued"),
+    "rejudge.running": msg("teacher.rejudge.running", "running"),
+    "rejudge.done": msg("teacher.rejudge.done", "done"),
+    "rejudge.applied": msg("teacher.rejudge.applied", "applied"),
+    "rejudge.cancelled": msg("teacher.rejudge.cancelled", "cancelled"),
+    "rejudge_progress": msgp("teacher.rejudge_progress", "{state}: {graded} of {total} graded, {count} change",
+                             "{state}: {graded} of {total} graded, {count} changes", "count"),
+    "starting": msg("teacher.starting", "Starting..."),
+    "applied": msgp("teacher.applied", "Applied: {count} verdict changed.", "Applied: {count} verdicts changed.",
+                    "count"),
+    "error": msg("teacher.error", "Error {status}."),
+    "load_failed": msg("teacher.load_failed", "The class could not be loaded: {error}"),
+    # the page API's refusals a teacher can meet, by their JSON code (the JSON keeps its English message)
+    "code.not_staff": msg("teacher.code.not_staff", "The class view is for the course's teachers: launch as one."),
+    "code.no_roster": msg("teacher.code.no_roster", "The launch carried no Names and Role Provisioning service: "
+                                                    "enable it for this tool in the course (the roster comes from "
+                                                    "there)."),
+    "code.roster_unavailable": msg("teacher.code.roster_unavailable", "The course's roster could not be read from "
+                                                                      "the platform: try again in a moment."),
+    "code.rejudge_open": msg("teacher.code.rejudge_open", "A rejudge of this exercise is already open for this "
+                                                          "course: apply it or wait for it to end."),
+    "code.rejudge_too_large": msg("teacher.code.rejudge_too_large", "This course has too many submissions to "
+                                                                    "rejudge at once."),
+    "code.conflict": msg("teacher.code.conflict", "This rejudge cannot be applied in its present state."),
+    "code.rate_limited": msg("teacher.code.rate_limited", "Too many requests in a short time: wait a moment."),
+    "code.csrf_invalid": msg("teacher.code.csrf_invalid", "This page's session has expired: launch the activity "
+                                                          "again from your course."),
+    "code.cookie_missing": msg("teacher.code.cookie_missing", "The browser did not send this page's cookie: open the "
+                                                              "activity in a new window, then launch it again."),
+}
+
+# -- the cookie check on the way to a launch (judge.service.lti.routes.login, adapter.Login) ---------------------------
+LOGIN_OPENING = msg("login.opening", "Opening the exercise...")
+LOGIN_OPENING_TITLE = msg("login.opening_title", "Opening the exercise")
+LOGIN_NO_COOKIE = msg("login.no_cookie", "This browser does not let the tool keep a cookie inside the course page.")
+LOGIN_NEW_TAB = msg("login.new_tab", "Open the exercise in a new tab.")
+
+# -- error pages a person reads (judge.service.lti: side.refuse and its callers) -----------------------------------
+# The title, and the sentence around the technical detail ({detail}, a claim's or a parameter's name, a problem id):
+# the detail is shown exactly as the platform or the library said it.
+ERROR_LAUNCH_REFUSED = msg("error.launch_refused", "Launch refused")
+ERROR_NO_EXERCISE = msg("error.no_exercise_chosen", "No exercise chosen")
+ERROR_COOKIES_BLOCKED = msg("error.cookies_blocked", "Cookies blocked")
+ERROR_SESSION_ENDED = msg("error.session_ended", "Session ended")
+ERROR_NOT_YOUR_SESSION = msg("error.not_your_session", "Not your session")
+ERROR_NOT_A_TEACHER = msg("error.not_a_teacher", "Not a teacher")
+ERROR_PICKER_EXPIRED = msg("error.picker_expired", "Picker expired")
+ERROR_TOO_MANY_SIGN_INS = msg("error.too_many_sign_ins", "Too many sign-ins")
+ERROR_NO_SUCH_EXERCISE = msg("error.no_such_exercise", "No such exercise")
+ERROR_SIGN_IN_REFUSED = msg("error.sign_in_refused", "Sign-in refused")
+ERROR_COOKIE_BLOCKED = msg("error.cookie_blocked", "The browser did not send back the cookie this tool set when the "
+                                                   "launch began. Browsers that block third-party cookies do this "
+                                                   "inside a course page's frame: open the activity in a new window "
+                                                   "(or allow cookies for this site), then launch it again.")
+ERROR_SESSION_UNKNOWN = msg("error.session_unknown", "This page's session is unknown or has expired: launch the "
+                                                     "activity again from your course.")
+ERROR_ANOTHER_SESSION = msg("error.another_session", "This browser holds another launch's session.")
+ERROR_CLASS_FOR_TEACHERS = msg("error.class_for_teachers", "The class view is for the course's teachers.")
+ERROR_PICKER_UNKNOWN = msg("error.picker_unknown", "This picker is unknown, expired or was already used: start "
+                                                   "adding the activity again from your course.")
+ERROR_PICKER_USED = msg("error.picker_used", "This picker was already used.")
+ERROR_PICK_ONE = msg("error.pick_one", "Unknown problem {problem}: pick one of the list.")
+ERROR_NO_RETURN_URL = msg("error.no_return_url", "The deep-linking launch has no {claim}.")
+ERROR_RETURN_NOT_HTTPS = msg("error.return_not_https", "The deep-linking launch's {claim} is not an https URL (http "
+                                                       "is accepted on loopback only): the exercise cannot be sent "
+                                                       "back there.")
+ERROR_LOGIN_UNREGISTERED = msg("error.login_unregistered", "Login initiation refused: the platform is not "
+                                                           "registered here ({detail}).")
+ERROR_LOGIN_REFUSED = msg("error.login_refused", "Login initiation refused: {detail}")
+ERROR_DEEP_LINK_LEARNER = msg("error.deep_link_learner", "Adding an exercise to the course is for its teachers: this "
+                                                         "launch's roles are a learner's.")
+ERROR_NO_PROBLEM = msg("error.no_problem", "This activity names no problem: set the custom parameter {parameter} in "
+                                           "the activity (known: {known}).")
+ERROR_UNKNOWN_PROBLEM = msg("error.unknown_problem", "This activity names the unknown problem {problem}: set the "
+                                                     "custom parameter {parameter} in the activity (known: {known}).")
+ERROR_SCORE_RULE = msg("error.score_rule", "This activity's custom parameter {parameter} must be one of {rules}: set "
+                                           "it in the activity, or remove it.")
+ERROR_FEEDBACK_UNKNOWN = msg("error.feedback_unknown", "This activity's custom parameter {parameter} is not one the "
+                                                       "tool knows (feedback settings: {known}): correct it in the "
+                                                       "activity, or remove it.")
+ERROR_FEEDBACK_INVALID = msg("error.feedback_invalid", "This activity's feedback settings cannot apply: {detail}. "
+                                                       "Correct the custom parameters in the activity, or remove "
+                                                       "them.")
+ERROR_NO_USER = msg("error.no_user", "The launch has no user ({claim}): anonymous launches cannot submit.")
+ERROR_UNREGISTERED = msg("error.unregistered", "Launch refused: the id_token's issuer or audience (client id) is not "
+                                               "registered here ({detail}).")
+ERROR_LAUNCH_CHECK = msg("error.launch_check", "Launch refused: {detail}")
+ERROR_STATE_CHECK = msg("error.state_check", "Launch refused ({detail}).")
+ERROR_MESSAGE_TYPE = msg("error.message_type", "This tool answers resource link and deep linking launches, not "
+                                               "{type}.")
+ERROR_LEARNER_TOO_MANY = msg("error.learner_too_many", "This learner opened the exercise many times in a row: wait "
+                                                       "a minute.")
+ERROR_CLASS_TOO_MANY = msg("error.class_too_many", "The class view was opened many times in a row: wait a minute.")
+ERROR_NO_EXERCISE_HERE = msg("error.no_exercise_here", "There is no exercise {problem} here.")
+ERROR_OWN_PAGE_ONLY = msg("error.own_page_only", "This form can only be sent from this site's own page.")

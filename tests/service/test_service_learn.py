@@ -244,3 +244,25 @@ def test_the_page_api_speaks_the_learners_language_and_odd_asks_get_english(lear
                 assert refused.status_code == 422 and "query.lang" in refused.text
                 continue
             assert verdict(lang=odd)["message"].startswith("erreur de syntaxe"), odd  # the browser's wish stands
+
+
+def test_the_teachers_code_opens_the_class_in_the_browsers_language_or_the_menus(learn_server):
+    """The class view a course's teacher code opens follows Accept-Language (the session has no launch locale),
+    or the sign-in form's ?lang= carried on; its API answers in that language too."""
+    from tests.support.i18n import english_sentences, page_lang, script_texts, visible_text
+
+    teacher = {"course": "ml101", "code": TEACHER_CODE, "name": "Prof"}
+    with browser(learn_server, **{"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.5"}) as client:
+        answer = client.post(f"/learn/{PROBLEM}", data=teacher)
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/lti/teacher/"), answer.text
+        page = client.get(answer.headers["location"])
+        assert page.status_code == 200 and page_lang(page.text) == "ru" and "Ученики" in page.text
+        shown = [visible_text(page.text), *[t.replace("Names and Role", "NRPS") for t in script_texts(page.text)]]
+        assert [s for text in shown for s in english_sentences(text)] == []
+        csrf = re.search(r'<meta name="csrf-token" content="([^"]+)">', page.text).group(1)
+        assert client.get("/lti/api/class", headers={"X-CSRF-Token": csrf}).status_code == 200
+        menu = client.post(f"/learn/{PROBLEM}?lang=fr", data=teacher)  # the form's menu outranks the browser
+        assert menu.status_code == 303 and menu.headers["location"].endswith("?lang=fr")
+        assert page_lang(client.get(menu.headers["location"]).text) == "fr"
+        odd = client.post(f"/learn/{PROBLEM}?lang=<script>", data=teacher)
+        assert odd.status_code == 303 and "?" not in odd.headers["location"], "only en, fr or ru is carried on"

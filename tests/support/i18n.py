@@ -32,3 +32,32 @@ def english_sentences(text: str, theirs: str = "") -> list[str]:
         if _WORD.search(prose):
             found.append(stripped)
     return found
+
+
+_HIDDEN_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def visible_text(html: str) -> str:
+    """What a person reads of a page served without its script having run: the text between the tags (elements
+    hidden until the script shows them included), entities decoded; scripts and styles left out."""
+    import html as entities
+
+    return entities.unescape(_TAG.sub("\n", _HIDDEN_BLOCK.sub("", html)))
+
+
+def script_texts(html: str) -> list[str]:
+    """Every text a page gives its script to write (its ``judge-words`` JSON block), each plural form apart."""
+    import json
+
+    block = re.search(r'<script type="application/json" id="judge-words">(.*?)</script>', html, re.DOTALL)
+    assert block is not None, "the page has no words block for its script"
+    words = json.loads(block.group(1))["words"]
+    return [form for text in words.values() for form in (text.values() if isinstance(text, dict) else [text])]
+
+
+def page_lang(html: str) -> str:
+    """The language a page says it is in (``<html lang="...">``)."""
+    found = re.search(r'<html lang="(\w+)">', html)
+    assert found is not None, "the page names no language"
+    return found.group(1)

@@ -16,24 +16,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
 from judge.problem.feedback_override import KEYS, OverrideError, apply_override, parse_override
 from judge.service.lti.learner_view import bundle_policy
 
 PREFIX = "feedback_"
 
 
-def launch_feedback(problem: str, custom: Mapping[str, Any]) -> dict | None | str:
-    """The override a launch's custom parameters set (None: none), or the sentence that refuses the launch."""
+def launch_feedback(problem: str, custom: Mapping[str, Any]) -> dict | None | MessageRef:
+    """The override a launch's custom parameters set (None: none), or the sentence that refuses the launch (said
+    in the launch's language by the refusal page; the parameter's name and the override's error stay exact)."""
     pairs = {k: str(v) for k, v in custom.items()
              if isinstance(k, str) and k.startswith(PREFIX) and not str(v).strip().startswith("$")}
     unknown = sorted(k for k in pairs if k.removeprefix(PREFIX) not in KEYS)
     if unknown:
-        return (f"this activity's custom parameter {unknown[0]} is not one the tool knows (feedback settings: "
-                f"{', '.join(PREFIX + k for k in KEYS)}): correct it in the activity, or remove it")
+        return m.ERROR_FEEDBACK_UNKNOWN(parameter=unknown[0], known=", ".join(PREFIX + k for k in KEYS))
     try:
         override = parse_override(pairs, PREFIX)
         apply_override(bundle_policy(problem), override)
     except OverrideError as exc:
-        return (f"this activity's feedback settings cannot apply: {exc}. Correct the custom parameters in the "
-                "activity, or remove them")
+        return m.ERROR_FEEDBACK_INVALID(detail=str(exc))
     return override or None

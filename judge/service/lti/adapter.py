@@ -34,6 +34,8 @@ from pylti1p3.request import Request
 from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.service.lti.csp import page_headers
 from judge.service.lti.page import simple_page
 from judge.service.lti.tables import LtiStore
@@ -177,6 +179,7 @@ class _Redirect(Redirect[Response]):
 
 class Login(OIDCLogin):
     nonces: Nonces
+    lang: str = "en"  #: the cookie check page's language (its texts are set in it: ``enable_check_cookies``)
 
     def get_redirect(self, url: str) -> _Redirect:
         return _Redirect(url)
@@ -197,7 +200,8 @@ class Login(OIDCLogin):
                 f'<noscript><p><a href="{escape(again)}" target="_blank" rel="noopener">'
                 f'{escape(self._cookies_unavailable_msg_click_text)}</a></p></noscript>'
                 '<script src="/lti/static/cookiecheck.js"></script>')
-        return HTMLResponse(simple_page("Opening the exercise", body), headers=page_headers())
+        return HTMLResponse(simple_page(say(m.LOGIN_OPENING_TITLE, self.lang), body, self.lang),
+                            headers=page_headers())
 
 
 class Launch(MessageLaunch):

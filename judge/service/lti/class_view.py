@@ -93,9 +93,10 @@ def roster_learners(members: list[dict]) -> list[dict]:
 
 
 def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict],
-               policy: FeedbackPolicy | None = None) -> dict:
+               policy: FeedbackPolicy | None = None, lang: str = "en", bundle: Any = None) -> dict:
     """What the teacher's page and ``GET /lti/api/class`` show: every learner of the roster (``policy``: the
-    activity's, to count who hit its probing limit)."""
+    activity's, to count who hit its probing limit); the mistakes' explanations in ``lang`` (``bundle``: the
+    problem's, which words its own mistakes), every field name, id and status code as it is (data)."""
     learners = roster_learners(members)
     rows = {learner_key(course, m["user_id"]): LearnerRow(m["user_id"], m.get("name") or m.get("given_name") or
                                                           m["user_id"], list(m.get("roles") or []),
@@ -104,13 +105,16 @@ def class_view(lti: LtiStore, course: dict, problem: str, members: list[dict],
         rows[key].submissions.append(submission)
     summaries = sorted((r.summary(policy) for r in rows.values()), key=lambda s: (s["name"].casefold(), s["user_id"]))
     return {"problem": problem, "course": {"context": course["context"], "title": course.get("title")},
-            "learners": summaries, "mistakes": class_mistakes(list(rows.values())),
+            "learners": summaries, "mistakes": class_mistakes(list(rows.values()), lang, bundle),
             "submitted": sum(1 for s in summaries if s["attempts"]), "enrolled": len(summaries)}
 
 
-def class_mistakes(rows: list[LearnerRow]) -> list[dict]:
-    """Each named mistake and failure pattern: learners and submissions that hit it, most learners first."""
+def class_mistakes(rows: list[LearnerRow], lang: str = "en", bundle: Any = None) -> list[dict]:
+    """Each named mistake and failure pattern: learners and submissions that hit it, most learners first.  Its
+    ``id`` is data (a pattern's is its English description); its ``message`` is said in ``lang``, from the first
+    verdict that hit it."""
     seen: dict[tuple[str, str], dict] = {}
+    first: dict[tuple[str, str], dict] = {}
     for row in rows:
         for verdict in row.verdicts():
             hits = {("mistake", d["id"]): d.get("message", "") for d in verdict.get("diagnoses") or []
@@ -121,8 +125,30 @@ def class_mistakes(rows: list[LearnerRow]) -> list[dict]:
                                                         "learners": set(), "submissions": 0})
                 entry["learners"].add(row.user_id)
                 entry["submissions"] += 1
+                first.setdefault((kind, ident), verdict)
+    if lang != "en":
+        for key, entry in seen.items():
+            entry["message"] = _said_in(first[key], key, lang, bundle) or entry["message"]
     out = [{**e, "learners": len(e["learners"])} for e in seen.values()]
     return sorted(out, key=lambda e: (-e["learners"], -e["submissions"], e["kind"], e["id"]))
+
+
+def _said_in(verdict: dict, key: tuple[str, str], lang: str, bundle: Any) -> str | None:
+    """A mistake's explanation, or a pattern's description, in ``lang``: the verdict's texts rendered from its
+    message ids (:func:`judge.i18n.localize.localize`), found at the place the English one has."""
+    from judge.i18n.localize import localize
+    from judge.verdict import Verdict
+
+    kind, ident = key
+    try:
+        full = Verdict.model_validate(verdict)
+    except ValueError:  # a verdict this judge cannot read back: its English stays
+        return None
+    shown = localize(full, lang, bundle)
+    if kind == "mistake":
+        return next((d.message for d, e in zip(shown.diagnoses, full.diagnoses, strict=True) if e.id == ident), None)
+    return next((p.description for p, e in zip(shown.patterns, full.patterns, strict=True)
+                 if e.description == ident), None)
 
 
 #: what a spreadsheet reads as the start of a formula (OWASP's CSV injection list)

@@ -166,8 +166,7 @@ def learn_tenant(course: str) -> str:
 
 async def _open(request: Request, side: LearnerSide, learner: LearnLearner, problem: str) -> Response:
     if not _spend(side.opens, learner.key):
-        return refuse(429, "Too many sign-ins", "This learner opened the exercise many times in a row: wait a "
-                      "minute.", request)
+        return refuse(429, m.ERROR_TOO_MANY_SIGN_INS, m.ERROR_LEARNER_TOO_MANY(), request)
     session, secret = await run_in_threadpool(side.lti.open_session, learner.key, problem, learner.id, learner.name,
                                               tenant=learn_tenant(learner.course),
                                               feedback=side.ctx.settings.learn_feedback.get(learner.course))
@@ -179,7 +178,7 @@ async def _open(request: Request, side: LearnerSide, learner: LearnLearner, prob
 @learn_router.get("/learn/{problem}", include_in_schema=False)
 async def learn_form(problem: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
     if not problems.known(problem):
-        return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
+        return refuse(404, m.ERROR_NO_SUCH_EXERCISE, m.ERROR_NO_EXERCISE_HERE(problem=repr(problem)), request)
     known = await _cookie_learner(request, side)
     return HTMLResponse(_forms(problem, known[0] if known else None, None, learn_language(request)),
                         headers=FORM_HEADERS)
@@ -188,9 +187,9 @@ async def learn_form(problem: str, request: Request, side: LearnerSide = Depends
 @learn_router.post("/learn/{problem}", include_in_schema=False)
 async def learn_sign_in(problem: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
     if not problems.known(problem):
-        return refuse(404, "No such exercise", f"There is no exercise {problem!r} here.", request)
+        return refuse(404, m.ERROR_NO_SUCH_EXERCISE, m.ERROR_NO_EXERCISE_HERE(problem=repr(problem)), request)
     if _cross_site(request):
-        return refuse(403, "Sign-in refused", "This form can only be sent from this site's own page.", request)
+        return refuse(403, m.ERROR_SIGN_IN_REFUSED, m.ERROR_OWN_PAGE_ONLY(), request)
     data = await form_of(request)
     action = data.get("action", "join")
     known = await _cookie_learner(request, side)
@@ -263,12 +262,13 @@ async def _join(request: Request, side: LearnerSide, problem: str, known: tuple[
 async def _open_class(request: Request, side: LearnerSide, problem: str, course: str, name: str) -> Response:
     """The course's teacher code: the teacher's page of this course and problem."""
     if not _spend(side.opens, f"learn-teacher\n{course}"):
-        return refuse(429, "Too many sign-ins", "The class view was opened many times in a row: wait a minute.",
-                      request)
+        return refuse(429, m.ERROR_TOO_MANY_SIGN_INS, m.ERROR_CLASS_TOO_MANY(), request)
     session, secret = await run_in_threadpool(side.lti.open_session, digest(f"learn-teacher\n{course}"), problem,
                                               None, name[:80] or "teacher", tenant=learn_tenant(course),
                                               feedback=side.ctx.settings.learn_feedback.get(course))
     await run_in_threadpool(side.lti.mark_staff, session.handle, learn_course(course))
     log.info("learn: the teacher's page of course %r opened from %s", course[:64], _client(request))
-    return side.open_page(request, session, secret, f"/lti/teacher/{session.handle}")
+    lang = request.query_params.get("lang", "")
+    return side.open_page(request, session, secret,  # the menu's choice carried on (else the browser's language)
+                          f"/lti/teacher/{session.handle}" + (f"?lang={lang}" if supported(lang) == lang else ""))
 

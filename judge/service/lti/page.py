@@ -95,12 +95,13 @@ def examples_html(examples: list[dict], lang: str = "en") -> str:
     return "\n".join(parts)
 
 
-def script_words(lang: str) -> dict[str, Any]:
-    """What learner.js says, in ``lang``: each text with its ``{name}`` placeholders for the script to fill, and
-    a counted text as its form per plural category (the script picks one with ``Intl.PluralRules``)."""
+def script_words(lang: str, table: dict[str, Message] | None = None) -> dict[str, Any]:
+    """What a page's script (learner.js; ``table``: another script's words, teacher.js's) says, in ``lang``: each
+    text with its ``{name}`` placeholders for the script to fill, and a counted text as its form per plural
+    category (the script picks one with ``Intl.PluralRules``)."""
     catalog = translations(lang)
     words: dict[str, Any] = {}
-    for key, message in m.PAGE_SCRIPT_WORDS.items():
+    for key, message in (m.PAGE_SCRIPT_WORDS if table is None else table).items():
         if message.plural is None:
             words[key] = catalog.pgettext(message.id, message.text)
         else:
@@ -109,10 +110,10 @@ def script_words(lang: str) -> dict[str, Any]:
     return {"lang": lang, "words": words}
 
 
-def words_json(lang: str) -> str:
+def words_json(lang: str, table: dict[str, Message] | None = None) -> str:
     """The script's words as a JSON data block (never run: the page's policy allows no inline script); ``<``
     escaped so no text can close the element."""
-    return json.dumps(script_words(lang), ensure_ascii=False).replace("<", "\\u003c")
+    return json.dumps(script_words(lang, table), ensure_ascii=False).replace("<", "\\u003c")
 
 
 def language_menu(lang: str) -> str:

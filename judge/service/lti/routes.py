@@ -18,6 +18,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.i18n.negotiate import negotiate, supported
 from judge.problem.feedback_policy import FeedbackPolicy  # noqa: TC001 - a parameter's type, read at run time
 from judge.service import probes, problems
@@ -30,7 +33,6 @@ from judge.service.lti.page import render_page
 from judge.service.lti.side import (
     AGS_CLAIM,
     CONTEXT_CLAIM,
-    COOKIE_BLOCKED,
     CUSTOM_CLAIM,
     DEEP_LINKING,
     DEPLOYMENT_CLAIM,
@@ -49,6 +51,8 @@ from judge.service.lti.side import (
     log,
     page_session,
     refuse,
+    request_language,
+    session_language,
     session_of,
 )
 from judge.service.lti.tables import LearnerSession, digest
@@ -101,16 +105,6 @@ async def _learner_views(side: LearnerSide, session: LearnerSession, rows: list[
 # -- the page and its API ------------------------------------------------------------------------------
 page_router = APIRouter()
 PRESENTATION_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/launch_presentation"
-
-
-def session_language(lang: str | None = Query(None, max_length=40, description="the language of the page and the "
-                                              "verdict's texts: en, fr or ru (the page's language menu); default: "
-                                              "the launch's locale, then Accept-Language"),
-                     accept_language: str | None = Header(None),
-                     session: LearnerSession = Depends(session_of)) -> str:
-    """The language of a learner page's request: the menu's choice, else the launch's locale kept with the
-    session, else the browser's Accept-Language, else English; only ever one of the judge's languages."""
-    return negotiate(lang, session.locale, (accept_language or "")[:2000])
 
 
 @page_router.get("/lti/static/{name}", include_in_schema=False)
@@ -222,16 +216,16 @@ async def login(request: Request, side: LearnerSide = Depends(learner_side)) -> 
     oidc = Login(req, side.tool_config, session_service=session, cookie_service=cookies,
                  launch_data_storage=storage)
     oidc.nonces = side.nonces  # type: ignore[assignment]  # set with the tool configuration (_services)
-    oidc.enable_check_cookies(main_msg="This browser does not let the tool keep a cookie inside the "
-                              "course page.", click_msg="Open the exercise in a new tab.",
-                              loading_msg="Opening the exercise...")
+    lang = request_language(request)  # the platform's redirect carries no locale: the browser's language
+    oidc.enable_check_cookies(main_msg=say(m.LOGIN_NO_COOKIE, lang), click_msg=say(m.LOGIN_NEW_TAB, lang),
+                              loading_msg=say(m.LOGIN_OPENING, lang))
+    oidc.lang = lang
     try:
         response = await run_in_threadpool(oidc.redirect, launch_url)
     except ToolConfException as exc:  # an issuer (or client id) this tool has no registration for
-        return refuse(400, "Launch refused", f"login initiation refused: the platform is not registered "
-                      f"here ({exc})", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_LOGIN_UNREGISTERED(detail=str(exc)), request)
     except (LtiException, KeyError, ValueError) as exc:
-        return refuse(400, "Launch refused", f"login initiation refused: {exc}", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_LOGIN_REFUSED(detail=str(exc)), request)
     return cookies.apply(response)
 
 
@@ -249,30 +243,31 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     from judge.service.lti import teacher
     from judge.service.lti.roles import is_staff
 
+    presentation = claims.get(PRESENTATION_CLAIM)
+    locale = supported(presentation.get("locale")) if isinstance(presentation, dict) else None
+
     # staff of this context only: its membership roles, and a context to be staff of
     staff = is_staff(claims.get(ROLES_CLAIM)) and bool((claims.get(CONTEXT_CLAIM) or {}).get("id"))
     if claims.get(MESSAGE_TYPE_CLAIM) == DEEP_LINKING:
         if not staff:
-            return refuse(403, "Launch refused", "adding an exercise to the course is for its teachers: this "
-                          "launch's roles are a learner's", request)
-        return cookies.apply(await teacher.open_picker(side, request, claims, message.get_client_id()))
+            return refuse(403, m.ERROR_LAUNCH_REFUSED, m.ERROR_DEEP_LINK_LEARNER(), request, locale)
+        return cookies.apply(await teacher.open_picker(side, request, claims, message.get_client_id(), locale))
     problem = str((claims.get(CUSTOM_CLAIM) or {}).get("problem", "")).strip()
     if not problems.known(problem):
-        return refuse(400, "No exercise chosen", (
-            f"this activity names {'no problem' if not problem else f'the unknown problem {problem!r}'}: "
-            f"set the custom parameter problem=<id> in the activity (known: "
-            f"{', '.join(problems.available())})"), request)
+        known = ", ".join(problems.available())
+        return refuse(400, m.ERROR_NO_EXERCISE, m.ERROR_UNKNOWN_PROBLEM(problem=repr(problem), parameter=
+                      "problem=<id>", known=known) if problem else
+                      m.ERROR_NO_PROBLEM(parameter="problem=<id>", known=known), request, locale)
     score_rule = str((claims.get(CUSTOM_CLAIM) or {}).get("score_rule", "")).strip().lower() or None
     if score_rule is not None and score_rule not in SCORE_RULES:
-        return refuse(400, "Launch refused", "this activity's custom parameter score_rule must be one of "
-                      f"{', '.join(SCORE_RULES)}: set it in the activity, or remove it", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_SCORE_RULE(parameter="score_rule",
+                      rules=", ".join(SCORE_RULES)), request, locale)
     feedback = launch_feedback(problem, claims.get(CUSTOM_CLAIM) or {})
-    if isinstance(feedback, str):
-        return refuse(400, "Launch refused", feedback, request)
+    if isinstance(feedback, MessageRef):
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, feedback, request, locale)
     user = str(claims.get("sub") or "")
     if not user:
-        return refuse(400, "Launch refused", "the launch has no user (sub): anonymous launches cannot "
-                      "submit", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_NO_USER(claim="sub"), request, locale)
     context = (claims.get(CONTEXT_CLAIM) or {}).get("id", "")
     learner = digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
                                 str(context), user]))
@@ -280,8 +275,6 @@ async def launch(request: Request, side: LearnerSide = Depends(learner_side)) ->
     name = claims.get("name") or claims.get("given_name") or None
     tenant = "lti:" + digest("\n".join([claims["iss"], message.get_client_id(), str(claims.get(DEPLOYMENT_CLAIM)),
                                         str(context)]))[:32]  # the deployment's course: one tenant of the queue
-    presentation = claims.get(PRESENTATION_CLAIM)
-    locale = supported(presentation.get("locale")) if isinstance(presentation, dict) else None
     opened, secret = await run_in_threadpool(
         side.lti.open_session, learner, problem, user, name, claims["iss"], message.get_client_id(),
         ags if isinstance(ags, dict) else None, tenant, score_rule, feedback, locale)
@@ -304,18 +297,19 @@ async def _validated_claims(message: Launch, request: Request) -> dict | Respons
         await run_in_threadpool(message.validate)
         claims = message.get_launch_data()
     except ToolConfException as exc:  # an issuer, or an audience (client id), with no registration
-        return refuse(403, "Launch refused", "launch refused: the id_token's issuer or audience (client id) "
-                      f"is not registered here ({exc})", request)
+        return refuse(403, m.ERROR_LAUNCH_REFUSED, m.ERROR_UNREGISTERED(detail=str(exc)), request)
     except LtiException as exc:
         text = str(exc.args[0] if exc.args else exc)
         if "state" in text.lower():
-            return refuse(403, "Cookies blocked", f"launch refused ({text}). {COOKIE_BLOCKED}", request)
-        return refuse(403, "Launch refused", f"launch refused: {text}", request)
+            return refuse(403, m.ERROR_COOKIES_BLOCKED, [m.ERROR_STATE_CHECK(detail=text), m.ERROR_COOKIE_BLOCKED()],
+                          request)
+        return refuse(403, m.ERROR_LAUNCH_REFUSED, m.ERROR_LAUNCH_CHECK(detail=text), request)
     except Exception as exc:  # noqa: BLE001 - a malformed token or a platform's JWKS that cannot be read
-        return refuse(400, "Launch refused", f"launch refused: {type(exc).__name__}: {exc}", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_LAUNCH_CHECK(detail=f"{type(exc).__name__}: {exc}"),
+                      request)
     if claims.get(MESSAGE_TYPE_CLAIM) not in ("LtiResourceLinkRequest", DEEP_LINKING):
-        return refuse(400, "Launch refused", f"this tool answers resource link and deep linking launches, not "
-                      f"{claims.get(MESSAGE_TYPE_CLAIM)!r}", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_MESSAGE_TYPE(type=repr(claims.get(MESSAGE_TYPE_CLAIM))),
+                      request)
     return claims  # type: ignore[return-value]  # pylti1p3's TLaunchData: a TypedDict of the claims
 
 

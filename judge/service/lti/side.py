@@ -12,10 +12,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from judge.feedback import MessageRef  # noqa: TC001 - a parameter's type, read at run time
+from judge.i18n import messages as m
+from judge.i18n.catalog import Message, render, say
+from judge.i18n.negotiate import negotiate
 from judge.service.auth import RateLimiter
 from judge.service.context import ServiceContext
 from judge.service.errors import ApiError
@@ -37,9 +41,7 @@ DEEP_LINKING = "LtiDeepLinkingRequest"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LTI_PLATFORM = "lti:learners"  # the submissions' platform column; ':' can never be in an API token's name
 LEARN_PLATFORM = "learn:codes"
-COOKIE_BLOCKED = ("The browser did not send back the cookie this tool set when the launch began. Browsers that "
-                  "block third-party cookies do this inside a course page's frame: open the activity in a new "
-                  "window (or allow cookies for this site), then launch it again.")
+COOKIE_BLOCKED = m.ERROR_COOKIE_BLOCKED.text  # the page API's JSON says it in English (for programs)
 PAGE_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413,
                                                                                           422, 429, 503)}
 
@@ -60,11 +62,25 @@ async def form_of(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
 
 
-def refuse(status: int, what: str, detail: str, request: Request) -> HTMLResponse:
-    """A plain error page and one log line; never a traceback."""
+def request_language(request: Request, locale: str | None = None) -> str:
+    """The language of a page a person reads: the menu's ``?lang=``, else ``locale`` (the session's or the
+    launch's, already one of the judge's), else the browser's Accept-Language, else English.  Only ever one of
+    the judge's languages: the raw values choose a catalog, never reach a page."""
+    return negotiate(request.query_params.get("lang", "")[:40], locale,
+                     request.headers.get("accept-language", "")[:2000])
+
+
+def refuse(status: int, title: Message, said: MessageRef | list[MessageRef], request: Request,
+           locale: str | None = None) -> HTMLResponse:
+    """A plain error page in the reader's language (:func:`request_language`; ``locale``: the session's or the
+    launch's when there is one) and one log line, in English; never a traceback.  ``said``: the sentence(s),
+    whose parameters carry the technical detail exactly as it came (a claim's name, the library's words)."""
+    lang = request_language(request, locale)
+    refs = said if isinstance(said, list) else [said]
     client = request.client.host if request.client else "?"
-    log.warning("LTI %s refused (%s): %s", request.url.path, client, detail)
-    return HTMLResponse(simple_page(what, f"<p>{escape(detail)}</p>"), status_code=status)
+    log.warning("LTI %s refused (%s): %s", request.url.path, client, " ".join(render(r, "en") for r in refs))
+    text = " ".join(render(r, lang) for r in refs)
+    return HTMLResponse(simple_page(say(title, lang), f"<p>{escape(text)}</p>", lang), status_code=status)
 
 
 class LearnerSide:
@@ -117,15 +133,27 @@ async def session_of(request: Request, side: LearnerSide = Depends(learner_side)
 
 async def page_session(handle: str, request: Request, side: LearnerSide) -> LearnerSession | HTMLResponse:
     """The session a page's URL names, if this browser's cookie proves it holds it; else the plain page
-    saying why (a page GET carries no CSRF token: the cookie is the proof)."""
+    saying why (a page GET carries no CSRF token: the cookie is the proof).  A refusal speaks the browser's
+    language, not the session's: a browser that cannot prove the session learns nothing of it, its language
+    included."""
     found = await run_in_threadpool(side.lti.session, handle[:32])
     if found is None:
-        return refuse(404, "Session ended", "This page's session is unknown or has expired: launch the "
-                      "activity again from your course.", request)
+        return refuse(404, m.ERROR_SESSION_ENDED, m.ERROR_SESSION_UNKNOWN(), request)
     session, secret_hash = found
     cookie = request.cookies.get(f"judge-lti-{handle}")
     if not cookie:
-        return refuse(401, "Cookies blocked", COOKIE_BLOCKED, request)
+        return refuse(401, m.ERROR_COOKIES_BLOCKED, m.ERROR_COOKIE_BLOCKED(), request)
     if not hmac.compare_digest(digest(cookie), secret_hash):
-        return refuse(403, "Not your session", "This browser holds another launch's session.", request)
+        return refuse(403, m.ERROR_NOT_YOUR_SESSION, m.ERROR_ANOTHER_SESSION(), request)
     return session
+
+
+def session_language(lang: str | None = Query(None, max_length=40, description="the language of the page and the "
+                                              "verdict's texts: en, fr or ru (the page's language menu); default: "
+                                              "the launch's locale, then Accept-Language"),
+                     accept_language: str | None = Header(None),
+                     session: LearnerSession = Depends(session_of)) -> str:
+    """The language of a page's API request (the learner's or the teacher's): the menu's choice, else the
+    launch's locale kept with the session, else the browser's Accept-Language, else English; only ever one of
+    the judge's languages."""
+    return negotiate(lang, session.locale, (accept_language or "")[:2000])

@@ -26,12 +26,15 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.service import problems
 from judge.service.errors import ApiError
+from judge.service.learner_view import current_bundle
 from judge.service.lti.class_view import NRPS_CLAIM, class_csv, class_view, learner_key, roster, roster_learners
 from judge.service.lti.csp import origin, page_headers, return_url_allowed
 from judge.service.lti.learner_view import activity_policy
-from judge.service.lti.page import page_head, simple_page
+from judge.service.lti.page import language_menu, page_head, say_html, simple_page, words_json
 from judge.service.lti.side import (
     CONTEXT_CLAIM,
     DEPLOYMENT_CLAIM,
@@ -42,6 +45,8 @@ from judge.service.lti.side import (
     learner_side,
     page_session,
     refuse,
+    request_language,
+    session_language,
     session_of,
 )
 from judge.service.lti.tables import LearnerSession, digest
@@ -74,47 +79,54 @@ def _first_line(statement: str) -> str:
     return ""
 
 
-def picker_entries() -> list[dict]:
-    """Every problem of the problems folder: id, title, a line of its statement, its case counts."""
+def picker_entries(lang: str = "en") -> list[dict]:
+    """Every problem of the problems folder: id, title, a line of its statement (in ``lang`` where the bundle is
+    translated), its case counts."""
     out = []
     for pid in problems.available():
-        detail = problems.detail(pid)
+        words = problems.in_language(pid, lang)
         public, hidden = _case_counts(pid)
-        out.append({"id": pid, "title": detail["title"], "line": _first_line(detail["statement"]),
+        out.append({"id": pid, "title": words["title"], "line": _first_line(words["statement"]),
                     "public": public, "hidden": hidden})
     return out
 
 
-async def open_picker(side: LearnerSide, request: Request, claims: dict, client_id: str) -> Response:
-    """The picker for a staff member's deep-linking launch (its settings kept server-side for the answer)."""
+async def open_picker(side: LearnerSide, request: Request, claims: dict, client_id: str,
+                      locale: str | None = None) -> Response:
+    """The picker for a staff member's deep-linking launch (its settings kept server-side for the answer), in
+    the launch's language (``locale``), else the browser's."""
     settings = claims.get(DEEP_LINKING_CLAIM) or {}
+    lang = request_language(request, locale)
     if not settings.get("deep_link_return_url"):
-        return refuse(400, "Launch refused", "the deep-linking launch has no deep_link_return_url", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_NO_RETURN_URL(claim="deep_link_return_url"), request,
+                      locale)
     if not return_url_allowed(settings["deep_link_return_url"]):
-        return refuse(400, "Launch refused", "the deep-linking launch's deep_link_return_url is not an https URL "
-                      "(http is accepted on loopback only): the exercise cannot be sent back there", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_RETURN_NOT_HTTPS(claim="deep_link_return_url"), request,
+                      locale)
     token, csrf = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     await run_in_threadpool(side.lti.kv_set, f"deep-link:{token}", {
         "issuer": claims["iss"], "client_id": client_id, "deployment_id": claims.get(DEPLOYMENT_CLAIM),
-        "settings": settings, "csrf": digest(csrf)}, PICKER_SECONDS)
-    entries = await run_in_threadpool(picker_entries)
+        "settings": settings, "csrf": digest(csrf), "lang": lang}, PICKER_SECONDS)
+    entries = await run_in_threadpool(picker_entries, lang)
     items = "".join(
         f'<li><label><input type="radio" name="problem" value="{escape(e["id"])}" required> '
         f'<strong>{escape(e["title"])}</strong> <code>{escape(e["id"])}</code></label>'
-        f'<p>{escape(e["line"])}</p><p class="hint">{e["public"]} public cases, {e["hidden"]} hidden</p></li>'
+        f'<p>{escape(e["line"])}</p><p class="hint">'
+        f'{escape(say(m.TEACHER_PICKER_CASES, lang, count=e["public"], hidden=e["hidden"]))}</p></li>'
         for e in entries)
     body = (f'<form method="post" action="/lti/deep-link/{escape(token)}">'
             f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
-            f'<ul class="picker">{items}</ul><button type="submit">Add this exercise</button></form>')
-    return HTMLResponse(simple_page("Add an exercise", body), headers=page_headers("'self'"))
+            f'<ul class="picker">{items}</ul><button type="submit">{escape(say(m.TEACHER_PICKER_ADD, lang))}'
+            '</button></form>')
+    return HTMLResponse(simple_page(say(m.TEACHER_PICKER_TITLE, lang), body, lang), headers=page_headers("'self'"))
 
 
-def _auto_post(action: str, jwt_value: str) -> str:
-    return simple_page("Adding the exercise", (
+def _auto_post(action: str, jwt_value: str, lang: str) -> str:
+    return simple_page(say(m.TEACHER_ADDING, lang), (
         f'<form method="post" action="{escape(action)}" id="deep-link-return">'
         f'<input type="hidden" name="JWT" value="{escape(jwt_value)}">'
-        '<noscript><button type="submit">Continue</button></noscript></form>'
-        '<script src="/lti/static/autopost.js"></script>'))
+        f'<noscript><button type="submit">{escape(say(m.TEACHER_CONTINUE, lang))}</button></noscript></form>'
+        '<script src="/lti/static/autopost.js"></script>'), lang)
 
 
 @teacher_router.post("/lti/deep-link/{token}", include_in_schema=False)
@@ -127,16 +139,17 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
     key = f"deep-link:{token[:64]}"
     stored = await run_in_threadpool(side.lti.kv_get, key)
     if stored is None or not hmac.compare_digest(digest(form.get("csrf", "")), stored["csrf"]):
-        return refuse(403, "Picker expired", "This picker is unknown, expired or was already used: start "
-                      "adding the activity again from your course.", request)
+        return refuse(403, m.ERROR_PICKER_EXPIRED, m.ERROR_PICKER_UNKNOWN(), request)
+    locale = stored.get("lang")  # the picker's language (the launch's, else the browser's), proven by its token
     problem = form.get("problem", "")
     if not problems.known(problem):
-        return refuse(400, "No exercise chosen", f"unknown problem {problem!r}: pick one of the list", request)
+        return refuse(400, m.ERROR_NO_EXERCISE, m.ERROR_PICK_ONE(problem=repr(problem)), request, locale)
     if not await run_in_threadpool(side.lti.kv_take, key):  # single use
-        return refuse(403, "Picker expired", "This picker was already used.", request)
+        return refuse(403, m.ERROR_PICKER_EXPIRED, m.ERROR_PICKER_USED(), request, locale)
     back = stored["settings"].get("deep_link_return_url")
     if not return_url_allowed(back):  # checked at launch too: never post the signed answer to script
-        return refuse(400, "Launch refused", "the deep_link_return_url is not an https URL", request)
+        return refuse(400, m.ERROR_LAUNCH_REFUSED, m.ERROR_RETURN_NOT_HTTPS(claim="deep_link_return_url"), request,
+                      locale)
     title = problems.detail(problem)["title"]
     assert side.tool_config is not None  # the LTI routes are mounted only with a tool configuration
     registration = side.tool_config.find_registration_by_params(stored["issuer"], stored["client_id"])
@@ -145,7 +158,8 @@ async def picked(token: str, request: Request, side: LearnerSide = Depends(learn
                 .set_lineitem(LineItem().set_score_maximum(SCORE_MAXIMUM).set_label(title)))
     link = DeepLink(registration, stored["deployment_id"], stored["settings"])
     jwt_value = link.get_response_jwt([resource])
-    return HTMLResponse(_auto_post(back, jwt_value), headers=page_headers(origin(back)))
+    return HTMLResponse(_auto_post(back, jwt_value, request_language(request, locale)),
+                        headers=page_headers(origin(back)))
 
 
 # -- the class view --------------------------------------------------------------------------------------------
@@ -178,10 +192,11 @@ async def _course_roster(side: LearnerSide, session: LearnerSession) -> tuple[di
     return course, members
 
 
-async def _class(side: LearnerSide, session: LearnerSession) -> dict:
+async def _class(side: LearnerSide, session: LearnerSession, lang: str = "en") -> dict:
     course, members = await _course_roster(side, session)
     policy = await run_in_threadpool(activity_policy, session.problem, session.feedback)
-    return await run_in_threadpool(class_view, side.lti, course, session.problem, members, policy)
+    bundle = await run_in_threadpool(current_bundle, session.problem) if lang != "en" else None
+    return await run_in_threadpool(class_view, side.lti, course, session.problem, members, policy, lang, bundle)
 
 
 async def _learner_rows(side: LearnerSide, session: LearnerSession, course: dict,
@@ -192,10 +207,12 @@ async def _learner_rows(side: LearnerSide, session: LearnerSession, course: dict
 
 
 @teacher_router.get("/lti/api/class", responses=TEACHER_ERRORS, tags=["teacher page"],
-                    summary="The class: roster with attempts, best score, last status; the class's mistakes")
-async def class_json(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side)) -> Any:
+                    summary="The class: roster with attempts, best score, last status; the class's mistakes "
+                            "(their explanations in the page's language)")
+async def class_json(session: LearnerSession = Depends(session_of), side: LearnerSide = Depends(learner_side),
+                     lang: str = Depends(session_language)) -> Any:
     side.read_limit.take(session.learner)
-    return await _class(side, session)
+    return await _class(side, session, lang)
 
 
 @teacher_router.get("/lti/api/class.csv", tags=["teacher page"], response_class=Response,
@@ -211,43 +228,75 @@ async def class_csv_api(session: LearnerSession = Depends(session_of),
 
 
 @teacher_router.get("/lti/api/class/learners/{user_id}", responses=TEACHER_ERRORS, tags=["teacher page"],
-                    summary="One learner's submissions with full verdicts (hidden cases included: staff see them)")
+                    summary="One learner's submissions with full verdicts (hidden cases included: staff see them), "
+                            "their texts in the page's language")
 async def learner_submissions(user_id: str, session: LearnerSession = Depends(session_of),
-                              side: LearnerSide = Depends(learner_side)) -> Any:
+                              side: LearnerSide = Depends(learner_side),
+                              lang: str = Depends(session_language)) -> Any:
     side.read_limit.take(session.learner)
     course, members = await _course_roster(side, session)
     learner = [m for m in roster_learners(members) if m["user_id"] == user_id]
     if not learner:
         raise ApiError(404, "not_found", f"no learner {user_id!r} in this course's roster")
     rows = await _learner_rows(side, session, course, learner)
-    return {"user_id": user_id, "submissions": [submission_view(row) for row in reversed(rows)]}
+    bundle = await run_in_threadpool(current_bundle, session.problem) if lang != "en" else None
+    return {"user_id": user_id, "submissions": [_in_language(submission_view(row), lang, bundle)
+                                                for row in reversed(rows)]}
 
 
-def teacher_page(session: LearnerSession, title: str) -> str:
+def _in_language(view: dict, lang: str, bundle: Any) -> dict:
+    """A stored submission's view with its verdict's texts in ``lang`` (rendered from the verdict's message ids;
+    staff see the full verdict, so nothing is cut first)."""
+    if lang == "en" or not view.get("verdict"):
+        return view
+    from judge.i18n.localize import localize
+    from judge.verdict import Verdict
+
+    try:
+        verdict = Verdict.model_validate(view["verdict"])
+    except ValueError:  # a verdict this judge cannot read back: shown as stored
+        return view
+    return {**view, "verdict": localize(verdict, lang, bundle).model_dump(mode="json")}
+
+
+def teacher_page(session: LearnerSession, title: str, lang: str = "en") -> str:
+    """The class view's page in ``lang``: its own words here, teacher.js's in the page's JSON words block."""
+    t = {key: escape(say(message, lang)) for key, message in (
+        ("loading", m.TEACHER_LOADING), ("mistakes", m.TEACHER_MISTAKES), ("h_mistake", m.TEACHER_HEAD_MISTAKE),
+        ("h_learners", m.TEACHER_HEAD_LEARNERS), ("h_submissions", m.TEACHER_HEAD_SUBMISSIONS),
+        ("no_mistakes", m.TEACHER_NO_MISTAKES), ("learners", m.TEACHER_LEARNERS), ("csv", m.TEACHER_DOWNLOAD_CSV),
+        ("h_learner", m.TEACHER_HEAD_LEARNER), ("h_attempts", m.TEACHER_HEAD_ATTEMPTS),
+        ("h_best", m.TEACHER_HEAD_BEST), ("h_last", m.TEACHER_HEAD_LAST),
+        ("h_first", m.TEACHER_HEAD_FIRST_ACCEPTED), ("h_mistakes", m.TEACHER_HEAD_MISTAKES),
+        ("h_probes", m.TEACHER_HEAD_PROBES), ("rejudge_h", m.TEACHER_REJUDGE_HEADING),
+        ("explain", m.TEACHER_REJUDGE_EXPLAIN), ("rejudge", m.TEACHER_REJUDGE), ("apply", m.TEACHER_APPLY),
+        ("needs_js", m.TEACHER_NEEDS_JS))}
+    heading = say(m.TEACHER_TITLE, lang, title=title)
+    who = f'<p class="who">{say_html(m.PAGE_SIGNED_IN, lang, name=escape(session.name))}</p>' if session.name else ""
     return (
-        page_head(session, f"{title}: the class", "teacher.js")
+        page_head(session, heading, "teacher.js", lang)
         + f"""
 <body>
-<header><h1>{escape(title)}: the class</h1>{f'<p class="who">Signed in as {escape(session.name)}</p>' if session.name else ""}</header>
+<header><h1>{escape(heading)}</h1>{who}{language_menu(lang)}</header>
+<script type="application/json" id="judge-words">{words_json(lang, m.TEACHER_SCRIPT_WORDS)}</script>
 <main id="class" data-problem="{escape(session.problem)}">
-<p id="class-state" role="status" aria-live="polite">Loading the roster...</p>
-<section aria-labelledby="mistakes-h"><h2 id="mistakes-h">What the class gets wrong</h2>
-<table id="mistakes"><thead><tr><th>mistake or pattern</th><th>learners</th><th>submissions</th></tr></thead>
-<tbody></tbody></table><p id="mistakes-empty" hidden>No named mistake or pattern yet.</p></section>
-<section aria-labelledby="roster-h"><h2 id="roster-h">Learners</h2>
-<p><button id="download-csv" type="button">Download CSV</button></p>
-<table id="roster"><thead><tr><th>learner</th><th>attempts</th><th>best score</th><th>last status</th>
-<th>first accepted</th><th>mistakes</th><th>probing limit hit</th></tr></thead><tbody></tbody></table></section>
-<section aria-labelledby="rejudge-h"><h2 id="rejudge-h">After the exercise changed</h2>
-<p>Grade this course's submissions again with the exercise as it is now; nothing changes for learners until
-you apply it.</p>
-<p><button id="rejudge" type="button">Rejudge (dry run)</button> <span id="rejudge-state" role="status"
+<p id="class-state" role="status" aria-live="polite">{t["loading"]}</p>
+<section aria-labelledby="mistakes-h"><h2 id="mistakes-h">{t["mistakes"]}</h2>
+<table id="mistakes"><thead><tr><th>{t["h_mistake"]}</th><th>{t["h_learners"]}</th><th>{t["h_submissions"]}</th></tr></thead>
+<tbody></tbody></table><p id="mistakes-empty" hidden>{t["no_mistakes"]}</p></section>
+<section aria-labelledby="roster-h"><h2 id="roster-h">{t["learners"]}</h2>
+<p><button id="download-csv" type="button">{t["csv"]}</button></p>
+<table id="roster"><thead><tr><th>{t["h_learner"]}</th><th>{t["h_attempts"]}</th><th>{t["h_best"]}</th><th>{t["h_last"]}</th>
+<th>{t["h_first"]}</th><th>{t["h_mistakes"]}</th><th>{t["h_probes"]}</th></tr></thead><tbody></tbody></table></section>
+<section aria-labelledby="rejudge-h"><h2 id="rejudge-h">{t["rejudge_h"]}</h2>
+<p>{t["explain"]}</p>
+<p><button id="rejudge" type="button">{t["rejudge"]}</button> <span id="rejudge-state" role="status"
 aria-live="polite"></span></p>
 <table id="rejudge-matrix" hidden><thead></thead><tbody></tbody></table>
-<p><button id="rejudge-apply" type="button" hidden>Apply: make the new verdicts current</button></p></section>
+<p><button id="rejudge-apply" type="button" hidden>{t["apply"]}</button></p></section>
 <section aria-labelledby="learner-h" id="learner-section" hidden><h2 id="learner-h" tabindex="-1"></h2>
 <div id="learner-submissions"></div></section>
-<noscript><p class="error">This page needs JavaScript.</p></noscript>
+<noscript><p class="error">{t["needs_js"]}</p></noscript>
 </main>
 </body>
 </html>
@@ -257,13 +306,16 @@ aria-live="polite"></span></p>
 
 @teacher_router.get("/lti/teacher/{handle}", include_in_schema=False)
 async def teacher(handle: str, request: Request, side: LearnerSide = Depends(learner_side)) -> Response:
+    """The class view in the teacher's language: the menu's ``?lang=``, else the launch's locale, else the
+    browser's Accept-Language (a /learn teacher code's session has no locale)."""
     session = await page_session(handle, request, side)
     if isinstance(session, Response):
         return session
+    lang = request_language(request, session.locale)
     if await run_in_threadpool(side.lti.course_of, handle) is None:
-        return refuse(403, "Not a teacher", "The class view is for the course's teachers.", request)
-    title = (await run_in_threadpool(problems.detail, session.problem))["title"]
-    return HTMLResponse(teacher_page(session, title), headers=page_headers())
+        return refuse(403, m.ERROR_NOT_A_TEACHER, m.ERROR_CLASS_FOR_TEACHERS(), request, session.locale)
+    title = (await run_in_threadpool(problems.in_language, session.problem, lang))["title"]
+    return HTMLResponse(teacher_page(session, title, lang), headers=page_headers())
 
 
 # -- rejudging the course's submissions ---------------------------------------------------------------------

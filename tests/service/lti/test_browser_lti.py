@@ -227,6 +227,40 @@ def test_the_teacher_sees_the_class_in_the_browser(browser, lms):
 INSTRUCTOR = ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"]
 
 
+@pytest.mark.parametrize("locale, heading", [("fr-FR", "Les erreurs de la classe"), ("ru-RU", "В чём ошибается класс")])
+def test_the_teachers_class_view_speaks_the_launchs_language(browser, lms, locale, heading):
+    """After the teacher's test above: an instructor's launch with locale fr-FR (ru-RU) shows the class view,
+    the words its script writes included (the roster, a learner's verdicts), with no English sentence."""
+    from tests.support.i18n import english_sentences
+
+    platform, _server = lms
+    learner = ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"]
+    platform.members["course-1"] = [{"user_id": "teacher-1", "name": "Grace Teacher", "roles": INSTRUCTOR},
+                                    {"user_id": "learner-1", "name": "Ada Learner", "roles": learner},
+                                    {"user_id": "learner-2", "name": "Bo Absent", "roles": learner}]
+    platform.next_launch = {"roles": INSTRUCTOR, "name": "Grace Teacher",
+                            "presentation": {"locale": locale, "document_target": "iframe"}}
+    problems: list[str] = []
+    page = browser.new_page()
+    _watch(page, problems)
+    page.goto(f"{platform.url}/course?user=teacher-1")
+    frame = page.frame_locator("#tool")
+    frame.locator("#roster tbody tr").nth(1).wait_for(timeout=30_000)
+    assert frame.locator("html").get_attribute("lang") == locale[:2]
+    assert frame.locator("#mistakes-h").inner_text() == heading
+    if frame.locator("#roster button.link").count():  # the learner of the tests above: their verdicts
+        assert "1,000" in frame.locator("#roster tbody tr").nth(0).inner_text(), "a decimal comma in the score"
+        frame.locator("#roster button.link").first.click()
+        frame.locator("#learner-submissions details").first.wait_for(timeout=30_000)
+        frame.locator("#learner-submissions details").first.click()
+    shown = frame.locator("body").inner_text()
+    assert not english_sentences(shown), english_sentences(shown)
+    page.screenshot(path=str(ARTIFACTS / f"4-teacher-{locale}.png"), full_page=True)
+    assert not problems, problems
+
+
+
+
 def _watch(page, problems: list[str]) -> None:  # noqa: ANN001 - a Playwright page
     """Console errors (a Content-Security-Policy refusal is one) and page errors go to ``problems``."""
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)

@@ -290,3 +290,73 @@ def test_the_access_code_pages_speak_the_browsers_language_or_the_menus(server):
         assert _page_lang(page.text) == "fr" and "Connecté·e en tant que Zoé" in page.text
         odd = browser.get("/learn/sinusoidal-pe", params={"lang": "../" * 13}, headers={"Accept-Language": "x" * 9000})
         assert odd.status_code == 200 and _page_lang(odd.text) == "en"
+
+
+# -- error pages in the reader's language ----------------------------------------------------------------------
+@pytest.mark.parametrize("locale, lang, title", [("fr-FR", "fr", "Aucun exercice choisi"),
+                                                 ("ru-RU", "ru", "Задача не выбрана")])
+def test_a_refused_launch_speaks_the_launchs_language_and_names_the_detail_exactly(platform, server, locale, lang,
+                                                                                    title):
+    """A signed launch refused (its activity names an unknown problem): the page in the launch's locale, else
+    the browser's; the sentence translated, the problem and the parameter named exactly.  A launch refused
+    before its token is trusted speaks the browser's language, the library's reason kept as it said it."""
+    from tests.support.i18n import english_sentences, visible_text
+
+    browser, action, fields = start_launch(platform, server, "learner-x", problem="no-such-one",
+                                           presentation={"locale": locale})
+    answer = browser.post(action, data=fields, headers={"Accept-Language": "en"})
+    assert answer.status_code == 400 and _page_lang(answer.text) == lang and f"<h1>{title}</h1>" in answer.text
+    assert "&#x27;no-such-one&#x27;" in answer.text and "problem=&lt;id&gt;" in answer.text
+    assert not english_sentences(visible_text(answer.text)), visible_text(answer.text)
+    browser, action, fields = start_launch(platform, server, "learner-x", problem="no-such-one")
+    answer = browser.post(action, data=fields, headers={"Accept-Language": f"de;q=1, {lang};q=0.5"})
+    assert _page_lang(answer.text) == lang and f"<h1>{title}</h1>" in answer.text
+    browser, action, fields = start_launch(platform, server, "learner-x", sign_with=new_key(),
+                                           presentation={"locale": "en"})  # an unsigned claim decides nothing
+    answer = browser.post(action, data=fields, headers={"Accept-Language": lang})
+    assert answer.status_code == 403 and _page_lang(answer.text) == lang and "signature" in answer.text.lower()
+    assert "Launch refused" not in answer.text and "Traceback" not in answer.text
+
+
+@pytest.mark.parametrize("lang, title", [("fr", "Trop de connexions"), ("ru", "Слишком много входов")])
+def test_too_many_sign_ins_is_said_in_the_readers_language(server, lang, title):
+    """/learn's limit on sessions one learner opens: the refusal in the menu's language, else the browser's."""
+    from tests.support.i18n import english_sentences, visible_text
+
+    with httpx.Client(base_url=server.url, timeout=30) as browser:
+        joined = browser.post("/learn/sinusoidal-pe", data={"course": "ml101", "code": "open-sesame",
+                                                           "name": f"Many-{lang}"})
+        assert joined.status_code == 200
+        for _ in range(40):  # the learner's sessions: a burst of 20, then one per 5 s
+            answer = browser.post(f"/learn/sinusoidal-pe?lang={lang}", data={"action": "continue"})
+            if answer.status_code == 429:
+                break
+            assert answer.status_code == 303, answer.text
+        assert answer.status_code == 429 and _page_lang(answer.text) == lang and f"<h1>{title}</h1>" in answer.text
+        assert not english_sentences(visible_text(answer.text)), visible_text(answer.text)
+        header = browser.post("/learn/sinusoidal-pe", data={"action": "continue"}, headers={"Accept-Language": lang})
+        assert header.status_code == 429 and _page_lang(header.text) == lang
+        plain = browser.post("/learn/sinusoidal-pe", data={"action": "continue"})
+        assert _page_lang(plain.text) == "en" and "Too many sign-ins" in plain.text
+
+
+def test_a_session_refusal_speaks_the_browsers_language_and_never_the_sessions(platform, server):
+    """Unknown or expired session, a browser without the session's cookie: the browser's language, or the
+    menu's; the session's own language is not told to a browser that cannot prove it holds the session, and no
+    odd ?lang= or Accept-Language reaches the page."""
+    browser, _csrf = launch(platform, server, "learner-fr2", presentation={"locale": "fr-FR"})
+    url = _page_url(browser)
+    with httpx.Client(base_url=server.url, timeout=30) as stranger:
+        cookieless = stranger.get(url)
+        assert cookieless.status_code == 401 and _page_lang(cookieless.text) == "en"
+        assert "Cookies blocked" in cookieless.text
+        assert _page_lang(stranger.get(url, headers={"Accept-Language": "ru"}).text) == "ru"
+        check = stranger.get("/lti/login", params=platform.login_params("x"), headers={"Accept-Language": "ru"})
+        assert _page_lang(check.text) == "ru" and "Открываем задачу" in check.text, "the cookie check on the way"
+        gone = stranger.get("/lti/page/0123456789abcdef", params={"lang": "fr"})
+        assert gone.status_code == 404 and "<h1>Session terminée</h1>" in gone.text
+        for params, headers in (({"lang": "<script>alert(1)</script>"}, {}), ({"lang": "../../x"}, {}),
+                                ({}, {"Accept-Language": "<b>" * 3000}), ({"lang": "fr" * 5000}, {})):
+            odd = stranger.get("/lti/page/0123456789abcdef", params=params, headers=headers)
+            assert odd.status_code == 404 and _page_lang(odd.text) == "en" and "Session ended" in odd.text
+            assert "<script>alert" not in odd.text and "../" not in odd.text and "<b>" not in odd.text

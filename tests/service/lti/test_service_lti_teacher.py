@@ -12,6 +12,7 @@ import time
 import httpx
 import pytest
 
+from tests.support.i18n import page_lang
 from tests.support.lti_client import (
     INSTRUCTOR,
     LEARNER,
@@ -72,6 +73,28 @@ def test_a_learners_deep_linking_launch_is_refused(platform: LoopbackPlatform, s
                                            roles=LEARNER, problem=None)
     refused = browser.post(action, data=fields)
     assert refused.status_code == 403 and "teachers" in refused.text and "Traceback" not in refused.text
+
+
+def test_the_picker_speaks_the_teachers_language(platform: LoopbackPlatform, server: Server):
+    """A deep-linking launch with locale ru-RU: the picker (titles and statements' first lines from the bundles'
+    translations), the answer that posts the exercise back, and a refusal of the picked form, in Russian."""
+    from tests.support.i18n import english_sentences, visible_text
+
+    browser, action, fields = start_launch(platform, server, "t-1", message_type="LtiDeepLinkingRequest",
+                                           roles=INSTRUCTOR, problem=None, presentation={"locale": "ru-RU"})
+    picker = browser.post(action, data=fields, headers={"Accept-Language": "en"})
+    assert picker.status_code == 200 and page_lang(picker.text) == "ru" and "Добавить эту задачу" in picker.text
+    assert "Синусоидальное позиционное кодирование" in picker.text and "4 открытых теста, скрытых: 18" in picker.text
+    assert english_sentences(visible_text(picker.text)) == [], english_sentences(visible_text(picker.text))
+    form_action = re.search(r'<form method="post" action="([^"]+)"', picker.text).group(1)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', picker.text).group(1)
+    unknown = browser.post(form_action, data={"problem": "../../x", "csrf": csrf})
+    assert unknown.status_code == 400 and page_lang(unknown.text) == "ru" and "&#x27;../../x&#x27;" in unknown.text
+    answer = browser.post(form_action, data={"problem": "rotary-embedding", "csrf": csrf})
+    assert answer.status_code == 200 and page_lang(answer.text) == "ru" and "Добавление задачи" in answer.text
+    again = browser.post(form_action, data={"problem": "rotary-embedding", "csrf": csrf},
+                         headers={"Accept-Language": "fr"})
+    assert again.status_code == 403 and "Sélecteur expiré" in again.text, "a spent picker: the browser's language"
 
 
 # -- the class view --------------------------------------------------------------------------------------------
@@ -154,6 +177,94 @@ def test_a_teachers_rejudge_covers_their_course_only_and_shows_the_matrix(platfo
     assert learner.post("/lti/api/class/rejudges", headers={"X-CSRF-Token": learner_csrf}).status_code == 403
     applied = browser.post(f"/lti/api/class/rejudges/{rid}/apply", headers={"X-CSRF-Token": csrf})
     assert applied.status_code == 200 and applied.json()["state"] == "applied", applied.text
+
+
+# -- the teacher's language ------------------------------------------------------------------------------------
+def _teacher_url(browser: httpx.Client) -> str:
+    [handle] = [name.removeprefix("judge-lti-") for name in browser.cookies if name.startswith("judge-lti-")]
+    return f"/lti/teacher/{handle}"
+
+
+def _english(texts: list[str]) -> list[str]:
+    """The English sentences left in ``texts`` (the LTI service's name, Names and Role Provisioning, is a name)."""
+    from tests.support.i18n import english_sentences
+
+    return [found for text in texts for found in english_sentences(text.replace("Names and Role", "NRPS"))]
+
+
+@pytest.mark.parametrize("locale, lang, heading", [("fr-FR", "fr", "Les erreurs de la classe"),
+                                                   ("ru-RU", "ru", "В чём ошибается класс")])
+def test_the_class_view_follows_the_teachers_launch_locale(platform, server, class_submitted, locale, lang, heading):
+    """An instructor's launch with locale fr-FR (ru-RU): the page's words, its script's words, the class's mistakes
+    and a learner's verdicts in that language, with no English sentence, whatever the browser asks; the JSON's and
+    the CSV's field names, ids and status codes stay as they are (data); the menu goes back to English."""
+    from tests.support.i18n import script_texts, visible_text
+
+    browser, csrf = _teacher(platform, server, presentation={"locale": locale, "document_target": "iframe"})
+    english = {"Accept-Language": "en-US,en;q=0.9"}
+    page = browser.get(_teacher_url(browser), headers=english)
+    assert page.status_code == 200 and page_lang(page.text) == lang and heading in page.text
+    assert 'href="?lang=en"' in page.text, "the language menu"
+    assert _english([visible_text(page.text)]) == [] and _english(script_texts(page.text)) == []
+    body = browser.get("/lti/api/class", headers={"X-CSRF-Token": csrf, **english}).json()
+    assert set(body) == {"problem", "course", "learners", "mistakes", "submitted", "enrolled"}
+    rows = {r["user_id"]: r for r in body["learners"]}
+    assert rows["s-bob"]["last_status"] == "wrong_answer" and "sin_cos_swapped" in rows["s-bob"]["mistakes"]
+    ours = {(m["kind"], m["id"]): m["message"] for m in body["mistakes"]}
+    theirs = {(m["kind"], m["id"]): m["message"] for m in browser.get(
+        "/lti/api/class", params={"lang": "en"}, headers={"X-CSRF-Token": csrf}).json()["mistakes"]}
+    assert set(ours) == set(theirs) and ("mistake", "sin_cos_swapped") in ours, "the same ids in every language"
+    assert all(ours[k] != theirs[k] for k in ours) and _english(list(ours.values())) == [], ours
+    [latest, _] = browser.get("/lti/api/class/learners/s-bob", headers={"X-CSRF-Token": csrf, **english}
+                              ).json()["submissions"]
+    verdict = latest["verdict"]
+    said = [verdict["message"]] + [d["message"] for d in verdict["diagnoses"]] + [c["message"] for c in
+                                                                                  verdict["cases"]]
+    assert verdict["status"] == "wrong_answer" and _english(said) == [], said
+    table = browser.get("/lti/api/class.csv", headers={"X-CSRF-Token": csrf}).text
+    assert table.splitlines()[0] == "user_id,name,attempts,best_score,last_status,first_accepted_at,mistakes," \
+                                    "probe_limited" and ",wrong_answer," in table
+    back = browser.get(_teacher_url(browser), params={"lang": "en"})
+    assert page_lang(back.text) == "en" and "What the class gets wrong" in back.text
+
+
+def test_a_learner_cannot_reach_the_class_view_in_any_language(platform, server, class_submitted):
+    """A learner's session at the teacher's page: refused in the session's language (or the menu's), with no
+    learner's name or result, whatever language or junk it asks for; the class's API refuses it too."""
+    learner, csrf = launch(platform, server, "s-ada", presentation={"locale": "fr-FR"})
+    url = _teacher_url(learner)  # the learner page's session, at the teacher's address
+    refused = learner.get(url)
+    assert refused.status_code == 403 and page_lang(refused.text) == "fr"
+    assert "Réservé aux enseignant·es" in refused.text and _english([refused.text]) == []
+    for lang, title in (("ru", "Только для преподавателей"), ("en", "Not a teacher"), ("../../x", "Réservé"),
+                        ("<script>alert(1)</script>", "Réservé")):
+        page = learner.get(url, params={"lang": lang})
+        assert page.status_code == 403 and title in page.text and "<script" not in page.text, lang
+        api = learner.get("/lti/api/class", params={"lang": lang}, headers={"X-CSRF-Token": csrf})
+        csv_api = learner.get("/lti/api/class.csv", params={"lang": lang}, headers={"X-CSRF-Token": csrf})
+        assert api.status_code == csv_api.status_code == 403, lang
+        for answer in (page, api, csv_api):
+            assert "Bob" not in answer.text and "s-bob" not in answer.text and "Cy" not in answer.text
+
+
+def test_an_odd_language_never_reaches_the_teachers_page(platform, server, class_submitted):
+    """The language is only ever en, fr or ru: an odd launch locale is dropped at launch, and an odd ?lang= or
+    Accept-Language (a path, a script tag, a very long value) gives English; none of it reaches the page."""
+    browser, csrf = _teacher(platform, server, presentation={"locale": "<script>alert(1)</script>"})
+    url = _teacher_url(browser)
+    asks = [({"lang": "../../x"}, {}), ({"lang": "<script>alert(1)</script>"}, {}), ({"lang": "fr" * 5000}, {}),
+            ({"lang": "fr\u0000"}, {}), ({}, {"Accept-Language": "q" * 9000}),
+            ({}, {"Accept-Language": "<script>alert(1)</script>"}), ({}, {"Accept-Language": "fr;q=abc,,,"}),
+            ({}, {"Accept-Language": "../../../etc/passwd"})]
+    for params, headers in asks:
+        page = browser.get(url, params=params, headers=headers)
+        assert page.status_code == 200 and page_lang(page.text) == "en", (params, headers)
+        assert "<script>alert" not in page.text and "passwd" not in page.text and "../" not in page.text
+        assert "qqqq" not in page.text and "frfrfr" not in page.text
+    api = browser.get("/lti/api/class", params={"lang": "<script>alert(1)</script>"}, headers={"X-CSRF-Token": csrf})
+    assert api.status_code == 200 and "<script>alert" not in api.text
+    assert browser.get("/lti/api/class", params={"lang": "x" * 5000}, headers={"X-CSRF-Token": csrf}
+                       ).status_code == 422, "a longer ?lang= than a tag is refused, saying where"
 
 
 def test_applying_a_rejudge_updates_the_learners_page_and_the_gradebook(platform, server, class_submitted):

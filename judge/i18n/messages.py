@@ -240,6 +240,7 @@ ALSO_CONSISTENT = msg("explain.also_consistent", "also consistent: {id}")
 WHAT_YOUR_CODE_COMPUTES = msg("explain.what_your_code_computes", "What your code computes:")
 RIGHT = msg("explain.right", "Right: {items}.")
 FACT = msg("explain.fact", "Fact: {fact}")
+FACT_IN_CASE = msg("explain.fact_in_case", "case {case}: {fact}")
 RECOVERED_EXACT = msg("recover.exact", "Your output is reproduced exactly by code that {what}.")
 RECOVERED_NONE = msg("recover.none", "No formula of the known family reproduces your output.")
 RECOVERED_CLOSEST = msg("recover.closest", "No formula of the known family reproduces every failing case; the "

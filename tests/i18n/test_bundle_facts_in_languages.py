@@ -20,15 +20,15 @@ SAID = {"fr": ("la ligne 1 donne les fréquences", "10000^(-0,2) ; celui de l'ex
 
 
 @pytest.fixture(scope="module")
-def graded(judge):
+def facts_verdict(judge):
     from judge.problem.loader import load_problem
 
     source = (SUBMISSIONS / EXAMPLE).read_text()
     return judge.grade(source.encode(), PROBLEM_DIR, name="sinusoidal_pe.py"), load_problem(PROBLEM_DIR), source
 
 
-def test_the_facts_are_ids_with_their_english_texts_beside(graded):
-    verdict, _, _ = graded
+def test_the_facts_are_ids_with_their_english_texts_beside(facts_verdict):
+    verdict, _, _ = facts_verdict
     facts = verdict.recovered.facts
     assert len(facts) == 2 and facts[0].startswith("case ex-table-2x5: row 1 gives the frequencies"), facts
     assert facts[1] == "case ex-table-2x5: w_1 = 10000^(-0.2); the exercise's w_1 = 10000^(-0.4) (2i/d_model)"
@@ -38,14 +38,14 @@ def test_the_facts_are_ids_with_their_english_texts_beside(graded):
 
 
 @pytest.mark.parametrize("lang", ["fr", "ru"])
-def test_the_facts_are_said_in_the_learners_language(graded, lang):
+def test_the_facts_are_said_in_the_learners_language(facts_verdict, lang):
     from judge.formats import export_for_learners
     from judge.formats.learner import learner_view
     from judge.formats.text import render_text
     from judge.i18n.localize import localize
     from judge.verdict import Verdict
 
-    verdict, bundle, source = graded
+    verdict, bundle, source = facts_verdict
     shown = localize(learner_view(verdict, bundle.spec.feedback), lang, bundle)
     facts = shown.recovered.facts
     assert SAID[lang][0] in facts[0] and SAID[lang][1] in facts[1], facts

@@ -538,7 +538,8 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
                 where = bundle.root
                 if grading_bundle:
                     where = Path(grading_bundle) / bundle.id if len(bundles) > 1 else Path(grading_bundle)
-                path = otter.write_test_file(bundle.id, Path(out), bundle=where, lang=course)
+                # a language only when asked: otter's configuration is the course's file, kept as it was
+                path = otter.write_test_file(bundle.id, Path(out), bundle=where, lang=course if lang else None)
                 click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format); and "
                            f"{Path(out) / 'otter_config.json'}: otter's numpy-judge plugin grades it outside the "
                            f"kernel with the bundle at {where} on the grading machine")

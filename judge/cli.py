@@ -505,16 +505,24 @@ def rejudge(problem: str | None, dry_run: bool, apply_id: str | None, cancel_id:
 @click.option("--grading-bundle", type=click.Path(file_okay=False), default=None,
               help="otter: the full bundle's absolute folder on the grading machine (with several problems: the "
                    "folder holding them) for otter's numpy-judge plugin [default: the bundle's absolute folder here]")
+@click.option("--lang", default=None, metavar="LANG",
+              help="the course's language, that learners' results are written in: en, fr or ru [default: en] "
+                   "(gradescope, prairielearn, exercism, otter; README: \"Course platforms\")")
 def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: str, hidden_visibility: str,
             image: str | None, min_isolation: str, pythons: str, wheel_cache: str | None, examples: str | None,
-            no_smoke_tests: bool, grading_bundle: str | None) -> None:
+            no_smoke_tests: bool, grading_bundle: str | None, lang: str | None) -> None:
     """Write what PLATFORM needs to grade each PROBLEM (README: "Course platforms"): for several problems (--course:
     the course's, problems/course.yaml) a Gradescope zip each, one PrairieLearn course folder with every question
     and one grader image, one Exercism runner for them all, a notebook hand-out each (README: "Notebooks")."""
     from judge.errors import JudgeError
+    from judge.platforms.course_language import for_package
     from judge.problem.loader import load_problem
     from judge.progress import Progress
 
+    try:
+        course = for_package(lang)   # before any work: a wrong language is the teacher's typo, said at once
+    except JudgeError as exc:
+        raise _fail(str(exc)) from exc
     versions = tuple(v.strip() for v in pythons.split(",") if v.strip())
     cache = Path(wheel_cache) if wheel_cache else None
     progress = Progress(f"package {platform}", total=1 + len(versions) if platform in _WHEELED else None)
@@ -530,7 +538,8 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
                 where = bundle.root
                 if grading_bundle:
                     where = Path(grading_bundle) / bundle.id if len(bundles) > 1 else Path(grading_bundle)
-                path = otter.write_test_file(bundle.id, Path(out), bundle=where)
+                # a language only when asked: otter's configuration is the course's file, kept as it was
+                path = otter.write_test_file(bundle.id, Path(out), bundle=where, lang=course if lang else None)
                 click.echo(f"wrote {path}: put it in your assignment's tests/ (otter's exception format); and "
                            f"{Path(out) / 'otter_config.json'}: otter's numpy-judge plugin grades it outside the "
                            f"kernel with the bundle at {where} on the grading machine")
@@ -547,13 +556,14 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
 
             for bundle in bundles:  # one Gradescope assignment per problem
                 target = Path(out) / f"{bundle.id}.zip" if several else Path(out)
-                path = gradescope.package(bundle, target, hidden_visibility, min_isolation, versions, cache, progress)
+                path = gradescope.package(bundle, target, hidden_visibility, min_isolation, versions, cache, progress,
+                                          lang=course)
                 click.echo(f"wrote {path}: upload it on Gradescope (Configure Autograder, zip file upload)")
         elif platform == "prairielearn":
             from judge.platforms import prairielearn
 
             name = image or f"numpy-judge-prairielearn:{__version__}"
-            prairielearn.package(bundles, Path(out), name, min_isolation, versions, cache, progress)
+            prairielearn.package(bundles, Path(out), name, min_isolation, versions, cache, progress, lang=course)
             click.echo(f"wrote {', '.join(f'{out}/questions/{b.id}' for b in bundles)} (copy into your course's "
                        f"questions/) and {out}/grader-image (build and push it as {name})")
         else:
@@ -562,7 +572,7 @@ def package(platform: str, problem: tuple[str, ...], whole_course: bool, out: st
             name = image or f"numpy-judge-exercism:{__version__}"
             tests = exercism.package(bundles, Path(out), name, not no_smoke_tests, min_isolation, versions, cache,
                                      Path(examples) if examples else None,
-                                     say=progress.note, progress=progress)
+                                     say=progress.note, progress=progress, lang=course)
             click.echo(f"wrote {out} (build it as {name}); {len(tests)} smoke tests in {out}/tests")
     except JudgeError as exc:
         raise _fail(str(exc)) from exc

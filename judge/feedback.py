@@ -54,6 +54,9 @@ class Recovery(BaseModel):
     cases: list[str] = Field(default_factory=list, description="failing cases the formula reproduces")
     checked: int = Field(0, description="failing cases it was checked on")
     facts: list[str] = Field(default_factory=list, description="parameters read directly off public outputs")
+    said_facts: list[MessageRef] = Field(default_factory=list, description="the facts as message ids and "
+                                         "parameters, one per fact (i18n): the bundle's own by id, a plain one "
+                                         "verbatim")
 
 
 class Picture(BaseModel):

@@ -18,8 +18,10 @@ import numpy as np
 
 from judge.diagnosis.bank import passing_small
 from judge.diagnosis.base import REGISTRY, Candidate, Context, close
-from judge.feedback import RecoveredComponent, Recovery
+from judge.feedback import MessageRef, RecoveredComponent, Recovery
 from judge.i18n import messages as msgs
+from judge.i18n.catalog import fact, render, verbatim
+from judge.i18n.numbers import ProseFormatter
 from judge.problem.mistakes import FamilySpec
 from judge.problem.models import Tolerance
 
@@ -95,21 +97,49 @@ class _Fitter:
                     yield new
 
 
-def _guess(fitter: _Fitter, ctx: Context, cases: list[int]) -> tuple[tuple | None, list[str]]:
+def _fact(family: FamilySpec, note: object) -> MessageRef | None:
+    """One fact ``recover`` reported: a plain string, shown as it is (a bundle that words its facts in English
+    only), or ``{"id": ..., "params": {...}}``, said from the text mistakes.yaml gives that id (its translations
+    say it in the learner's language).  A fact the bundle does not word, or whose parameters do not fill its
+    text, is left out: the bundle's slip must not cost the learner their verdict."""
+    if isinstance(note, str):
+        return verbatim(note)
+    if not isinstance(note, dict) or set(note) - {"id", "params"} or note.get("id") not in family.facts:
+        return None
+    params = note.get("params") or {}
+    if not isinstance(params, dict):
+        return None
+    values = {str(k): (float(v) if isinstance(v, (float, np.floating)) else int(v)
+                       if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v))
+              for k, v in params.items()}
+    try:
+        text = ProseFormatter("en").format(family.facts[note["id"]], **values)
+    except (KeyError, ValueError, IndexError, TypeError):
+        return None
+    return fact(note["id"], text, values)
+
+
+def _said(facts: list[MessageRef]) -> dict:
+    """A Recovery's facts: the English texts every consumer reads, and their ids for the learner's language."""
+    return {"facts": [render(f, "en") for f in facts], "said_facts": facts}
+
+
+def _guess(fitter: _Fitter, ctx: Context, cases: list[int]) -> tuple[tuple | None, list[MessageRef]]:
     """The bundle's direct reading of the output (e.g. frequencies from row 1), as a start and as facts."""
     name = fitter.family.recover
     if not name:
         return None, []
     fn = getattr(fitter.bank.module, name)
-    guess, facts = None, list[str]()
+    guess, facts = None, list[MessageRef]()
     for i in list(dict.fromkeys(cases))[:MAX_GUESSES]:
         try:
             found = fn(ctx.cases[i].function, ctx.prepared.inputs.cases[i].values, ctx.got(i)) or {}
         except Exception:  # noqa: BLE001
             continue
-        notes = [str(x) for x in found.pop("facts", [])] if isinstance(found, dict) else []
-        if ctx.cases[i].visibility == "public" and notes and not facts:
-            facts = [f"case {ctx.cases[i].id}: {n}" for n in notes]
+        notes = [_fact(fitter.family, x) for x in found.pop("facts", [])] if isinstance(found, dict) else []
+        said = [msgs.FACT_IN_CASE(case=ctx.cases[i].id, fact=n) for n in notes if n is not None]
+        if ctx.cases[i].visibility == "public" and said and not facts:
+            facts = said
         if guess is None and found:
             guess = tuple(found.get(k, d) if found.get(k) in opts else d
                           for k, d, opts in zip(fitter.ids, fitter.default, fitter.options))
@@ -199,13 +229,13 @@ def _simplest(fitter: _Fitter, ctx: Context, found: tuple, assessable: list[int]
 
 
 def _explained(fitter: _Fitter, ctx: Context, bank: Bank, found: tuple, assessable: list[int],
-               facts: list[str]) -> tuple[Recovery, list[Candidate]]:
+               facts: list[MessageRef]) -> tuple[Recovery, list[Candidate]]:
     """Phase 4b: the formula that reproduces every failing case, said component by component, and the bank's
     mistakes it is made of as one candidate explanation (when every wrong component names one)."""
     parts = _describe(fitter, found)
     recovery = Recovery(summary=msgs.RECOVERED_EXACT.en(what=_sentence(parts)),
                         components=parts, explains=True, cases=[ctx.cases[i].id for i in assessable],
-                        checked=len(assessable), facts=facts)
+                        checked=len(assessable), **_said(facts))
     wrong = [p for p in parts if not p.right]
     candidates = []
     if all(p.mistake for p in wrong):
@@ -219,7 +249,7 @@ def _explained(fitter: _Fitter, ctx: Context, bank: Bank, found: tuple, assessab
 
 
 def _closest(fitter: _Fitter, ctx: Context, search: list[int], best_prefix: dict[tuple, int],
-             facts: list[str]) -> Recovery | None:
+             facts: list[MessageRef]) -> Recovery | None:
     """Phase 5: nothing reproduces every case: the closest combination (judged on the searched cases), and how
     close; or only the facts read off public outputs."""
     ranked = sorted((c for c in best_prefix if c != fitter.default), key=lambda c: -best_prefix[c])[:8]
@@ -232,12 +262,12 @@ def _closest(fitter: _Fitter, ctx: Context, search: list[int], best_prefix: dict
         if not facts:
             return None
         return Recovery(summary=msgs.RECOVERED_NONE.en(), explains=False,
-                        checked=len(search), facts=facts)
+                        checked=len(search), **_said(facts))
     parts = _describe(fitter, best)
     n, m = len(best_cases), len(search)
     return Recovery(summary=msgs.RECOVERED_CLOSEST.en(n=n, m=m, what=_sentence(parts)),
                     components=parts, explains=False, cases=[ctx.cases[i].id for i in best_cases], checked=m,
-                    facts=facts)
+                    **_said(facts))
 
 
 def recover(ctx: Context) -> tuple[Recovery | None, list[Candidate]]:

@@ -24,6 +24,7 @@ DOMAIN = "judge"
 VERBATIM = "verbatim"  # a ref whose params["text"] is shown as it is (the learner's own words, Python's)
 LIST = "list"  # a ref whose params["items"] (refs) are shown one after another, joined by ", "
 WORD = "word"  # a ref to a bundle's word (params: "key", its English "text", "n" for its plural form)
+FACT = "fact"  # a ref to a bundle's fact (params: "key", its English "text", "values": its parameters)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,13 @@ def msgp(id: str, singular: str, plural: str, count: str) -> Message:
 def verbatim(text: str) -> MessageRef:
     """Words that are not the judge's (an exception's text, a bundle's name): shown as they are."""
     return MessageRef(id=VERBATIM, params={"text": text})
+
+
+def fact(key: str, text: str, values: dict[str, Any]) -> MessageRef:
+    """A fact the bundle's own code reports (judge.diagnosis.recover), worded by the bundle: stored by its id,
+    English text and parameters, so :func:`judge.i18n.localize.localize` can say it again from the bundle's
+    translation of that id in the learner's language."""
+    return MessageRef(id=FACT, params={"key": key, "text": text, "values": values})
 
 
 def word(key: str, n: int | str | None = None, text: str | None = None) -> MessageRef:
@@ -110,7 +118,7 @@ def render(ref: MessageRef | dict, lang: str) -> str:
     """One ref as text in ``lang``; an id this judge does not know (a newer judge's verdict) is shown as its
     English text if the ref carries one, else as its id."""
     ref = _ref(ref) or MessageRef(id=VERBATIM, params={"text": str(ref)})
-    if ref.id in (VERBATIM, WORD):
+    if ref.id in (VERBATIM, WORD, FACT):
         return str(ref.params.get("text", ""))
     if ref.id == LIST:
         return render_all(list(ref.params.get("items", [])), lang, str(ref.params.get("sep", ", ")))

@@ -16,8 +16,9 @@ from typing import Any
 
 from judge.feedback import MessageRef, Recovery
 from judge.i18n import messages as m
-from judge.i18n.catalog import WORD, map_texts, render, render_all, verbatim
+from judge.i18n.catalog import FACT, WORD, map_texts, render, render_all, verbatim
 from judge.i18n.negotiate import DEFAULT
+from judge.i18n.numbers import ProseFormatter
 from judge.problem.translations import Kind, bundle_word
 from judge.problem.translations import bundle_text as translated
 from judge.verdict import CaseResult, Diagnosis, Verdict
@@ -67,9 +68,26 @@ def worded(refs: list, lang: str, bundle: Any) -> list:
                 n = _LABEL_COUNT.get(lang[:2], 2)  # Russian names the kind in the singular (столбец sin)
             said = bundle_word(bundle, lang, key, n) if bundle is not None and lang != DEFAULT else None
             return verbatim(said or text)
+        if ref.id == FACT:
+            return verbatim(_fact(ref, lang, bundle))
         return MessageRef(id=ref.id, params={k: value(v) for k, v in ref.params.items()})
 
     return [value(r) for r in refs]
+
+
+def _fact(ref: MessageRef, lang: str, bundle: Any) -> str:
+    """A fact the bundle's code reported, from the bundle's text for its id in ``lang`` and its parameters
+    (numbers in the language's notation, :mod:`judge.i18n.numbers`); its English text when the bundle has no
+    translation of it (or the stored parameters no longer fill it)."""
+    english = str(ref.params.get("text", ""))
+    template = bundle_text(bundle, lang, "fact", str(ref.params.get("key", "")), "")
+    values = ref.params.get("values")
+    if not template or not isinstance(values, dict):
+        return english
+    try:
+        return ProseFormatter(lang).format(template, **values)
+    except (KeyError, ValueError, IndexError, TypeError):
+        return english
 
 
 _PLACES = {m.AT_INDEX.id: "worst_where", m.AT_ITEM.id: "worst_where", m.NONFINITE_AT.id: "nonfinite_where"}
@@ -168,7 +186,9 @@ def _recovered(r: Recovery, lang: str, bundle: Any) -> Recovery:
         summary = render(m.RECOVERED_NONE(), lang)
     elif r.summary == render(m.RECOVERED_CLOSEST(n=len(r.cases), m=r.checked, what=english), DEFAULT):
         summary = render(m.RECOVERED_CLOSEST(n=len(r.cases), m=r.checked, what=_sentence(wrong, lang)), lang)
-    return r.model_copy(update={"summary": summary, "components": parts})
+    facts = [render_all(worded([f], lang, bundle), lang) for f in r.said_facts] \
+        if len(r.said_facts) == len(r.facts) else r.facts  # a verdict stored before facts had ids: as it was
+    return r.model_copy(update={"summary": summary, "components": parts, "facts": facts})
 
 
 def _named(refs: list[MessageRef], lang: str) -> list[MessageRef]:

@@ -240,6 +240,7 @@ ALSO_CONSISTENT = msg("explain.also_consistent", "also consistent: {id}")
 WHAT_YOUR_CODE_COMPUTES = msg("explain.what_your_code_computes", "What your code computes:")
 RIGHT = msg("explain.right", "Right: {items}.")
 FACT = msg("explain.fact", "Fact: {fact}")
+FACT_IN_CASE = msg("explain.fact_in_case", "case {case}: {fact}")
 RECOVERED_EXACT = msg("recover.exact", "Your output is reproduced exactly by code that {what}.")
 RECOVERED_NONE = msg("recover.none", "No formula of the known family reproduces your output.")
 RECOVERED_CLOSEST = msg("recover.closest", "No formula of the known family reproduces every failing case; the "
@@ -341,6 +342,31 @@ X_HIDDEN_DESCRIPTION = msg("export.hidden_description", "hidden case: its argume
 X_NOT_GRADABLE = msg("export.not_gradable", "The grader could not run your code (this is not your fault; no attempt "
                                             "was used): {why}")
 X_PRINTED_WHOLE = msg("export.printed_whole", "(printed during the whole run)")
+# the packaged runners' own words (judge.platforms.runner: nothing to grade, or a grader that could not run)
+PK_NO_FOLDER = msg("package.no_folder", "no submission folder {folder} (nothing was submitted)")
+PK_NO_FILE = msg("package.no_file", "no Python file or notebook was submitted: submit {file} (or {notebook})")
+PK_SEVERAL = msg("package.several", "several files were submitted ({names}): submit only {file} (or {notebook})")
+PK_SYMLINK = msg("package.symlink", "{name} is a symbolic link: submit the file itself")
+PK_TOO_LARGE = msg("package.too_large", "{name} is {size} bytes, far too large for a submission")
+PK_BUNDLE_BROKEN = msg("package.bundle_broken", "the problem bundle cannot be used: {error}")
+PK_CANNOT_ISOLATE = msg("package.cannot_isolate", "your code was not run: this grader's machine cannot isolate it at "
+                                                  "the level the course requires; please tell your instructor")
+PK_JUDGE_ERROR = msg("package.judge_error", "the judge could not grade this submission: {error}")
+PK_JUDGE_BUG = msg("package.judge_bug", "internal error in the judge: {error}")
+PK_SETUP_BROKEN = msg("package.setup_broken", "The autograder could not grade this submission (its set-up is "
+                                              "broken). Please tell your instructor.")
+PK_RUNNER_FAILED = msg("package.runner_failed", "The test runner failed before it could write results; please "
+                                                "report it.")
+PK_WRITE_IN = msg("package.write_in", "Write your solution in {file}.")
+# notebooks graded outside the kernel (judge.platforms.notebook_grading, otter's plugin, nbgrader's JudgeExecute)
+PK_NOTEBOOK_NOT_GRADED = msg("package.notebook_not_graded", "numpy-judge could not grade this notebook: {error}")
+PK_OTTER_NOTE = msg("package.otter_note", "note: otter also ran this notebook's cells in its kernel, outside any "
+                                          "sandbox, and reads its results back from that kernel: this grade is "
+                                          "numpy-judge's, from the saved notebook; a notebook written against otter "
+                                          "itself can still forge otter's scores (README: Notebooks).")
+PK_NBGRADER_NOTE = msg("package.nbgrader_note", "note: nbgrader also ran this notebook's cells in its kernel, outside "
+                                                "any sandbox (JudgeExecute.run_cells): a notebook can alter what "
+                                                "nbgrader records there.")
 
 # -- check() in a notebook (judge.notebook_check) ----------------------------------------------------------
 CHECK_PUBLIC = msgp("check.public", "public cases: {passed} of {total} passed", "public cases: {passed} of {total} "

@@ -19,12 +19,16 @@ expected outputs are computed while it is built and live in the image.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say as said
 from judge.platforms.assets import build_wheels, copy_bundle, submission_name
+from judge.platforms.course_language import for_package
 from judge.platforms.runner import find_submission, learner_safe, run_packaged
 from judge.progress import Progress, quiet
 
@@ -70,10 +74,11 @@ if [ "$#" -lt 3 ]; then
   exit 2
 fi
 slug="$1"; input="$2"; output="$3"
+# The course's language (judge package --lang): the results' words; Exercism tells the runner no learner's.
+export JUDGE_COURSE_LANG=__LANG__
 __RUNNER__/venv/bin/judge exercism-grade "$slug" "$input" "$output" --problems __RUNNER__/problems
 if [ ! -s "${output%/}/results.json" ]; then
-  printf '%s\\n' '{"version": 3, "status": "error", "message": "The test runner failed before it could write results; please report it.", "tests": []}' \\
-    > "${output%/}/results.json"
+  printf '%s\\n' __FALLBACK__ > "${output%/}/results.json"
 fi
 exit 0
 """  # noqa: E501 - a file written verbatim: its lines are its own
@@ -152,6 +157,7 @@ def smoke_tests(
     examples: Path | None = None,
     prefix: str = "",
     progress: Progress | None = None,
+    lang: str = "en",
 ) -> list[str]:
     """``dest/<prefix><status>-<name>/`` per example in ``examples/<status>/*.py`` (every one the teacher chose),
     or by default the bundle's ``submissions/<id>/`` without its attacks (:func:`smoke_examples`), with the results
@@ -160,6 +166,7 @@ def smoke_tests(
     from judge.engine import Judge
     from judge.errors import SandboxUnavailable
     from judge.formats.exercism import results
+    from judge.i18n.localize import localize
 
     chosen_by_teacher = examples is not None
     examples = examples or bundle.root.parent.parent / "submissions" / bundle.id
@@ -184,8 +191,8 @@ def smoke_tests(
             shutil.copy2(path, folder / submission_name(bundle.id))
             verdict = judge.grade(path.read_bytes(), bundle.root, name=path.name)
             # what the packaged runner writes: the learner's view, cut by the bundle's feedback policy
-            seen = learner_safe(verdict, bundle)
-            (folder / "expected_results.json").write_text(json.dumps(results(seen, bundle), indent=2) + "\n")
+            seen = localize(learner_safe(verdict, bundle), lang, bundle)
+            (folder / "expected_results.json").write_text(json.dumps(results(seen, bundle, lang), indent=2) + "\n")
             names.append(name)
     return names
 
@@ -201,12 +208,17 @@ def package(
     examples: Path | None = None,
     say: Callable[[str], object] = print,
     progress: Progress | None = None,
+    lang: str | None = None,
 ) -> list[str]:
     """Write the runner folder for one bundle or several (a track's runner grades every exercise it holds, by
-    slug); return the names of the smoke tests written."""
+    slug); return the names of the smoke tests written.  ``lang``: the course's language, the results' words
+    (set in ``bin/run.sh``; the smoke tests' expected results are written in it too)."""
+    course = for_package(lang)
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
     bundle = bundles[0]
-    values = {"RUNNER": RUNNER, "SLUG": bundle.id, "IMAGE": image, "MIN_ISOLATION": min_isolation}
+    fallback = {"version": 3, "status": "error", "message": said(m.PK_RUNNER_FAILED, course), "tests": []}
+    values = {"RUNNER": RUNNER, "SLUG": bundle.id, "IMAGE": image, "MIN_ISOLATION": min_isolation,
+              "LANG": shlex.quote(course), "FALLBACK": shlex.quote(json.dumps(fallback))}
     out.mkdir(parents=True, exist_ok=True)
     for each in bundles:
         copy_bundle(each.root, out / "problems" / each.id)
@@ -221,9 +233,9 @@ def package(
     if not with_smoke_tests:
         return []
     if len(bundles) == 1:
-        return smoke_tests(bundle, out / "tests", say, examples, progress=progress)
+        return smoke_tests(bundle, out / "tests", say, examples, progress=progress, lang=course)
     return [name for each in bundles
-            for name in smoke_tests(each, out / "tests", say, None, f"{each.id}--", progress=progress)]
+            for name in smoke_tests(each, out / "tests", say, None, f"{each.id}--", progress=progress, lang=course)]
 
 
 def _not_the_solution(rel: Path) -> bool:
@@ -235,8 +247,8 @@ def run(slug: str, input_dir: Path, output_dir: Path, problems: Path) -> int:
     """Grade the solution in ``input_dir`` for exercise ``slug``; write ``output_dir/results.json``; always 0."""
     from judge.formats.exercism import results
 
-    def render(verdict: Verdict, bundle: Bundle | None) -> str:
-        text = json.dumps(results(verdict, bundle), indent=2)
+    def render(verdict: Verdict, bundle: Bundle | None, lang: str) -> str:
+        text = json.dumps(results(verdict, bundle, lang), indent=2)
         if len(text.encode()) > RESULTS_CAP:   # keep the statuses, drop the long texts
             data = json.loads(text)
             for test in data["tests"]:

@@ -22,6 +22,7 @@ expected outputs in ``/opt/numpy-judge/cache``; both, and
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -32,7 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.errors import JudgeError
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
 from judge.platforms.assets import DEFAULT_PYTHONS, build_wheels, copy_bundle, expected_file
+from judge.platforms.course_language import for_package
 from judge.platforms.runner import find_submission, run_packaged
 from judge.progress import Progress
 
@@ -109,13 +113,15 @@ rm -f "$RESULTS"
 chmod 700 /autograder/source 2>/dev/null || true
 chmod 600 /autograder/submission_metadata.json 2>/dev/null || true
 export JUDGE_CACHE_DIR="$HOME_DIR/cache" JUDGE_MIN_ISOLATION="${JUDGE_MIN_ISOLATION:-__MIN_ISOLATION__}"
+# The course's language (judge package --lang): the results' words; Gradescope tells the runner no learner's.
+export JUDGE_COURSE_LANG=__LANG__
 if [ -x "$HOME_DIR/venv/bin/judge" ]; then
   "$HOME_DIR/venv/bin/judge" gradescope-grade --root /autograder --problem "$HOME_DIR/problems/__PROBLEM__" \
     --hidden-visibility __VISIBILITY__
 fi
 if [ ! -s "$RESULTS" ]; then
   echo "run_autograder: the judge left no results (was setup.sh run?)" >&2
-  printf '%s\n' '{"score": 0.0, "output": "The autograder could not grade this submission (its set-up is broken). Please tell your instructor.", "output_format": "text", "extra_data": {"status": "internal_error"}, "tests": []}' > "$RESULTS"
+  printf '%s\n' __FALLBACK__ > "$RESULTS"
 fi
 exit 0
 """  # noqa: E501 - a file written verbatim: its lines are its own
@@ -123,20 +129,25 @@ exit 0
 
 def _script(template: str, **values: str) -> str:
     for key, value in values.items():
-        template = template.replace(f"__{key}__", shlex.quote(value) if key in ("HOME", "PROBLEM") else value)
+        template = template.replace(f"__{key}__", shlex.quote(value) if key in ("HOME", "PROBLEM", "LANG", "FALLBACK")
+                                    else value)
     return template
 
 
 def package(bundle: Bundle, out: Path, hidden_visibility: str = "policy", min_isolation: str = "reduced",
             pythons: tuple[str, ...] = DEFAULT_PYTHONS, wheel_cache: Path | None = None,
-            progress: Progress | None = None) -> Path:
-    """Write the autograder zip for ``bundle`` to ``out``."""
+            progress: Progress | None = None, lang: str | None = None) -> Path:
+    """Write the autograder zip for ``bundle`` to ``out``; ``lang``: the course's language, the results' words
+    (checked here: :func:`judge.platforms.course_language.for_package`)."""
     if hidden_visibility not in VISIBILITIES:
         raise ValueError(f"hidden visibility must be one of {', '.join(VISIBILITIES)}")
     if not pythons or not all(re.fullmatch(r"3\.\d+", v) for v in pythons):
         raise JudgeError(f"--python takes versions like 3.11,3.12, not {','.join(pythons)!r}")
+    course = for_package(lang)
+    fallback = {"score": 0.0, "output": say(m.PK_SETUP_BROKEN, course), "output_format": "text",
+                "extra_data": {"status": "internal_error"}, "tests": []}
     values = {"HOME": HOME, "PROBLEM": bundle.id, "VISIBILITY": hidden_visibility, "MIN_ISOLATION": min_isolation,
-              "VERSIONS": " ".join(pythons)}
+              "VERSIONS": " ".join(pythons), "LANG": course, "FALLBACK": json.dumps(fallback)}
     with tempfile.TemporaryDirectory(prefix="judge-gradescope-") as tmp:
         stage = Path(tmp)
         copy_bundle(bundle.root, stage / "problem" / bundle.id)
@@ -160,12 +171,10 @@ def package(bundle: Bundle, out: Path, hidden_visibility: str = "policy", min_is
 def run(root: Path, problem: Path, hidden_visibility: str | None = None) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; always 0.  Hidden tests' visibility
     follows the bundle's feedback policy unless ``hidden_visibility`` insists on one."""
-    import json
-
     from judge.formats.gradescope import for_learners
 
-    def render(verdict: Verdict, bundle: Bundle | None) -> str:
-        return json.dumps(for_learners(verdict, bundle, hidden_visibility=hidden_visibility), indent=2)
+    def render(verdict: Verdict, bundle: Bundle | None, lang: str) -> str:
+        return json.dumps(for_learners(verdict, bundle, hidden_visibility=hidden_visibility, lang=lang), indent=2)
 
     return run_packaged("gradescope", problem,
                         lambda: find_submission(root / "submission", expected_file(problem)),

@@ -35,10 +35,11 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Unicode
 
+from judge.i18n import messages as m
+from judge.platforms.course_language import at_run
 from judge.platforms.notebook_grading import GRADED_OUTSIDE_ENV, grade_saved
 
-RAN_CELLS_NOTE = ("note: nbgrader also ran this notebook's cells in its kernel, outside any sandbox "
-                  "(JudgeExecute.run_cells): a notebook can alter what nbgrader records there.")
+RAN_CELLS_NOTE = m.PK_NBGRADER_NOTE
 
 
 def judge_problem(cell: Any) -> str | None:
@@ -87,15 +88,21 @@ class JudgeExecute(Execute):
                      ).tag(config=True)
     isolation = Unicode("", help="The isolation mode to insist on (default: the best this machine gives)."
                         ).tag(config=True)
+    lang = Unicode("", help="The course's language, the reports' words: en, fr or ru (nbgrader tells no learner's; "
+                            "default English).").tag(config=True)
 
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> tuple[Any, Any]:
-        note = RAN_CELLS_NOTE if self.run_cells else ""
+        note = RAN_CELLS_NOTE if self.run_cells else None
+        language = at_run(self.lang, "JudgeExecute.lang")
+        if language.problem:
+            self.log.warning("numpy-judge: %s", language.problem)
         graded = {}
         for index, cell in enumerate(nb.cells):  # before any learner cell runs anywhere
             problem = judge_problem(cell)
             if problem is not None:
                 points = float(cell.metadata.nbgrader.get("points", 0) or 0)
-                result = grade_saved(nb.cells[:index], self.problems or None, problem, self.isolation or None, note)
+                result = grade_saved(nb.cells[:index], self.problems or None, problem, self.isolation or None, note,
+                                     language.lang)
                 graded[index] = (result, points)
                 say = self.log.warning if result.status == "internal_error" else self.log.info
                 say("numpy-judge: cell %s (%s): %s, %.6g of %.6g points%s", index, problem, result.status,
@@ -117,10 +124,14 @@ class JudgeExecute(Execute):
         return nb, resources if resources is not None else {}
 
 
-def configure(c: Any, problems: str | Path | None = None, run_cells: bool = False, isolation: str = "") -> None:
+def configure(c: Any, problems: str | Path | None = None, run_cells: bool = False, isolation: str = "",
+              lang: str | None = None) -> None:
     """Put :class:`JudgeExecute` in place of ``Execute`` in nbgrader's autograde steps, with the course's
-    problems folder (absolute; default ``$JUDGE_PROBLEMS_DIR``)."""
+    problems folder (absolute; default ``$JUDGE_PROBLEMS_DIR``) and language (checked here: an unknown one is an
+    error naming the choices)."""
     from nbgrader.converters import Autograde
+
+    from judge.platforms.course_language import for_package
 
     folder = problems or os.environ.get("JUDGE_PROBLEMS_DIR")
     if not folder or not Path(folder).is_absolute():
@@ -131,3 +142,4 @@ def configure(c: Any, problems: str | Path | None = None, run_cells: bool = Fals
     c.JudgeExecute.problems = str(folder)
     c.JudgeExecute.run_cells = run_cells
     c.JudgeExecute.isolation = isolation
+    c.JudgeExecute.lang = for_package(lang)

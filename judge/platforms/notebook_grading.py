@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import BundleError, JudgeError
+from judge.i18n.catalog import Message, render
 
 _judges: dict[str, Any] = {}
 _lock = threading.Lock()
@@ -105,10 +106,14 @@ def close_all() -> None:
 
 
 def grade_saved(cells: list[dict], problems: str | Path | None, problem: str, isolation: str | None = None,
-                note: str = "") -> Graded:
+                note: Message | None = None, lang: str = "en") -> Graded:
     """Grade the saved ``cells`` (those above the judge's cell) against ``problem``; never raises: a bundle or a
-    machine that cannot grade is a report that says so, worth nothing."""
+    machine that cannot grade is a report that says so, worth nothing.  The report is in ``lang`` (the course's:
+    the tool tells the judge no learner's language), ``note`` after it."""
     from judge.formats.text import render_text
+    from judge.i18n import messages as m
+    from judge.i18n.catalog import say, verbatim
+    from judge.i18n.localize import localize
     from judge.notebook_check import headline
     from judge.platforms.runner import learner_safe
 
@@ -119,10 +124,10 @@ def grade_saved(cells: list[dict], problems: str | Path | None, problem: str, is
         verdict = judge.grade(notebook_text(cells), root)
         bundle = judge.problem(root).bundle
     except JudgeError as exc:
-        return Graded(f"numpy-judge could not grade this notebook: {exc}", 0.0, "internal_error")
-    shown = learner_safe(verdict, bundle)
-    report = render_text(shown).splitlines()
-    lines = report[:1] + [headline(shown)] + report[1:]
-    if note:
-        lines.append(note)
+        return Graded(render(m.PK_NOTEBOOK_NOT_GRADED(error=verbatim(str(exc))), lang), 0.0, "internal_error")
+    shown = localize(learner_safe(verdict, bundle), lang, bundle)
+    report = render_text(shown, lang=lang).splitlines()
+    lines = report[:1] + [headline(shown, lang=lang)] + report[1:]
+    if note is not None:
+        lines.append(say(note, lang))
     return Graded("\n".join(lines), float(verdict.score), verdict.status.value)

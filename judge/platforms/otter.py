@@ -50,23 +50,24 @@ def test_file(problem: str, name: str, points: float) -> str:
 
 
 def write_test_file(problem: str, out: Path, name: str | None = None, points: float = 1.0,
-                    bundle: Path | None = None) -> Path:
+                    bundle: Path | None = None, lang: str | None = None) -> Path:
     """Write ``tests/<name>.py`` and, with ``bundle`` (the full bundle's absolute folder on the grading
     machine), the plugin's entry in ``out/otter_config.json`` (kept, with its other settings, when it exists)."""
     path = out / "tests" / f"{name or problem}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(test_file(problem, name or problem, points))
     if bundle is not None:
-        write_plugin_config(out / "otter_config.json", name or problem, bundle)
+        write_plugin_config(out / "otter_config.json", name or problem, bundle, lang)
     return path
 
 
-def write_plugin_config(config: Path, test: str, bundle: Path) -> None:
+def write_plugin_config(config: Path, test: str, bundle: Path, lang: str | None = None) -> None:
     """Add (or update) :class:`~judge.platforms.otter_plugin.JudgePlugin`'s bundle for ``test`` in otter's
-    configuration file."""
+    configuration file, and with ``lang`` the course's language its reports are written in."""
     import json
 
     from judge.errors import JudgeError
+    from judge.platforms.course_language import for_package
 
     if not bundle.is_absolute():
         raise JudgeError(f"{bundle}: the grading machine's bundle folder must be an absolute path")
@@ -85,6 +86,8 @@ def write_plugin_config(config: Path, test: str, bundle: Path) -> None:
         entry = {OTTER_PLUGIN: {}}
         plugins.append(entry)
     entry[OTTER_PLUGIN].setdefault("bundles", {})[test] = str(bundle)
+    if lang is not None:
+        entry[OTTER_PLUGIN]["lang"] = for_package(lang)
     config.write_text(json.dumps(data, indent=2) + "\n")
 
 

@@ -17,14 +17,16 @@ that kernel.
 In ``otter_config.json``::
 
     {"plugins": [{"judge.platforms.otter_plugin.JudgePlugin":
-                  {"bundles": {"sinusoidal-pe": "/srv/course/problems/sinusoidal-pe"}}}]}
+                  {"bundles": {"sinusoidal-pe": "/srv/course/problems/sinusoidal-pe"}, "lang": "fr"}}]}
 
-(``bundles``: otter test name -> the absolute folder of that test's full bundle on the grading machine.)
+(``bundles``: otter test name -> the absolute folder of that test's full bundle on the grading machine;
+``lang``: the course's language, the reports' words, English when absent or not one the judge speaks.)
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +34,12 @@ from otter.plugins import AbstractOtterPlugin
 from otter.test_files.abstract_test import TestCaseResult
 from otter.test_files.exception_test import ExceptionTestFile
 
+from judge.i18n import messages as m
+from judge.platforms.course_language import at_run
 from judge.platforms.notebook_grading import GRADED_OUTSIDE_ENV, OTTER_PLUGIN, Graded, grade_saved
 
 PLUGIN = OTTER_PLUGIN
-NOTE = ("note: otter also ran this notebook's cells in its kernel, outside any sandbox, and reads its results back "
-        "from that kernel: this grade is numpy-judge's, from the saved notebook; a notebook written against otter "
-        "itself can still forge otter's scores (README: Notebooks).")
+NOTE = m.PK_OTTER_NOTE
 
 
 class JudgePlugin(AbstractOtterPlugin):
@@ -62,11 +64,14 @@ class JudgePlugin(AbstractOtterPlugin):
             cells = [{"cell_type": "code", "source": submission}]
         else:
             cells = [dict(cell) for cell in submission.get("cells", [])]
+        language = at_run((self.plugin_config or {}).get("lang"), f"otter_config.json ({PLUGIN}: lang)")
+        if language.problem:
+            print(f"numpy-judge: {language.problem}", file=sys.stderr)
         for name, bundle in self._bundles().items():
             path = tests / f"{name}.py"
             if path.is_file():
                 self._tests[name] = ExceptionTestFile.from_file(str(path))  # read now: the kernel can write that folder
-            self._graded[name] = grade_saved(cells, bundle, Path(bundle).name, note=NOTE)
+            self._graded[name] = grade_saved(cells, bundle, Path(bundle).name, note=NOTE, lang=language.lang)
         return submission
 
     def after_grading(self, results: Any) -> None:

@@ -28,12 +28,18 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judge.i18n import messages as m
+from judge.i18n.catalog import say
+from judge.i18n.negotiate import DEFAULT
 from judge.platforms.assets import build_wheels, copy_bundle, expected_file, submission_name
+from judge.platforms.course_language import ENV, for_package
 from judge.platforms.runner import SUBMITTED, Submission, find_submission, run_packaged
+from judge.problem.translations import bundle_text, statement
 from judge.progress import Progress
 
 if TYPE_CHECKING:
     from judge.problem.loader import Bundle
+    from judge.verdict import Verdict
 
 GRADER_HOME = "/opt/numpy-judge"
 ENTRYPOINT = [f"{GRADER_HOME}/venv/bin/judge", "pl-grade"]
@@ -67,7 +73,7 @@ QUESTION_HTML = """\
   <markdown>
 __STATEMENT__
   </markdown>
-  <p>Write your solution in <code>__FILE__</code>.</p>
+  <p>__WRITE_IN__</p>
 </pl-question-panel>
 
 <pl-file-editor file-name="__FILE__" ace-mode="ace/mode/python"></pl-file-editor>
@@ -87,12 +93,14 @@ def _uuid(info: Path) -> str:
         return str(uuid.uuid4())
 
 
-def info_json(bundle: Bundle, image: str, uuid_text: str) -> dict:
+def info_json(bundle: Bundle, image: str, uuid_text: str, lang: str = DEFAULT) -> dict:
+    """The question's info.json; the course's language reaches the grader as PrairieLearn passes settings to it,
+    in ``externalGradingOptions.environment`` (PrairieLearn's data.json tells it no learner's language)."""
     limits = bundle.spec.limits
     timeout = int(min(MAX_TIMEOUT, max(30, limits.wall_seconds * 2 + 15)))
     return {
         "uuid": uuid_text,
-        "title": bundle.spec.title,
+        "title": bundle_text(bundle, lang, "title", "", bundle.spec.title),
         "topic": "numpy",
         "tags": ["numpy-judge", bundle.id],
         "type": "v3",
@@ -104,6 +112,7 @@ def info_json(bundle: Bundle, image: str, uuid_text: str) -> dict:
             "entrypoint": ENTRYPOINT,
             "timeout": timeout,
             "enableNetworking": False,
+            "environment": {ENV: lang},
         },
     }
 
@@ -120,19 +129,26 @@ def package(
     pythons: tuple[str, ...] = ("3.11",),
     wheel_cache: Path | None = None,
     progress: Progress | None = None,
+    lang: str | None = None,
 ) -> Path:
     """Write a question folder per bundle (one bundle or a list: a course's) and the one grader image's build
-    folder, holding every bundle, under ``out``."""
+    folder, holding every bundle, under ``out``; ``lang``: the course's language (the statement, when the bundle
+    has it in that language, and the grader's results)."""
+    course = for_package(lang)
     bundles = bundles if isinstance(bundles, (list, tuple)) else [bundles]
     image_dir = out / "grader-image"
     for bundle in bundles:
         question = out / "questions" / bundle.id
         question.mkdir(parents=True, exist_ok=True)
         info = question / "info.json"
-        info.write_text(json.dumps(info_json(bundle, image, _uuid(info)), indent=2) + "\n")
+        info.write_text(json.dumps(info_json(bundle, image, _uuid(info), course), indent=2, ensure_ascii=False)
+                        + "\n")
         name = submission_name(bundle.id)
+        text, _ = statement(bundle, course)
+        write_in = _html_text(say(m.PK_WRITE_IN, course, file="\0")).replace("\0", f"<code>{name}</code>")
         (question / "question.html").write_text(
-            QUESTION_HTML.replace("__STATEMENT__", _html_text(bundle.statement.strip())).replace("__FILE__", name))
+            QUESTION_HTML.replace("__STATEMENT__", _html_text(text.strip())).replace("__WRITE_IN__", write_in)
+            .replace("__FILE__", name))
         copy_bundle(bundle.root, question / "tests" / "problem")
         copy_bundle(bundle.root, image_dir / "problems" / bundle.id)
     build_wheels(
@@ -172,6 +188,9 @@ def run(grade: Path, problem: Path | None = None) -> int:
         except OSError:
             pass
 
+    def render(verdict: Verdict, bundle: Bundle | None, lang: str) -> str:
+        return json.dumps(results(verdict, bundle, Path(pictures), lang), indent=2)
+
     def submission() -> Submission:
         found = find_submission(grade / "student", expected_file(problem))
         if found.source is None and not any((grade / "student").glob("*")):
@@ -180,6 +199,5 @@ def run(grade: Path, problem: Path | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="judge-pictures-") as pictures:   # root-only, gone after the run
         return run_packaged("prairielearn", problem, submission, grade / "results" / "results.json",
-                            lambda verdict, bundle: json.dumps(results(verdict, bundle, Path(pictures)), indent=2),
-                            Path(pictures))
+                            render, Path(pictures))
 

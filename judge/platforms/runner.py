@@ -28,6 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge._version import __version__
+from judge.feedback import MessageRef
+from judge.i18n import messages as m
+from judge.i18n.catalog import verbatim
+from judge.platforms.course_language import CourseLanguage, from_environment
 
 if TYPE_CHECKING:
     from judge.problem.loader import Bundle
@@ -41,11 +45,24 @@ SUBMITTED = (".py", ".ipynb")
 
 @dataclass
 class Submission:
-    """The learner's source, or why there is none to grade."""
+    """The learner's source, or why there is none to grade (``said``: that reason as a message, for the
+    learner's language)."""
 
     source: bytes | None
     name: str = ""
-    problem: str = ""
+    said: MessageRef | None = None
+
+    @property
+    def problem(self) -> str:
+        """Why there is nothing to grade, in English."""
+        return _english(self.said) if self.said is not None else ""
+
+
+def _english(ref: MessageRef) -> str:
+    from judge.i18n.catalog import render
+    from judge.i18n.negotiate import DEFAULT
+
+    return render(ref, DEFAULT)
 
 
 def _candidates(folder: Path, skip: Callable[[Path], bool]) -> list[Path]:
@@ -62,35 +79,34 @@ def find_submission(folder: Path, preferred: str, skip: Callable[[Path], bool] =
     """The file named ``preferred`` in ``folder`` (or the notebook of that name), else its only ``.py`` or
     ``.ipynb`` file (checkpoints and hidden folders aside); symlinks are refused."""
     if not folder.is_dir():
-        return Submission(None, problem=f"no submission folder {folder} (nothing was submitted)")
+        return Submission(None, said=m.PK_NO_FOLDER(folder=str(folder)))
     notebook = Path(preferred).with_suffix(".ipynb").name
     path = next((folder / name for name in (preferred, notebook)
                  if (folder / name).is_file() and not (folder / name).is_symlink()), folder / preferred)
     if not path.is_file() or path.is_symlink():
         files = _candidates(folder, skip)
         if not files:
-            return Submission(None, problem=f"no Python file or notebook was submitted: submit {preferred} "
-                                            f"(or {notebook})")
+            return Submission(None, said=m.PK_NO_FILE(file=preferred, notebook=notebook))
         if len(files) > 1:
             names = ", ".join(str(p.relative_to(folder)) for p in files[:8])
-            return Submission(None, problem=f"several files were submitted ({names}): submit only {preferred} "
-                                            f"(or {notebook})")
+            return Submission(None, said=m.PK_SEVERAL(names=names, file=preferred, notebook=notebook))
         path = files[0]
     if path.is_symlink():
-        return Submission(None, problem=f"{path.name} is a symbolic link: submit the file itself")
+        return Submission(None, said=m.PK_SYMLINK(name=path.name))
     size = path.stat().st_size
     if size > (MAX_NOTEBOOK if path.suffix == ".ipynb" else MAX_SUBMISSION):
-        return Submission(None, problem=f"{path.name} is {size} bytes, far too large for a submission")
+        return Submission(None, said=m.PK_TOO_LARGE(name=path.name, size=size))
     return Submission(path.read_bytes(), name=path.name)
 
 
-def _bare_verdict(status: Status, message: str, bundle: Bundle | None = None) -> Verdict:
-    """A verdict for a run that never reached the sandbox (same model, same exporters)."""
+def _bare_verdict(status: Status, said: MessageRef, bundle: Bundle | None = None) -> Verdict:
+    """A verdict for a run that never reached the sandbox (same model, same exporters); its message as ids, so
+    the learner reads it in their language."""
     import numpy as np
 
     from judge.verdict import Verdict
 
-    return Verdict(status=status, score=0.0, message=message,
+    return Verdict(status=status, score=0.0, message=_english(said), said=[said],
                    problem=bundle.id if bundle is not None else "unknown",
                    problem_digest=bundle.digest if bundle is not None else "",
                    judge_version=__version__, numpy_version=np.__version__,
@@ -124,9 +140,10 @@ def grade_submission(problem: Path, submission: Submission,
     if submission.source is None:
         bundle, error = _load(problem)
         if bundle is None:
-            return _bare_verdict(Status.INTERNAL_ERROR, f"the problem bundle cannot be used: {error}"), None, \
+            return _bare_verdict(Status.INTERNAL_ERROR, m.PK_BUNDLE_BROKEN(error=verbatim(str(error)))), None, \
                 "isolation not reached: the problem bundle cannot be used"
-        return _bare_verdict(Status.COMPILE_ERROR, submission.problem, bundle), bundle, \
+        return _bare_verdict(Status.COMPILE_ERROR, submission.said or m.PK_NO_FILE(file="", notebook=""), bundle), \
+            bundle, \
             "isolation not reached: nothing to grade"
     bundle = None
     try:
@@ -138,20 +155,19 @@ def grade_submission(problem: Path, submission: Submission,
         note = verdict.isolation.note if verdict.isolation is not None else ""
         line = f"isolation {mode}" + (f" ({note})" if note else "")
     except BundleError as exc:
-        return _bare_verdict(Status.INTERNAL_ERROR, f"the problem bundle cannot be used: {exc}"), None, \
+        return _bare_verdict(Status.INTERNAL_ERROR, m.PK_BUNDLE_BROKEN(error=verbatim(str(exc)))), None, \
             "isolation not reached: the problem bundle cannot be used"
     except SandboxUnavailable as exc:
         bundle = _bundle_or_none(problem)
-        verdict = _bare_verdict(Status.INTERNAL_ERROR, "your code was not run: this grader's machine cannot isolate "
-                                "it at the level the course requires; please tell your instructor", bundle)
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, m.PK_CANNOT_ISOLATE(), bundle)
         line = f"isolation unavailable, code not run: {exc}"
     except JudgeError as exc:
         bundle = _bundle_or_none(problem)
-        verdict = _bare_verdict(Status.INTERNAL_ERROR, str(exc), bundle)
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, m.PK_JUDGE_ERROR(error=verbatim(str(exc))), bundle)
         line = f"isolation not reached: {exc}"
     except Exception as exc:  # noqa: BLE001 - a judge bug is still the platform's result, never a crash
         bundle = _bundle_or_none(problem)
-        verdict = _bare_verdict(Status.INTERNAL_ERROR, f"internal error in the judge: {type(exc).__name__}: {exc}",
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, m.PK_JUDGE_BUG(error=verbatim(f"{type(exc).__name__}: {exc}")),
                                 bundle)
         line = f"isolation not reached: internal error {type(exc).__name__}"
     if verdict.judged_in_ms is None:
@@ -187,20 +203,30 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run_packaged(platform_name: str, problem: Path, submission: Callable[[], Submission], result_path: Path,
-                 render: Callable[[Verdict, Bundle | None], str], pictures_dir: Path | None = None,
-                 cuts_itself: bool = False) -> int:
-    """Grade, render with ``render(verdict, bundle)``, write ``result_path``, say one line on stderr; return 0.
-    ``render`` gets the learner's view (:func:`learner_safe`), or with ``cuts_itself`` the full verdict (a
-    format that applies the feedback policy itself, e.g. Gradescope's per-test visibility)."""
+                 render: Callable[[Verdict, Bundle | None, str], str], pictures_dir: Path | None = None,
+                 cuts_itself: bool = False, language: CourseLanguage | None = None) -> int:
+    """Grade, render with ``render(verdict, bundle, lang)``, write ``result_path``, say one line on stderr; return
+    0.  ``render`` gets the learner's view (:func:`learner_safe`) in the course's language, or with ``cuts_itself``
+    the full verdict (a format that applies the feedback policy and the language itself, e.g. Gradescope's
+    per-test visibility).  ``language``: the course's (default: the package's, ``JUDGE_COURSE_LANG``); a
+    setting that is not a language is English, said on the stderr line."""
+    from judge.i18n.localize import localize
+
+    language = language or from_environment(os.environ)
+    lang = language.lang
     try:
         verdict, bundle, line = grade_submission(problem, submission(), pictures_dir)
-        text = render(verdict if cuts_itself else learner_safe(verdict, bundle), bundle)
+        shown = verdict if cuts_itself else localize(learner_safe(verdict, bundle), lang, bundle)
+        text = render(shown, bundle, lang)
         status = verdict.status.value
     except Exception as exc:  # noqa: BLE001 - the last resort still leaves a result file
         from judge.verdict import Status
 
-        verdict = _bare_verdict(Status.INTERNAL_ERROR, f"internal error in the judge: {type(exc).__name__}: {exc}")
-        text, status, line = render(verdict, None), "internal_error", f"isolation not reached: {type(exc).__name__}"
+        verdict = _bare_verdict(Status.INTERNAL_ERROR, m.PK_JUDGE_BUG(error=verbatim(f"{type(exc).__name__}: {exc}")))
+        text, status, line = render(localize(verdict, lang), None, lang), "internal_error", \
+            f"isolation not reached: {type(exc).__name__}"
+    if language.problem:
+        line += f"; {language.problem}"
     try:
         write_atomic(result_path, text)
     except OSError as exc:

@@ -24,11 +24,15 @@ mistakes.yaml::
           options:                 # the first option is the right answer
             - {id: sin_first, text: "sin in column 2i, cos in 2i+1"}
             - {id: cos_first, text: "puts cos in column 2i and sin in 2i+1", mistake: sin_cos_swapped}
+      recover: family_recover      # recover(function, args, got) -> dict: a first guess, and facts
+      facts:                       # the facts recover may report, by id: {"id": "frequencies", "params": {...}}
+        frequencies: "row 1 gives the frequencies w_i = {values}"    # {name}, {name:.4g}: str.format fields
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -88,6 +92,9 @@ class FamilySpec(_Strict):
     recover: str | None = Field(None, description="recover(function, args, got) -> dict: a first guess, read "
                                                   "directly off the output")
     components: list[FamilyComponent] = Field(min_length=1)
+    facts: dict[str, str] = Field(default_factory=dict, description="the facts ``recover`` reports by id "
+                                  "({'id': ..., 'params': {...}}), their English texts with str.format fields; "
+                                  "translated in translations/<lang>.yaml under family.facts")
     max_changes: int = Field(3, ge=1, le=4, description="how many components may differ from the right answer")
 
 
@@ -129,6 +136,21 @@ class Bank:
         return default
 
 
+def fact_fields(text: str) -> set[str] | None:
+    """The parameters a fact's text names (``{values}``, ``{w:.4g}``: ``values``, ``w``), or None when it is not a
+    format string (an unclosed brace, a positional ``{}`` or ``{0}``, an attribute or an index): a fact is said
+    from its parameters by name, in English and in every translation."""
+    import string
+
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    except ValueError:
+        return None
+    if any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f) for f in fields):
+        return None
+    return set(fields)
+
+
 def check_bank(path: Path, spec: MistakesFile, functions: set[str], lines: LineMap | None = None) -> None:
     """Cross-references that need no import: ids unique, functions known, generic ids real; each error at the
     line of mistakes.yaml it is about (``lines``)."""
@@ -150,6 +172,12 @@ def check_bank(path: Path, spec: MistakesFile, functions: set[str], lines: LineM
             raise BundleError(str(path), at("mistakes", k, "id"), f"mistake {m.id}: needs 'implements' (generic "
                                                                   f"recognisers are {', '.join(GENERIC_IDS)})")
     if spec.family is not None:
+        for key, text in spec.family.facts.items():
+            if not re.fullmatch(r"[a-z0-9][a-z0-9_]*", key) or not text.strip() or fact_fields(text) is None:
+                why = ("an id is lowercase letters, digits and _" if not re.fullmatch(r"[a-z0-9][a-z0-9_]*", key)
+                       else "empty text" if not text.strip() else
+                       "not a format string: name each parameter in braces ({values}, {w:.4g}); write {{ for a brace")
+                raise BundleError(str(path), at("family", "facts", key), f"family: facts: {key}: {why}")
         ids = [c.id for c in spec.family.components]
         if len(set(ids)) != len(ids):
             raise BundleError(str(path), at("family", "components"), "family: a component id is used twice")

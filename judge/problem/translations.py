@@ -23,6 +23,7 @@ translations/fr.yaml::
     family:                      # forms (French: one, many; Russian: one, few, many)
       components: {order: "ce qui vient en premier"}
       options: {order.cos_first: "met cos à la place de sin et sin à la place de cos"}
+      facts: {frequencies: "la ligne 1 donne les fréquences w_i = {values}"}   # the same {parameters}
 
 Every id must exist in the bundle, every text be non-empty, and the language be one the judge speaks
 (:data:`LANGUAGES`); a mistake names the file, the line and the ids it could have meant.  Whatever a file
@@ -59,7 +60,7 @@ LANGUAGES = ("fr", "ru")
 #: How many plural forms a word of ``patterns`` may list in each language (gettext's nplurals).
 PLURAL_FORMS = {"fr": 2, "ru": 3}
 FOLDER = "translations"
-Kind = Literal["mistake", "property", "case", "pattern", "component", "option", "title"]
+Kind = Literal["mistake", "property", "case", "pattern", "component", "option", "fact", "title"]
 _SECTIONS = {"mistake": "mistakes", "property": "properties", "case": "cases", "pattern": "patterns"}
 
 _Text = str
@@ -69,6 +70,8 @@ _Word = str | list[str]
 class FamilyTexts(_Strict):
     components: dict[str, _Text] = Field(default_factory=dict, description="component id -> its name")
     options: dict[str, _Text] = Field(default_factory=dict, description="'component.option' -> its text")
+    facts: dict[str, _Text] = Field(default_factory=dict, description="fact id -> its text, with the English "
+                                                                       "text's {parameters}")
 
 
 class TranslationFile(_Strict):
@@ -107,6 +110,7 @@ class _Known:
     required_patterns: list[str]
     components: list[str]
     options: list[str]
+    facts: dict[str, str]  # fact id -> its English text
 
 
 def _known(spec: ProblemSpec, cases: CasesFile, bank: Bank | None) -> _Known:
@@ -126,7 +130,8 @@ def _known(spec: ProblemSpec, cases: CasesFile, bank: Bank | None) -> _Known:
         patterns=list(dict.fromkeys(required + tags)),
         required_patterns=required,
         components=[c.id for c in family.components] if family is not None else [],
-        options=[f"{c.id}.{o.id}" for c in family.components for o in c.options] if family is not None else [])
+        options=[f"{c.id}.{o.id}" for c in family.components for o in c.options] if family is not None else [],
+        facts=dict(family.facts) if family is not None else {})
 
 
 def _statement_files(root: Path, statement: str) -> dict[str, Path]:
@@ -162,7 +167,7 @@ def _check_blanks(path: Path) -> None:
     sections: list[tuple[tuple, Any]] = [((s,), data.get(s)) for s in _SECTIONS.values()]
     family = data.get("family")
     if isinstance(family, dict):
-        sections += [(("family", s), family.get(s)) for s in ("components", "options")]
+        sections += [(("family", s), family.get(s)) for s in ("components", "options", "facts")]
     if "title" in data and _blank(data["title"]):
         raise BundleError(str(path), lines.get(("title",)), "title: empty text (leave the key out to show "
                                                              "the English one)")
@@ -192,7 +197,8 @@ def _check_ids(path: Path, lang: str, data: TranslationFile, lines: LineMap, kno
         (("properties",), data.properties, "property", known.properties),
         (("patterns",), data.patterns, "word", known.patterns),
         (("family", "components"), data.family.components, "component", known.components),
-        (("family", "options"), data.family.options, "option", known.options)]
+        (("family", "options"), data.family.options, "option", known.options),
+        (("family", "facts"), data.family.facts, "fact", list(known.facts))]
     for where, section, what, ids in checks:
         for key in section:
             if key not in ids:
@@ -203,6 +209,16 @@ def _check_ids(path: Path, lang: str, data: TranslationFile, lines: LineMap, kno
                            "a hidden case: its description is never shown to a learner")
         if key not in known.cases:
             raise _unknown(path, lines, ("cases",), key, "public case", known.cases)
+    from judge.problem.mistakes import fact_fields
+
+    for key, text in data.family.facts.items():  # said from the same parameters as the English text
+        want, got = fact_fields(known.facts[key]), fact_fields(text)
+        if got != want:
+            said = (f"names {{{'}, {'.join(sorted(got))}}}" if got else "names no parameter") if got is not None \
+                else "is not a format string (write {{ for a brace)"
+            raise BundleError(str(path), lines.get(("family", "facts", key)),
+                              f"family.facts: {key}: the text {said}; the English one names "
+                              f"{', '.join('{' + f + '}' for f in sorted(want or ())) or 'none'}")
     forms = PLURAL_FORMS[lang]
     for key, word in data.patterns.items():
         if isinstance(word, list) and len(word) != forms:
@@ -273,6 +289,8 @@ def _section(data: TranslationFile, kind: Kind) -> dict[str, Any]:
         return data.family.components
     if kind == "option":
         return data.family.options
+    if kind == "fact":
+        return data.family.facts
     raise ValueError(f"unknown kind {kind!r}")
 
 
@@ -337,7 +355,8 @@ _statements: dict[tuple, str] = {}
 def missing(bundle: Bundle, lang: str) -> list[str]:
     """What a ``lang`` learner would read in English: ``statement``, ``title``, ``mistake <id>``, ``property
     <id>``, ``case <id>`` (public cases with a description), ``pattern <word>`` (axis, leading and pair names;
-    tags are shown quoted, as names, and may stay), ``component <id>``, ``option <component.option>``."""
+    tags are shown quoted, as names, and may stay), ``component <id>``, ``option <component.option>``, ``fact
+    <id>`` (the family's facts)."""
     lang = _base(lang)
     translations = _translations(bundle)
     data = translations.files.get(lang) or TranslationFile(schema_version=1)
@@ -349,7 +368,8 @@ def missing(bundle: Bundle, lang: str) -> list[str]:
         ("mistake", data.mistakes, known.mistakes), ("property", data.properties, known.properties),
         ("case", data.cases, [c for c in known.cases if c in described]),
         ("pattern", data.patterns, known.required_patterns),
-        ("component", data.family.components, known.components), ("option", data.family.options, known.options)]
+        ("component", data.family.components, known.components), ("option", data.family.options, known.options),
+        ("fact", data.family.facts, list(known.facts))]
     for what, section, ids in wanted:
         out += [f"{what} {i}" for i in ids if i not in section]
     return out
@@ -360,7 +380,8 @@ _NOUNS = {"mistake": ("mistake without a message", "mistakes without a message")
           "case": ("public case without a description", "public cases without a description"),
           "pattern": ("word untranslated", "words untranslated"),
           "component": ("family component unnamed", "family components unnamed"),
-          "option": ("family option without a text", "family options without a text")}
+          "option": ("family option without a text", "family options without a text"),
+          "fact": ("fact untranslated", "facts untranslated")}
 
 
 def summary(bundle: Bundle, lang: str) -> str:
@@ -427,6 +448,7 @@ def text_drift(bundle: Bundle, lang: str) -> list[tuple[str, str]]:
         if family is not None:
             sources += [(f"option {c.id}.{o.id}", o.text, data.family.options.get(f"{c.id}.{o.id}"))
                         for c in family.components for o in c.options]
+            sources += [(f"fact {k}", text, data.family.facts.get(k)) for k, text in family.facts.items()]
     sources += [(f"case {c.id}", c.description, data.cases.get(c.id)) for c in bundle.cases.cases]
     for where, english, translated in sources:
         why = dropped_spans(english, translated) if translated else None

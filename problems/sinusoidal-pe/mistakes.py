@@ -186,7 +186,8 @@ def family_build(function, args, c):
 
 def family_recover(function, args, got):
     """A first guess read directly off the table, and facts: row 0 shows which columns are cosines (cos 0 = 1);
-    row 1 gives each pair's frequency, w_i = atan2(sin, cos)."""
+    row 1 gives each pair's frequency, w_i = atan2(sin, cos).  Facts are ids with parameters, worded in
+    mistakes.yaml (family.facts) and its translations, so a learner reads them in their language."""
     table = np.asarray(got, dtype=np.float64)
     if function != "sinusoidal_pe":
         x = np.asarray(args["x"], dtype=np.float64)
@@ -223,10 +224,10 @@ def family_recover(function, args, got):
     w = np.arctan2(table[1, sin_cols], table[1, cos_cols])
     if np.all(np.isclose(table[1, sin_cols] ** 2 + table[1, cos_cols] ** 2, 1.0, atol=1e-6)):
         shown = ", ".join(f"{v:.4g}" for v in w[:4]) + (", ..." if len(w) > 4 else "")
-        facts.append(f"row 1 gives the frequencies w_i = atan2(sin, cos) = {shown}")
+        facts.append({"id": "frequencies", "params": {"values": shown}})   # worded in mistakes.yaml, family.facts
         base = float(args.get("base", 10000.0))
         if len(w) > 1 and 0 < w[1] < np.pi and w[1] != 1:
             e = -np.log(w[1]) / np.log(base)
-            facts.append(f"w_1 = {base:g}^({-e:.4g}); the exercise's w_1 = {base:g}^({-2 / d:.4g}) (2i/d_model)")
+            facts.append({"id": "exponent", "params": {"base": base, "exponent": float(-e), "expected": -2 / d}})
     guess["facts"] = facts
     return guess

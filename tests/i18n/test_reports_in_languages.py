@@ -74,8 +74,6 @@ def _judges_words_only(verdict: Verdict) -> Verdict:
                     "cases": [c.model_copy(update={"output": None}) for c in verdict.cases]}
     if verdict.counterexample is not None and not verdict.counterexample.got_said:  # the learner's code's words
         update["counterexample"] = verdict.counterexample.model_copy(update={"got_text": ""})
-    if verdict.recovered is not None:  # facts the bundle's own code reads off an output (mistakes.py): its words
-        update["recovered"] = verdict.recovered.model_copy(update={"facts": []})
     if not BUNDLE_TRANSLATIONS:
         update["diagnoses"] = [d if d.id in GENERIC_MISTAKES and d.message == GENERIC_MISTAKES[d.id].text
                                else d.model_copy(update={"message": ""}) for d in verdict.diagnoses]

@@ -102,6 +102,22 @@ def test_otter_run_fails_a_wrong_notebook_with_the_judges_diagnosis(otter_assign
     assert "otter also ran this notebook's cells" in test["output"]
 
 
+def test_otter_package_in_french_reports_in_french(tmp_path):
+    """`judge package otter --lang fr`: the plugin's entry carries the course's language (otter tells the plugin
+    no learner's), and the report otter records is French, with no English sentence."""
+    from tests.support.i18n import english_sentences
+
+    require_sandbox()
+    _run("python3", "-m", "judge", "package", "otter", "sinusoidal-pe", "-o", tmp_path, "--lang", "fr", cwd=REPO)
+    entry = json.loads((tmp_path / "otter_config.json").read_text())["plugins"][0]
+    assert entry["judge.platforms.otter_plugin.JudgePlugin"]["lang"] == "fr"
+    _run(_tool("otter"), "generate", "-t", "tests", "-o", "autograder.zip", "--no-requirements", "--no-environment",
+         cwd=tmp_path)
+    test = _otter_test(_otter_run(tmp_path, "swapped", ["import numpy as np", SWAPPED]))
+    assert test["score"] == 0 and "réponse incorrecte" in test["output"] and "sin_cos_swapped" in test["output"]
+    assert not english_sentences(test["output"], SWAPPED), english_sentences(test["output"], SWAPPED)
+
+
 # -- nbgrader -------------------------------------------------------------------------------------------------
 def nbgrader_config(run_cells: bool = False) -> str:
     """A course's nbgrader_config.py with the judge's autograde step (README: "Notebooks")."""

@@ -31,7 +31,9 @@ from tests.support.common import REPO, SUBMISSIONS, require_docker
 
 SCHEMAS = REPO / "tests" / "platform_schemas"
 STATE = Path(os.environ.get("JUDGE_DOCKER_STATE", "/run/numpy-judge-docker")) / "platforms"
-IMAGES = {p: f"numpy-judge-{p}:ci" for p in ("gradescope", "prairielearn", "exercism")}
+# JUDGE_PLATFORM_TAG: a helper's own images, built beside CI's from a checkout's `judge package` (default: CI's).
+TAG = os.environ.get("JUDGE_PLATFORM_TAG", "ci")
+IMAGES = {p: f"numpy-judge-{p}:{TAG}" for p in ("gradescope", "prairielearn", "exercism")}
 # The flags each platform runs its grader container with (measured on the platforms: the team's notes, platforms.md).
 GRADESCOPE_FLAGS = ["--memory", "768m", "--cpus", "0.5"]
 PRAIRIELEARN_FLAGS = ["--network", "none", "-m", "2g", "--memory-swap", "2g", "--cpu-quota", "90000",
@@ -158,14 +160,15 @@ def _gradescope_image(base: str) -> str:
     return image
 
 
-def _gradescope(tmp_path: Path, source: bytes, base: str = "bookworm", name: str = SUBMIT_AS) -> tuple[dict, str]:
+def _gradescope(tmp_path: Path, source: bytes, base: str = "bookworm", name: str = SUBMIT_AS,
+                mounts: tuple[str, ...] = ()) -> tuple[dict, str]:
     image = _gradescope_image(base)
     sub, res = tmp_path / "submission", tmp_path / "results"
     sub.mkdir()
     res.mkdir()
     (sub / name).write_bytes(source)
     r = _docker_run(*GRADESCOPE_FLAGS, "-v", f"{sub}:/autograder/submission", "-v", f"{res}:/autograder/results",
-                    image, "/autograder/run_autograder")
+                    *mounts, image, "/autograder/run_autograder")
     assert r.returncode == 0, r.stderr[-2000:]
     data = json.loads((res / "results.json").read_text())
     jsonschema.validate(data, _schema("gradescope-results.schema.json"))
@@ -255,19 +258,22 @@ def _question() -> Path:
 
 
 def _prairielearn(tmp_path: Path, source: bytes | None, data_json: dict | None = None,
-                  ran: bool = True, name: str = SUBMIT_AS) -> tuple[dict, str]:
+                  ran: bool = True, name: str = SUBMIT_AS, question: Path | None = None) -> tuple[dict, str]:
     job = tmp_path / "job"
     (job / "student").mkdir(parents=True)
     (job / "data").mkdir()
-    shutil.copytree(_question() / "tests", job / "tests")
+    question = question or _question()
+    shutil.copytree(question / "tests", job / "tests")
     if source is not None:
         (job / "student" / name).write_bytes(source)
     (job / "data" / "data.json").write_text(json.dumps(data_json or {"params": {}, "correct_answers": {},
                                                                      "submitted_answers": {}}))
-    info = json.loads((_question() / "info.json").read_text())
+    info = json.loads((question / "info.json").read_text())
     entrypoint = info["externalGradingOptions"]["entrypoint"]
-    r = _docker_run(*PRAIRIELEARN_FLAGS, "-v", f"{job}:/grade", "--entrypoint", entrypoint[0], IMAGES["prairielearn"],
-                    *entrypoint[1:])
+    # the question's environment, as PrairieLearn passes it to the grader (null unsets a variable)
+    env = [f"--env={k}={v}" for k, v in info["externalGradingOptions"].get("environment", {}).items() if v is not None]
+    r = _docker_run(*PRAIRIELEARN_FLAGS, *env, "-v", f"{job}:/grade", "--entrypoint", entrypoint[0],
+                    IMAGES["prairielearn"], *entrypoint[1:])
     assert r.returncode == 0, r.stderr[-2000:]   # PrairieLearn reads results only after exit 0
     raw = (job / "results" / "results.json").read_bytes()
     assert len(raw) < 1_000_000
@@ -353,11 +359,12 @@ def smoke(tmp_path_factory, judge):
     return out
 
 
-def _exercism(solution: Path, tmp_path: Path, slug: str = "sinusoidal-pe", ran: bool = True) -> tuple[dict, str]:
+def _exercism(solution: Path, tmp_path: Path, slug: str = "sinusoidal-pe", ran: bool = True,
+              mounts: tuple[str, ...] = ()) -> tuple[dict, str]:
     out = tmp_path / "output"
     out.mkdir(exist_ok=True)
-    r = _docker_run(*EXERCISM_FLAGS, "-v", f"{solution}:/solution", "-v", f"{out}:/output", IMAGES["exercism"],
-                    slug, "/solution/", "/output/")
+    r = _docker_run(*EXERCISM_FLAGS, "-v", f"{solution}:/solution", "-v", f"{out}:/output", *mounts,
+                    IMAGES["exercism"], slug, "/solution/", "/output/")
     assert r.returncode == 0, r.stderr[-2000:]
     raw = (out / "results.json").read_bytes()
     assert len(raw) < 500_000
@@ -400,3 +407,104 @@ def test_exercism_attack_and_unknown_slug(engine, tmp_path):
     (tmp_path / "output" / "results.json").unlink()
     data, _ = _exercism(solution, tmp_path, slug="no-such-exercise", ran=False)
     assert data["status"] == "error" and "problem bundle" in data["message"]
+
+
+# -- the course's language: packages made with --lang, run as each platform runs them ------------------------------
+# Each package made with --lang differs from the one its image was built from in one file the platform hands the
+# runner (Gradescope's run_autograder, Exercism's bin/run.sh) or in the question's info.json (PrairieLearn passes its
+# environment): that file is given to the built image as the platform would have built it, so no image is rebuilt.
+LANG_EXAMPLE = "wrong_answer/sin_cos_swapped.py"
+#: a word each language's wrong-answer report says (its status: "réponse incorrecte", "неверный ответ")
+IN_LANGUAGE = {"fr": "réponse incorrecte", "ru": "неверный ответ"}
+
+
+@pytest.fixture(scope="module")
+def packaged_in(tmp_path_factory):
+    """``judge package PLATFORM sinusoidal-pe --lang LANG`` once per (platform, language), as a teacher runs it."""
+    made: dict = {}
+
+    def get(platform: str, lang: str) -> Path:
+        if (platform, lang) not in made:
+            out = tmp_path_factory.mktemp(f"{platform}-{lang}")
+            target = out / "autograder.zip" if platform == "gradescope" else out
+            image = [] if platform == "gradescope" else ["--image", IMAGES[platform]]
+            extra = ["--no-smoke-tests"] if platform == "exercism" else []
+            r = subprocess.run(["python3", "-m", "judge.cli", "package", platform, "sinusoidal-pe", "-o", str(target),
+                                "--lang", lang, *image, *extra], cwd=REPO, capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, r.stderr[-2000:]
+            made[platform, lang] = target
+        return made[platform, lang]
+    return get
+
+
+def _only_differs_in(built: Path, made: Path, names: list[str]) -> None:
+    """The package the image was built from and the one made with --lang differ only in ``names``."""
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    a, b = files(built), files(made)
+    assert set(a) == set(b) and sorted(n for n in a if a[n] != b[n]) == names
+
+
+def _in_language(lang: str, texts: list[str]) -> None:
+    """The learner-facing texts of a result file: in ``lang``, with no English sentence left."""
+    from tests.support.i18n import english_sentences
+
+    whole = "\n".join(t for t in texts if t)
+    assert IN_LANGUAGE[lang] in whole, whole[:2000]
+    assert not english_sentences(whole), english_sentences(whole)
+
+
+def test_gradescope_package_in_french(engine, host, packaged_in, tmp_path):
+    import zipfile
+
+    if not (STATE / "autograder.zip").is_file():
+        pytest.skip("no autograder.zip from .ci/docker.sh platforms")
+    made = packaged_in("gradescope", "fr")
+    for root, zipped in (("built", STATE / "autograder.zip"), ("made", made)):
+        with zipfile.ZipFile(zipped) as zf:
+            zf.extractall(tmp_path / root)
+    _only_differs_in(tmp_path / "built", tmp_path / "made", ["run_autograder"])
+    (tmp_path / "made" / "run_autograder").chmod(0o755)   # as Gradescope copies it: chmod +x (zipfile drops modes)
+    data, _ = _gradescope(tmp_path, (SUBMISSIONS / LANG_EXAMPLE).read_bytes(),
+                          mounts=("-v", f"{tmp_path / 'made' / 'run_autograder'}:/autograder/run_autograder:ro"))
+    if not REDUCED:
+        return
+    assert data["extra_data"]["status"] == host(LANG_EXAMPLE).status.value == "wrong_answer"
+    _in_language("fr", [data["output"], *(t["name"] for t in data["tests"]), *(t["output"] for t in data["tests"])])
+
+
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+def test_prairielearn_package_in_a_language(engine, host, packaged_in, tmp_path, lang):
+    made = packaged_in("prairielearn", lang) / "questions" / "sinusoidal-pe"
+    _only_differs_in(_question(), made, ["info.json", "question.html"])
+    info = json.loads((made / "info.json").read_text())
+    assert info["externalGradingOptions"]["environment"] == {"JUDGE_COURSE_LANG": lang}
+    jsonschema.validate(info, _schema("prairielearn-info.schema.json"))
+    data, _ = _prairielearn(tmp_path, (SUBMISSIONS / LANG_EXAMPLE).read_bytes(), question=made)
+    if not REDUCED:
+        return
+    assert data["gradable"] is True and data["score"] == pytest.approx(host(LANG_EXAMPLE).score)
+    _in_language(lang, [data["message"], *(t[k] for t in data["tests"] for k in ("name", "description", "message"))])
+    from tests.support.i18n import english_sentences
+
+    html = (made / "question.html").read_text()
+    assert not english_sentences(re.sub(r"<[^>]+>", " ", html.split("</markdown>")[-1])), html
+
+
+def test_exercism_package_in_french(engine, host, packaged_in, tmp_path):
+    built = STATE / "exercism"
+    if not built.is_dir():
+        pytest.skip("no Exercism runner from .ci/docker.sh platforms")
+    made = packaged_in("exercism", "fr")
+    _only_differs_in(built / "bin", made / "bin", ["run.sh"])
+    _only_differs_in(built / "problems", made / "problems", [])
+    assert (built / "Dockerfile").read_text() == (made / "Dockerfile").read_text()
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    shutil.copy2(SUBMISSIONS / LANG_EXAMPLE, solution / SUBMIT_AS)
+    data, _ = _exercism(solution, tmp_path, mounts=("-v", f"{made / 'bin' / 'run.sh'}:/opt/test-runner/bin/run.sh:ro"))
+    if not REDUCED:
+        return
+    assert data["status"] == "fail"
+    _in_language("fr", [data.get("message") or "", *(t[k] or "" for t in data["tests"] for k in ("name", "message"))])

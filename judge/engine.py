@@ -275,6 +275,10 @@ class Judge:
 
             message = refused or (issue.message if issue else "")
             said = [issue.said] if not refused and issue is not None and issue.said is not None else []
+            if refused:
+                from judge.grading.refusals import refusal_said
+
+                said = [refusal_said(refused)]
             verdict = self._verdict(bundle, Status.COMPILE_ERROR, message=message, said=said,
                                     judged_in_ms=(time.perf_counter() - started) * 1e3)
             return _bounded(_with_cells(verdict, notebook))

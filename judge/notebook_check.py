@@ -57,18 +57,19 @@ def headline(verdict: Verdict, hidden_in_handout: int | None = None, lang: str =
     from judge.i18n import messages as m
     from judge.i18n.catalog import say
 
+    sep = " ; " if lang == "fr" else "; "  # French sets a space before a semicolon
     public = [c for c in verdict.cases if c.visibility == "public"]
     hidden = [c for c in verdict.cases if c.visibility == "hidden"]
     passed = sum(c.status is Status.ACCEPTED for c in public)
     line = say(m.CHECK_PUBLIC, lang, passed=passed, total=len(public))
     if hidden:
-        line += "; " + say(m.CHECK_HIDDEN, lang, passed=sum(c.status is Status.ACCEPTED for c in hidden),
+        line += sep + say(m.CHECK_HIDDEN, lang, passed=sum(c.status is Status.ACCEPTED for c in hidden),
                            total=len(hidden))
     elif verdict.shown is not None and verdict.shown.withheld_cases:   # a policy that shows hidden scores only
-        line += "; " + say(m.CHECK_HIDDEN_SCORE_ONLY, lang, passed=verdict.shown.withheld_passed,
+        line += sep + say(m.CHECK_HIDDEN_SCORE_ONLY, lang, passed=verdict.shown.withheld_passed,
                            total=verdict.shown.withheld_cases)
     elif hidden_in_handout:
-        line += "; " + say(m.CHECK_HIDDEN_LATER, lang, count=hidden_in_handout)
+        line += sep + say(m.CHECK_HIDDEN_LATER, lang, count=hidden_in_handout)
     return line
 
 
@@ -220,7 +221,7 @@ def learner_check(graded: Verdict, bundle: Bundle, lang: str | None = None) -> t
         from judge.i18n import messages as m
         from judge.i18n.catalog import say
 
-        line += "; " + say(m.CHECK_NOT_ISOLATED, lang)
+        line += (" ; " if lang == "fr" else "; ") + say(m.CHECK_NOT_ISOLATED, lang)
     return checked, line
 
 
@@ -230,7 +231,7 @@ def _show(verdict: Verdict, line: str, pictures_dir: Path, shell: Any, lang: str
 
         from judge.formats.html import render_html
 
-        display(HTML(render_html(verdict, line, pictures_dir)))
+        display(HTML(render_html(verdict, line, pictures_dir, lang)))
         return
     from judge.formats.text import render_text
 

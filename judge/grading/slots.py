@@ -82,14 +82,21 @@ def _observe(observed: dict | None, index: int, header: SlotHeader, got: np.ndar
 
 
 _DESCRIBED: list[tuple[re.Pattern[str], Callable[[re.Match[str]], MessageRef]]] = [
+    # what pack() says of a tuple output that is not one (judge.sandbox.boundary.outputs), around describe's words
+    (re.compile(r"(.+), not a tuple of (\d+)"), lambda g: m.VALUE_NOT_A_TUPLE(what=described(g[1]), count=int(g[2]))),
+    (re.compile(r"an? ([\w.<>]+) of (\d+) items?, not (\d+)"),
+     lambda g: m.VALUE_ITEMS_NOT(kind=g[1], count=int(g[2]), expected=int(g[3]))),
+    (re.compile(r"an? ([\w.<>]+) whose item (\d+) is (.+)"),
+     lambda g: m.VALUE_ITEM_IS(kind=g[1], index=int(g[2]), what=described(g[3]))),
+    (re.compile(r"an output that cannot be read \((\w+)\)"), lambda g: m.VALUE_UNREADABLE(error=g[1])),
     (re.compile(r"a list of (\d+) items?"), lambda g: m.VALUE_LIST(count=int(g[1]))),
     (re.compile(r"a tuple of (\d+) items?"), lambda g: m.VALUE_TUPLE(count=int(g[1]))),
     (re.compile(r"a bool"), lambda g: m.VALUE_BOOL()),
     (re.compile(r"a value of type ([\w.<>]+)"), lambda g: m.VALUE_TYPE(type=g[1])),
     (re.compile(r"an instance of ([\w.<>]+), a subclass of numpy\.ndarray \(shape (.*)\)"),
      lambda g: m.VALUE_SUBCLASS(type=g[1], shape=g[2])),
-    (re.compile(r"a numpy\.ndarray of dtype (\w+) and shape (.*)"), lambda g: m.VALUE_NDARRAY(dtype=g[1], shape=g[2])),
-    (re.compile(r"a numpy\.ndarray of dtype (\w+)"), lambda g: m.VALUE_NDARRAY_DTYPE(dtype=g[1])),
+    (re.compile(r"a numpy\.ndarray of dtype (\S+) and shape (.*)"), lambda g: m.VALUE_NDARRAY(dtype=g[1], shape=g[2])),
+    (re.compile(r"a numpy\.ndarray of dtype (\S+)"), lambda g: m.VALUE_NDARRAY_DTYPE(dtype=g[1])),
 ]
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from judge.feedback import MessageRef
 from judge.i18n import messages as m
-from judge.i18n.catalog import listed, render, spaced, verbatim, word
+from judge.i18n.catalog import LIST, listed, render, spaced, verbatim, word
 from judge.problem.models import AxisSpec, FunctionSpec, Tolerance
 from judge.verdict import ValueWindow
 
@@ -61,6 +61,19 @@ class Terms:
         parts = [f"{n} {self.leading_name}" for n in self.shape[:self.lead]]
         parts += [f"{n} {plural(a.name) if n != 1 else a.name}" for a, n in self.named_sizes()]
         return " x ".join(parts) if parts else "x".join(map(str, self.shape)) or "scalar"
+
+    def size_said(self) -> MessageRef:
+        """:meth:`size_text` as message ids: the axes' names are the bundle's words (:func:`word`, in the form
+        their count asks for), so the size reads in the learner's language; numbers and an item's name and
+        shape are said as they are."""
+        if self.parts is not None:
+            return verbatim(self.size_text())
+        if not self.shape:
+            return m.SIZE_ONE_NUMBER()
+        parts = [spaced([verbatim(str(n)), word(self.leading_name, n)]) for n in self.shape[:self.lead]]
+        parts += [spaced([verbatim(str(n)), word(a.name, n, plural(a.name) if n != 1 else a.name)])
+                  for a, n in self.named_sizes()]
+        return MessageRef(id=LIST, params={"items": parts, "sep": " x "}) if parts else verbatim(self.size_text())
 
     def axis_label(self, axis: int) -> str:
         """A short header for an axis (negative counts from the end)."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from judge.feedback import MessageRef, Recovery
 from judge.i18n import messages as m
-from judge.i18n.catalog import FACT, WORD, map_texts, render, render_all, verbatim
+from judge.i18n.catalog import FACT, WORD, map_texts, render, render_all, verbatim, word
 from judge.i18n.negotiate import DEFAULT
 from judge.i18n.numbers import ProseFormatter
 from judge.problem.translations import Kind, bundle_word
@@ -46,6 +46,24 @@ def case_name(case_id: str, lang: str) -> str:
     if match is None or lang == DEFAULT:
         return case_id
     return render(m.HIDDEN_LABEL(k=int(match.group(1)), n=int(match.group(2))), lang)
+
+
+#: A picture's title as judge.diagnosis.pictures writes it (fixed English, the leading axes' name the bundle's)
+_PICTURE_TITLE = re.compile(r"case (?P<case>.+?): (?P<kind>yours - expected|expected|yours|column pairs, expected vs "
+                            r"yours)(?:, (?P<lead>\w+) index (?P<index>\(.*\)|\d+))?")
+_PICTURE_KINDS = {"expected": m.PICTURE_EXPECTED, "yours": m.PICTURE_YOURS, "yours - expected": m.PICTURE_DIFFERENCE,
+                  "column pairs, expected vs yours": m.PICTURE_PAIRS}
+
+
+def picture_title(title: str, lang: str, bundle: Any = None) -> str:
+    """A picture's title in ``lang`` (the pictures are drawn once, their titles said at the door); a title the
+    judge did not write stays as it is."""
+    found = _PICTURE_TITLE.fullmatch(title)
+    if found is None or lang == DEFAULT:
+        return title
+    where = m.PICTURE_WHERE(name=word(found["lead"]), index=found["index"]) if found["lead"] else ""
+    said = _PICTURE_KINDS[found["kind"]](case=case_name(found["case"], lang), where=where)
+    return render_all(worded([said], lang, bundle), lang)
 
 
 _LABEL_COUNT = {"ru": 1}
@@ -231,4 +249,7 @@ def localize(verdict: Verdict, lang: str, bundle: Any = None) -> Verdict:
     if found is not None and found.got_said:
         update["counterexample"] = found.model_copy(update={
             "got_text": render_all(worded(found.got_said, lang, bundle), lang)})
+    if verdict.pictures:
+        update["pictures"] = [p.model_copy(update={"title": picture_title(p.title, lang, bundle)})
+                              for p in verdict.pictures]
     return verdict.model_copy(update=update)

@@ -36,6 +36,12 @@ VALUE_TYPE = msg("value.type", "a value of type {type}")
 VALUE_SUBCLASS = msg("value.subclass", "an instance of {type}, a subclass of numpy.ndarray (shape {shape})")
 VALUE_NDARRAY = msg("value.ndarray", "a numpy.ndarray of dtype {dtype} and shape {shape}")
 VALUE_NDARRAY_DTYPE = msg("value.ndarray_dtype", "a numpy.ndarray of dtype {dtype}")
+VALUE_NOT_A_TUPLE = msgp("value.not_a_tuple", "{what}, not a tuple of {count}", "{what}, not a tuple of {count}",
+                         "count")
+VALUE_ITEMS_NOT = msgp("value.items_not", "a {kind} of {count} item, not {expected}",
+                       "a {kind} of {count} items, not {expected}", "count")
+VALUE_ITEM_IS = msg("value.item_is", "a {kind} whose item {index} is {what}")
+VALUE_UNREADABLE = msg("value.unreadable", "an output that cannot be read ({error})")
 MUST_RETURN_TUPLE = msgp("case.must_return_tuple", "a tuple of {count} numpy arrays ({names})",
                          "a tuple of {count} numpy arrays ({names})", "count")
 MUST_RETURN_NUMBER = msg("case.must_return_number", "one number (a float)")
@@ -112,6 +118,43 @@ KILLED_CPU = msg("process.killed_cpu", "killed: CPU time limit of {limit:g} s ex
 KILLED_SIGNAL = msg("process.killed_signal", "the process was killed by {signal}")
 EXITED = msg("process.exited", "the process exited with code {code}")
 
+# -- why a notebook cannot be graded (judge.notebooks' fixed English, said again in the judge: judge.grading.refusals)
+NB_TOO_LARGE = msg("notebook.too_large", "the notebook is {size} bytes (outputs included); the limit is {limit} bytes: "
+                                         "clear its outputs (Edit > Clear all outputs) and save")
+NB_CELL = msg("notebook.cell", "cell {number}")
+NB_CELL_ID = msg("notebook.cell_id", "cell {number} (id {id})")
+NB_SYNTAX = msg("notebook.syntax_error", "syntax error in {cell}, line {line}: {error}")
+NB_DEFINES_NO = msg("notebook.defines_no", "the notebook defines no {missing} at the top level of a code cell (it "
+                                           "defines: {defined})")
+NB_NOTHING = msg("notebook.nothing", "nothing")
+NB_MEMORY_DATA = msg("notebook.memory_data", "the notebook cannot be read in the memory allowed: is a cell holding "
+                                             "data rather than code?")
+NB_BIG_NUMBER = msg("notebook.big_number", "the notebook cannot be read: it holds a number of {digits} digits where a "
+                                           "notebook's numbers are short (was the file edited by hand?)")
+NB_NOT_JSON = msg("notebook.not_json", "the notebook is not valid JSON: {error} at line {line}, column {column}")
+NB_NOT_JSON_CUT = msg("notebook.not_json_cut", "the notebook is not valid JSON: {error} at line {line}, column "
+                                               "{column} (the file ends too early: was it saved completely?)")
+NB_NOT_UTF8 = msg("notebook.not_utf8", "the notebook is not UTF-8 text: save it again from Jupyter")
+NB_TOO_DEEP = msg("notebook.too_deep", "the notebook cannot be read: its JSON nests lists or objects deeper than a "
+                                       "notebook does (was the file edited by hand?)")
+NB_MEMORY = msg("notebook.memory", "the notebook cannot be read in the memory allowed: clear its outputs (Edit > "
+                                   "Clear all outputs) and save")
+NB_STOPPED = msg("notebook.stopped", "the notebook cannot be read: its reader stopped on it (is the file a notebook "
+                                     "Jupyter saved?)")
+NB_UNREADABLE = msg("notebook.unreadable", "the notebook cannot be read: {error}")
+NB_NOT_A_NOTEBOOK = msg("notebook.not_a_notebook", "the file is JSON but not a Jupyter notebook (it has no list of "
+                                                   "cells)")
+NB_OLD_FORMAT = msg("notebook.old_format", "the notebook is in nbformat {version}, which is not read here: open it in "
+                                           "Jupyter and save it again (it is converted to nbformat 4)")
+NB_CODE_TOO_LONG = msg("notebook.code_too_long", "the notebook's code cells hold more than {limit} characters (cell "
+                                                 "{number} passes it): a notebook's code is far smaller; keep data in "
+                                                 "files, not in cells")
+NB_NO_CODE = msg("notebook.no_code", "the notebook has no code cells: write your functions in a code cell")
+NB_WALL = msg("notebook.wall", "reading the notebook took longer than {seconds:g} s: is a cell holding data rather "
+                               "than code?")
+NB_CPU = msg("notebook.cpu", "reading the notebook took more than {seconds} s of CPU time: is a cell holding data "
+                             "rather than code?")
+
 # -- the verdict's message ------------------------------------------------------------------------------
 FIRST_FAILING = msg("verdict.first_failing", "first failing case {label}: {message}")
 HIDDEN_SUFFIX = msg("verdict.hidden_suffix", "{case} (hidden)")
@@ -144,6 +187,7 @@ NONE_FINISHED = msg("time.none_finished", "no call finished")
 LOOP = msg("time.loop", "a Python loop")
 LOOP_OVER = msg("time.loop_over", "a Python loop over the {axes}")
 CASE_HIDDEN = msg("time.case_hidden", "{case}, hidden")
+SIZE_ONE_NUMBER = msg("time.size_one_number", "one number")
 TOO_SLOW = msg("time.too_slow", "{head}; too slow on {function} for the {size} output (case {case}); the finished "
                                 "calls took at most {slowest:.1f} ms each. Look for {loop} and replace it with array "
                                 "operations (vectorise it).")
@@ -275,6 +319,13 @@ CE_YOUR_CODE_RAISED = msg("counterexample.your_code_raised", "your code raised: 
 CE_YOUR_FUNCTION_RETURNED = msg("counterexample.your_function_returned", "your function returned: {text}")
 CE_TOO_LARGE = msg("counterexample.too_large", "(too large to show: where they differ is below)")
 
+# -- a picture's title (judge.diagnosis.pictures' fixed English, said again at the door: judge.i18n.localize) ----
+PICTURE_EXPECTED = msg("picture.expected", "case {case}: expected{where}")
+PICTURE_YOURS = msg("picture.yours", "case {case}: yours{where}")
+PICTURE_DIFFERENCE = msg("picture.difference", "case {case}: yours - expected{where}")
+PICTURE_PAIRS = msg("picture.column_pairs", "case {case}: column pairs, expected vs yours")
+PICTURE_WHERE = msg("picture.where", ", {name} index {index}")
+
 # -- the text report's own words (judge.formats.text) -------------------------------------------------------
 R_COMMON = msg("report.common", "What the failing cases have in common")
 R_WENT_WRONG = msg("report.went_wrong", "What went wrong")
@@ -315,6 +366,10 @@ R_NOT_ENFORCED = msg("report.not_enforced", "not enforced: {what}")
 R_YOUR_STREAM = msg("report.your_stream", "your {stream}{cut}:")
 R_FIRST_BYTES = msg("report.first_bytes", " (first {shown} of {total} bytes)")
 R_WARNING = msg("report.warning", "WARNING: {note}")
+
+# -- check()'s HTML report's own words (judge.formats.html; its other words are the text report's) ---------------
+HTML_WHAT_DIFFERS = msg("html.column.what_differs", "what differs")
+HTML_MS = msg("html.ms", "{ms:.1f} ms")
 
 # -- what every platform's result file says (judge.formats.common and the exporters) ------------------------
 X_TRUNCATED = msg("export.truncated", "... (truncated)")

@@ -139,7 +139,10 @@ ADD = '''def add_positional_encoding(x, base=10000.0):
     return x + sinusoidal_pe(x.shape[-2], x.shape[-1], base)'''
 
 
-def _kernel_run(handout: Path, answers: list[str], extra_cells: list[str] = ()) -> tuple[list, Path]:
+def _kernel_run(handout: Path, answers: list[str], extra_cells: list[str] = (), after: list[str] = (),
+                locale: str | None = None) -> tuple[list, Path]:
+    """Run the hand-out's starter notebook in a real kernel, its stubs filled with ``answers``: ``extra_cells``
+    before its check cell, ``after`` after it; ``locale``: the kernel's LC_ALL and LANG (e.g. fr_FR.UTF-8)."""
     try:
         import nbformat
         from nbclient import NotebookClient
@@ -155,15 +158,25 @@ def _kernel_run(handout: Path, answers: list[str], extra_cells: list[str] = ()) 
     nb.cells.append(
         nbformat.v4.new_code_cell("print(verdict.status.value, verdict.isolation.mode, len(verdict.cases))")
     )
+    nb.cells += [nbformat.v4.new_code_cell(c) for c in after]
     previous = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(REPO) + (os.pathsep + previous if previous else "")
+    env = {"PYTHONPATH": str(REPO) + (os.pathsep + previous if previous else "")}
+    if locale is not None:  # the kernel's own: gettext's order, LANGUAGE and LC_MESSAGES left unset
+        env.update(LANGUAGE=None, LC_ALL=locale, LC_MESSAGES=None, LANG=locale)
+    saved = {name: os.environ.get(name) for name in env}
+    for name, value in env.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     try:
         NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(handout)}}).execute()
     finally:
-        if previous is None:
-            os.environ.pop("PYTHONPATH")
-        else:
-            os.environ["PYTHONPATH"] = previous
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     saved = handout / "executed.ipynb"
     nbformat.write(nb, saved)
     return nb.cells, saved
@@ -210,6 +223,42 @@ def test_a_runtime_error_in_a_kernel_names_its_cell_and_line(handout):
     html = _html(cells)
     assert "runtime error" in html and "IndexError" in html
     assert "cell 3, line 3" in html, html[:3000]
+
+
+WRONG = ANSWER.format(first="np.cos", second="np.sin")  # sin and cos swapped: a wrong answer, a named mistake
+#: The same answer as a script that checks itself, run from the kernel with ``!python``: check()'s text report.
+SCRIPT = "%%writefile answer.py\nimport numpy as np\nfrom judge import check\n\n" + WRONG + "\n\n\n" + ADD + \
+    "\n\n\ncheck('sinusoidal-pe', pictures=False)\n"
+
+
+def _outputs(cell, kind: str) -> str:
+    return "".join(o.get("data", {}).get("text/html", "") if kind == "html" else o.get("text", "")
+                   for o in cell.outputs if kind == "html" or o.output_type == "stream")
+
+
+@pytest.mark.parametrize("locale", ["fr_FR.UTF-8", "ru_RU.UTF-8"])
+def test_check_in_a_kernel_speaks_the_kernels_language(handout, locale):
+    """A kernel whose locale is French (Russian) gets check()'s HTML report in French (Russian), and its text
+    report in a terminal too (the same answer as a script, run from the kernel); ``check(..., lang=)`` overrides
+    the locale: no English sentence in any of them."""
+    from tests.support.i18n import english_sentences, html_text
+
+    require_sandbox()
+    other = "ru" if locale.startswith("fr") else "fr"
+    after = [f"check('sinusoidal-pe', lang='{other}', pictures=False)", SCRIPT, "!python answer.py"] \
+        if other == "ru" else []  # one kernel asks for the other language, and runs the script
+    cells, _ = _kernel_run(handout, [WRONG, ADD], after=after, locale=locale)
+    code = [c for c in cells if c.cell_type == "code"]
+    check_cell = next(c for c in code if "verdict = check(" in c.source)
+    reports = {locale[:2]: html_text(_outputs(check_cell, "html"))}
+    if after:
+        reports.update({other: html_text(_outputs(code[-3], "html")), "fr text": _outputs(code[-1], "text")})
+    words = {"fr": ("réponse incorrecte", "cas publics réussis : 0 sur 4"),
+             "ru": ("неверный ответ", "открытых тестов пройдено: 0 из 4")}
+    for lang, text in reports.items():
+        assert all(word in text for word in words[lang[:2]]), (lang, text[:3000])
+        assert "sin_cos_swapped" in text, (lang, text[:3000])
+        assert english_sentences(text, WRONG + ADD) == [], (lang, text[:3000])
 
 
 def test_check_says_in_one_line_that_a_problem_is_unknown(tmp_path, capsys):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.common import PROBLEM_DIR, SUBMISSIONS
+from tests.support.graded_examples import graded
 
 WRONG = sorted((SUBMISSIONS / "wrong_answer").glob("*.py"))
 ACCEPTED = sorted((SUBMISSIONS / "accepted").glob("*.py"))
@@ -16,13 +17,11 @@ REQUIRED_IDS = {"sin_cos_swapped", "frequencies_grow", "halves_not_interleaved",
                 "exponent_uses_i_not_2i", "odd_last_column_not_zero", "odd_exponent_wrong_d", "base_ignored",
                 "input_mutated", "wrong_sequence_axis", "transposed", "float32_precision", "not_ndarray",
                 "non_finite"}
-_verdicts: dict[Path, object] = {}
 
 
 def verdict_of(judge, path: Path):
-    if path not in _verdicts:
-        _verdicts[path] = judge.grade(path.read_bytes())
-    return _verdicts[path]
+    """The example's verdict, graded once per session (tests.support.graded_examples: other modules grade it too)."""
+    return graded(judge, path, PROBLEM_DIR)
 
 
 def test_every_wrong_answer_example_names_its_diagnosis():

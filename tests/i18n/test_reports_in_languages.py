@@ -44,6 +44,7 @@ from judge.service.learner_view import learner_verdict
 from judge.service.lti.page import script_words
 from judge.verdict import CapturedOutput, Verdict
 from tests.support.common import PROBLEM_DIR, REPO, require_sandbox
+from tests.support.graded_examples import graded
 from tests.support.i18n import english_sentences, html_text, page_texts
 
 #: Every example file of every problem, by its path under submissions/ (<problem>/<verdict>/<file>).
@@ -73,8 +74,8 @@ def examples_graded() -> dict[str, tuple[Verdict, Bundle, str]]:
         def grade(example: str) -> tuple[Verdict, Bundle, str]:
             path = REPO / "submissions" / example
             problem = example.split("/")[0]
-            source = path.read_text()
-            return judge.grade(source, _problems_dir() / problem, name=path.name), bundles[problem], source
+            # once per session: the named-mistake and notebook tests grade many of these files with the same settings
+            return graded(judge, path, _problems_dir() / problem), bundles[problem], path.read_text()
 
         # the longest first (a time or memory limit runs to its end), so no long run is left alone at the end
         order = sorted(EXAMPLES, key=lambda e: e.split("/")[1] not in ("time_limit_exceeded", "memory_limit_exceeded"))

@@ -12,6 +12,7 @@ from judge.notebooks import GradedSource, NotebookProblem, graded_source, looks_
 from judge.notebooks.ipython import to_python
 from judge.verdict import Status
 from tests.support.common import REPO, example_files
+from tests.support.graded_examples import graded
 from tests.support.notebook import notebook, paragraphs, twin
 
 PE = ["sinusoidal_pe", "add_positional_encoding"]
@@ -128,8 +129,12 @@ def test_a_notebook_gets_its_py_twins_verdict(judge, item):
     problem, path = item
     source = path.read_text()
     shape = ("jupyter", "colab", "vscode")[sum(map(ord, path.stem)) % 3]
-    as_py = judge.grade(source, REPO / "problems" / problem)
+    as_py = graded(judge, path, REPO / "problems" / problem)  # once per session: other modules grade it too
     as_nb = judge.grade(twin(source, shape).encode(), REPO / "problems" / problem)
+    if as_py.counterexample is not None and as_nb.counterexample is None:
+        # the search has a wall-clock budget (limits.search_seconds): on a loaded machine one search can run out
+        # of it; the same search again, before concluding that the notebook's finds nothing
+        as_nb = judge.grade(twin(source, shape).encode(), REPO / "problems" / problem)
     assert as_nb.status is as_py.status, (as_nb.message, as_py.message)
     assert [(c.id, c.status) for c in as_nb.cases] == [(c.id, c.status) for c in as_py.cases]
     named = [d.id for d in as_py.diagnoses]

@@ -2,8 +2,8 @@
 
 Root in the container with Docker's default capabilities and seccomp profile and nothing
 added -- how Gradescope, PrairieLearn and Exercism run graders: namespaces are refused and
-cgroups are read-only, so the judge must choose mode reduced by itself.  Every example
-submission (the attack files included) must get its folder's verdict, each verdict must say
+cgroups are read-only, so the judge must choose mode reduced by itself.  Every attack file and
+every example that does not end by returning (limits, crashes, refusals) must get its folder's verdict, each verdict must say
 isolation.mode == "reduced" and list what the mode does not enforce (the guarantee table),
 and a canary secret in the judge's environment must reach no verdict.
 """
@@ -20,6 +20,9 @@ import pytest
 from tests.support.common import SUBMISSIONS, require_docker
 
 JUDGE_IMAGE = os.environ.get("JUDGE_IMAGE", "numpy-judge:local")
+#: Plain files graded beside the attacks: one accepted (a notebook too) and two wrong answers.
+CONTROLS = ("accepted/vectorised.py", "accepted/colab_homework.ipynb", "wrong_answer/sin_cos_swapped.py",
+            "wrong_answer/input_mutated.py")
 
 # Time limits are scaled by the judge's own JUDGE_TIME_SCALE (judge/problem/timescale.py), passed into the
 # container: a loaded 2-core machine can stretch a 1 s call past the bundle's 4 s per-case limit.
@@ -28,13 +31,13 @@ TIME_SCALE = os.environ.get("JUDGE_TIME_SCALE") or "2"
 # Runs inside the container: grades every example with the mode the judge chooses by itself, against a
 # copy of the bundle (in world-writable /tmp, so the ACL that hides it from the sandbox uid is exercised).
 _GRADE_ALL = r'''
-import json, pathlib, shutil
+import json, os, pathlib, shutil
 from judge import Judge
 bundle = pathlib.Path("/tmp/bundles/sinusoidal-pe")
 shutil.copytree("/opt/judge/problems/sinusoidal-pe", bundle)
 root = pathlib.Path("/opt/judge/submissions/sinusoidal-pe")
 from concurrent.futures import ThreadPoolExecutor
-files = sorted(p for p in root.glob("*/*") if p.suffix in (".py", ".ipynb"))
+files = [root / name for name in json.loads(os.environ["JUDGE_EXAMPLES"])]
 with Judge(workers=2) as judge, ThreadPoolExecutor(2) as pool:  # two at once: CI's two cores
     for path, v in zip(files, pool.map(lambda path: judge.grade(path.read_bytes(), str(bundle)), files)):
         print(json.dumps({"file": f"{path.parent.name}/{path.name}", "status": v.status.value,
@@ -43,11 +46,21 @@ with Judge(workers=2) as judge, ThreadPoolExecutor(2) as pool:  # two at once: C
 '''
 
 
+def _examples() -> list[str]:
+    """The examples whose verdict could depend on the mode: every attack, every file that ends its run other
+    than by returning, and plain controls (the other wrong answers differ from these in numbers only, compared
+    outside any sandbox; every mode's tier grades them elsewhere).  As tests/containers/test_container.py."""
+    return sorted(f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*") if p.suffix in (".py", ".ipynb")
+                  and (p.name.startswith("attack_") or p.parent.name not in ("accepted", "wrong_answer")
+                       or f"{p.parent.name}/{p.name}" in CONTROLS))
+
+
 @pytest.fixture(scope="module")
 def graded_in_image():
     require_docker(JUDGE_IMAGE, what="REDUCED-MODE CONTAINER TESTS").close()
     canary = "canary-" + secrets.token_hex(12)
     r = subprocess.run(["docker", "run", "--rm", "-e", f"JUDGE_CANARY={canary}", "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
+                        "-e", f"JUDGE_EXAMPLES={json.dumps(_examples())}",
                         "--entrypoint", "python3", JUDGE_IMAGE, "-c", _GRADE_ALL],
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -59,8 +72,7 @@ def test_every_example_gets_its_folder_verdict_in_mode_reduced(graded_in_image):
     from judge.sandbox.modes import mode_named
 
     canary, rows = graded_in_image
-    expected = {f"{p.parent.name}/{p.name}" for p in SUBMISSIONS.glob("*/*") if p.suffix in (".py", ".ipynb")}
-    assert set(rows) == expected
+    assert set(rows) == set(_examples()) and len(rows) >= 45
     wrong = {f: r["status"] for f, r in rows.items() if r["status"] != f.split("/")[0]}
     assert wrong == {}, wrong
     for row in rows.values():
@@ -125,6 +137,7 @@ def _docker_run(script: str, *flags: str, timeout: int = 600, args: list[str] | 
         ["-v", f"{tests}:/tests:ro", "-v", f"{os.path.dirname(tests)}/submissions:/submissions:ro"] if mounts else []
     )
     r = subprocess.run(["docker", "run", "--rm", *volumes, "-e", f"JUDGE_TIME_SCALE={TIME_SCALE}",
+                        "-e", f"JUDGE_EXAMPLES={json.dumps(_examples())}",
                         *flags, "--entrypoint", "python3", JUDGE_IMAGE, "-c", script, *(args or [])],
                        capture_output=True, text=True, timeout=timeout)
     assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-3000:])

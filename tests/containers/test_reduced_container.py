@@ -3,9 +3,10 @@
 Root in the container with Docker's default capabilities and seccomp profile and nothing
 added -- how Gradescope, PrairieLearn and Exercism run graders: namespaces are refused and
 cgroups are read-only, so the judge must choose mode reduced by itself.  Every attack file and
-every example that does not end by returning (limits, crashes, refusals) must get its folder's verdict, each verdict must say
-isolation.mode == "reduced" and list what the mode does not enforce (the guarantee table),
-and a canary secret in the judge's environment must reach no verdict.
+every example that does not end by returning (limits, crashes, refusals) must get its folder's
+verdict, each verdict must say isolation.mode == "reduced" and list what the mode does not
+enforce (the guarantee table), and a canary secret in the judge's environment must reach no
+verdict.
 """
 
 from __future__ import annotations

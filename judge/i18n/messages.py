@@ -541,6 +541,28 @@ PAGE_SCRIPT_WORDS = {
     "cut": msg("page.cut", "[cut]"),
     "notebook_unreadable": msg("page.notebook_unreadable", "The notebook could not be read: {error}"),
     "history_item": msg("page.history_item", "{status}, score {score}%"),
+    # the page API's refusals a learner can meet, by their JSON code (the JSON keeps its English message, for
+    # programs); any other code: "failed", with the HTTP status
+    "unreachable": msg("page.unreachable", "The judge could not be reached: check your connection, then try again."),
+    "failed": msg("page.failed", "The request failed (HTTP {status}): reload the page and try again."),
+    "code.rate_limited": msg("page.code.rate_limited", "Too many requests in a short time: wait a moment, then "
+                                                       "submit again."),
+    "code.queue_full": msg("page.code.queue_full", "The judge has too much work right now: submit again in a "
+                                                   "minute."),
+    "code.tenant_queue_full": msg("page.code.tenant_queue_full", "Your course has too many submissions waiting: "
+                                                                 "submit again in a minute."),
+    "code.request_too_large": msg("page.code.request_too_large", "Your file is too large to submit."),
+    "code.invalid_request": msg("page.code.invalid_request", "The judge could not read this submission: reload the "
+                                                            "page and try again."),
+    "code.not_found": msg("page.code.not_found", "This submission is not known here: reload the page."),
+    "code.csrf_missing": msg("page.code.csrf_missing", "This page's session has expired: launch the activity again "
+                                                       "from your course."),
+    "code.csrf_invalid": msg("page.code.csrf_invalid", "This page's session has expired: launch the activity again "
+                                                       "from your course."),
+    "code.session_mismatch": msg("page.code.session_mismatch", "This page belongs to another launch: launch the "
+                                                               "activity again from your course."),
+    "code.cookie_missing": msg("page.code.cookie_missing", "The browser did not send this page's cookie: open the "
+                                                           "activity in a new window, then launch it again."),
 }
 
 # -- the /learn sign-in pages (judge.service.lti.learn) -----------------------------------------------------------

@@ -116,12 +116,19 @@
   function api(method, path, body) {
     var init = { method: method, credentials: "same-origin", headers: { "X-CSRF-Token": csrf, "Accept": "application/json" } };
     if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-    return fetch(path + (path.indexOf("?") < 0 ? "?" : "&") + "lang=" + encodeURIComponent(LANG), init).then(function (r) {
+    return fetch(path + (path.indexOf("?") < 0 ? "?" : "&") + "lang=" + encodeURIComponent(LANG), init).catch(function () {
+      throw new Error(t("unreachable"));  // the browser's own words for a network failure are English
+    }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (data) {
-        if (!r.ok) { var err = new Error(data.message || ("HTTP " + r.status)); err.status = r.status; err.code = data.code; throw err; }
+        if (!r.ok) { var err = new Error(refusal(data, r.status)); err.status = r.status; err.code = data.code; throw err; }
         return data;
       });
     });
+  }
+  // the page API's refusal in the page's language: by its code when the page knows it, else the HTTP status (the
+  // JSON's message is English, for programs)
+  function refusal(data, status) {
+    return WORDS["code." + data.code] !== undefined ? t("code." + data.code) : t("failed", { status: status });
   }
   function showProblem(err) {
     banner.textContent = err.message;

@@ -43,3 +43,17 @@ def test_the_words_block_cannot_close_its_script_element(monkeypatch):
     monkeypatch.setitem(m.PAGE_SCRIPT_WORDS, "probe", Message("page.probe", "</script><script>alert(1)</script>"))
     block = words_json("en")
     assert "<" not in block and json.loads(block)["words"]["probe"].startswith("</script>")
+
+
+def test_every_refusal_the_learner_pages_api_makes_has_the_pages_words():
+    """learner.js shows a refusal by its JSON code in the page's language (the JSON's message is English, for
+    programs): every code the learner's API routes and their session check raise, and the rate limiter's, has a
+    word; an unknown code falls back to the "failed" sentence, never to the server's English."""
+    service = REPO / "judge" / "service"
+    raised = set()
+    for source in ("lti/routes.py", "lti/side.py"):
+        raised |= set(re.findall(r'ApiError\(\d+, "(\w+)"', (service / source).read_text()))
+    raised |= {"rate_limited", "invalid_request"}  # judge.service.auth's limiter; FastAPI's validation errors
+    assert {"csrf_invalid", "queue_full", "request_too_large"} <= raised
+    assert {code for code in raised if f"code.{code}" not in m.PAGE_SCRIPT_WORDS} == set()
+    assert "data.message" not in SCRIPT and 't("failed"' in SCRIPT and 't("unreachable")' in SCRIPT

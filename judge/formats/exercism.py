@@ -50,7 +50,8 @@ def results(verdict: Verdict, bundle: Bundle | None = None, lang: str = "en") ->
             if n == next(k for k, c in enumerate(verdict.cases) if c.status is not Status.ACCEPTED):
                 message = summary(verdict, lang) + "\n\n" + message   # the diagnosis first, once
             message = cut(message, MESSAGE_CAP, lang=lang)
-        test = {"name": f"{case_label(case, lang)}: {case.function}", "status": status, "message": message,
+        name = say(m.LABELLED, lang, label=case_label(case, lang), text=case.function)
+        test = {"name": name, "status": status, "message": message,
                 "output": None, "test_code": test_code(bundle, case, lang)}
         if split:   # each test's own prints (public cases only), the file's import-time prints on the first
             own = (loaded if n == 0 else "") + (case_output(case) or "")

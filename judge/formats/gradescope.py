@@ -46,9 +46,10 @@ def results(verdict: Verdict, bundle: Bundle | None = None, hidden_visibility: s
     for n, case in enumerate(verdict.cases, start=1):
         passed = case.status is Status.ACCEPTED
         status_line = say(m.STATUS_WORDS[case.status.value], lang)
-        output = status_line if passed else f"{status_line}: {case_message(verdict, case, lang)}"
+        output = status_line if passed else say(m.LABELLED, lang, label=status_line,
+                                                text=case_message(verdict, case, lang))
         tests.append({
-            "name": f"{case_label(case, lang)}: {case.function}",
+            "name": say(m.LABELLED, lang, label=case_label(case, lang), text=case.function),
             "number": str(n),
             "score": round(case.weight if passed else 0.0, 6),
             "max_score": round(case.weight, 6),

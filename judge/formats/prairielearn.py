@@ -75,7 +75,7 @@ def results(verdict: Verdict, bundle: Bundle | None = None, pictures_dir: Path |
     for case in verdict.cases:
         passed = case.status is Status.ACCEPTED
         tests.append({
-            "name": f"{case_label(case, lang)}: {case.function}",
+            "name": say(m.LABELLED, lang, label=case_label(case, lang), text=case.function),
             "description": _description(bundle, case.id, case.visibility == "public", lang),
             "points": round(case.weight if passed else 0.0, 6),
             "max_points": round(case.weight, 6),

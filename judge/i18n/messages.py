@@ -16,6 +16,8 @@ from judge.i18n.catalog import msg, msgp
 
 # -- joining -------------------------------------------------------------------------------------------
 OR = msg("list.or", "{first} or {second}")
+#: a label and what it labels, as each language writes it (French: a space before the colon)
+LABELLED = msg("join.labelled", "{label}: {text}")
 
 # -- a case's message (judge.grading.slots) --------------------------------------------------------------
 # The learner's exception as Python said it: English says nothing more (the status says "runtime error"); other

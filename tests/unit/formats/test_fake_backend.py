@@ -115,3 +115,19 @@ def test_replay_refuses_a_run_it_did_not_record():
     with pytest.raises(BackendError):
         backend.run(request, None)
     backend.close()
+
+
+def test_a_label_and_its_text_are_joined_as_each_language_writes_them(replay_judge, small_bundle):
+    """French puts a space before a colon ("réponse incorrecte : ..."), English and Russian do not: a result
+    file's test names and status lines join a label and its text with the catalog's ``join.labelled``."""
+    from judge.formats import export_for_learners
+    from judge.problem.loader import load_problem
+
+    v = replay_judge.grade(SOURCES["sin_cos_swapped"].read_text(), small_bundle)
+    bundle = load_problem(small_bundle)
+    for lang, status in (("en", "wrong answer: "), ("fr", "réponse incorrecte : "), ("ru", "неверный ответ: ")):
+        tests = json.loads(export_for_learners(v, "gradescope", bundle, lang))["tests"]
+        failed = [t for t in tests if t["status"] == "failed"]
+        assert failed and all(t["output"].startswith(status) for t in failed), (lang, failed[0]["output"][:80])
+        colons = {t["name"].count(" : ") for t in tests}
+        assert colons == ({1} if lang == "fr" else {0}), (lang, [t["name"] for t in tests])

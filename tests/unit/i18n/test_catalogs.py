@@ -4,6 +4,7 @@ the same placeholders as the English (a translation that drops ``{total}`` would
 
 from __future__ import annotations
 
+import re
 import string
 from pathlib import Path
 
@@ -97,7 +98,8 @@ def test_every_message_renders_in_the_language_and_not_as_english(lang, count):
         text = render(message(**params), lang)
         assert text.strip(), message.id
         assert "{" not in text and "}" not in text, (message.id, text)
-        if text == render(message(**params), "en"):
+        # a message of punctuation alone ("{label}: {text}") may be written as in English (Russian's colon is)
+        if text == render(message(**params), "en") and re.search(r"[a-z]", re.sub(r"{[^}]*}", "", message.text)):
             same.append(message.id)
     assert same == [], f"rendered as in English: {same}"
 

@@ -46,22 +46,13 @@ shutil.copytree(copy / "problems" / "sinusoidal-pe", roomy)
 spec = yaml.safe_load((roomy / "problem.yaml").read_text())
 spec["limits"].update(case_wall_seconds=30, wall_seconds=60)
 (roomy / "problem.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-# The examples whose verdict could depend on the mode (as the container tiers' corpus): every attack, every file
-# that does not end by returning, and plain controls; the other wrong answers differ only in their numbers,
-# compared outside any sandbox, and the main suite verifies every one of them.
-controls = {"accepted/vectorised.py", "accepted/colab_homework.ipynb", "wrong_answer/sin_cos_swapped.py",
-            "wrong_answer/input_mutated.py"}
-for path in sorted(examples.glob("*/*")):
-    folder = path.parent.name
-    if path.suffix not in (".py", ".ipynb") or not (path.name.startswith("attack_") or f"{folder}/{path.name}" in
-                                                    controls or folder not in ("accepted", "wrong_answer")):
-        continue
-    side = "memory-examples" if folder == "memory_limit_exceeded" else "other-examples"
-    (copy / side / folder).mkdir(parents=True, exist_ok=True)
-    shutil.copy2(path, copy / side / folder / path.name)
+for folder in examples.iterdir():
+    if folder.is_dir():
+        side = "memory-examples" if folder.name == "memory_limit_exceeded" else "other-examples"
+        shutil.copytree(folder, copy / side / folder.name)
 PY
   chown -R "$USER_NAME:" "$copy"
-  log "mode rootless as $USER_NAME: doctor, the examples whose verdict could depend on the mode (judge verify), attacks, limits"
+  log "mode rootless as $USER_NAME: doctor, every example (judge verify), attacks, limits"
   runuser -u "$USER_NAME" -- env -i HOME="/home/$USER_NAME" PATH=/usr/bin:/bin CI=true PYTHONPATH="$copy" \
     bash -c "cd '$copy' && '$VENV/bin/python' -m judge.cli doctor | grep -q '^isolation: rootless' \
       && '$VENV/bin/python' -m judge.cli verify sinusoidal-pe --submissions other-examples --isolation rootless -j 2 >/tmp/rootless-verify.log \

@@ -151,7 +151,7 @@ def test_what_the_search_runs_into_changes_nothing_in_the_verdict(judges, source
     with Judge(counterexamples=False) as plain:
         without = plain.grade(source, "sinusoidal-pe")
     verdict = first.grade(source, "sinusoidal-pe")
-    assert verdict.status is without.status is Status.WRONG_ANSWER
+    assert verdict.status is without.status is Status.WRONG_ANSWER, (verdict.message, without.message)
     assert [(c.id, c.status) for c in verdict.cases] == [(c.id, c.status) for c in without.cases]
     assert verdict.score == without.score and verdict.message == without.message
     assert verdict.resources.oom_kills == without.resources.oom_kills == 0, "the grading run's own resources"

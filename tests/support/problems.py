@@ -46,6 +46,14 @@ def _loosen(problems: Path) -> None:
     cases_path.write_text(yaml.safe_dump(cases, sort_keys=False))
 
 
+def edit_once(path: Path, old: str, new: str) -> None:
+    """Replace the first ``old`` in ``path`` by ``new``; ``old`` must be there (an edit that silently matches
+    nothing would test the unedited bundle)."""
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
 def line_of(path: Path, text: str) -> int:
     """The number of the first line of ``path`` holding ``text`` (where a bundle error must point)."""
     return next(k for k, line in enumerate(path.read_text().splitlines(), start=1) if text in line)

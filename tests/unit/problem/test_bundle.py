@@ -12,6 +12,7 @@ import yaml
 from judge.errors import BundleError
 from judge.problem.loader import load_problem
 from tests.support.common import PROBLEM_DIR
+from tests.support.problems import edit_once
 
 
 def copy_bundle(tmp_path: Path) -> Path:
@@ -60,10 +61,7 @@ def test_real_bundle_covers_the_required_cases():
 )
 def test_broken_bundle_names_file_line_and_problem(tmp_path, file, old, new, line, words):
     root = copy_bundle(tmp_path)
-    path = root / file
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
+    edit_once(root / file, old, new)
     with pytest.raises(BundleError) as info:
         load_problem(root)
     err = info.value

@@ -12,7 +12,7 @@ import pytest
 
 from judge.problem.loader import load_problem
 from judge.problem.translations import missing, summary
-from tests.support.problems import line_of, load_error, problems_copy
+from tests.support.problems import edit_once, line_of, load_error, problems_copy
 
 
 @pytest.fixture()
@@ -21,15 +21,9 @@ def facts_bundle(tmp_path) -> Path:
     return problems_copy(tmp_path / "problems", "sinusoidal-pe") / "sinusoidal-pe"
 
 
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1))
-
-
 def test_an_unknown_fact_id_is_named_at_its_line_with_the_known_ids(facts_bundle):
     fr = facts_bundle / "translations" / "fr.yaml"
-    _edit(fr, "    frequencies: ", "    frequency: ")
+    edit_once(fr, "    frequencies: ", "    frequency: ")
     error = load_error(facts_bundle)
     assert error.startswith(f"{fr}:{line_of(fr, 'frequency:')}: family.facts: frequency: "), error
     assert "frequencies, exponent" in error and "did you mean 'frequencies'?" in error, error
@@ -37,7 +31,7 @@ def test_an_unknown_fact_id_is_named_at_its_line_with_the_known_ids(facts_bundle
 
 def test_an_empty_fact_text_is_named_at_its_line(facts_bundle):
     ru = facts_bundle / "translations" / "ru.yaml"
-    _edit(ru, "    exponent: \"w_1", "    exponent: \"\"\n    unused: \"w_1")
+    edit_once(ru, "    exponent: \"w_1", "    exponent: \"\"\n    unused: \"w_1")
     error = load_error(facts_bundle)
     line = line_of(ru, 'exponent: ""')
     assert error.startswith(f"{ru}:{line}: family.facts: exponent: empty text"), error
@@ -49,7 +43,7 @@ def test_an_empty_fact_text_is_named_at_its_line(facts_bundle):
     ("= {values}", "= valeurs", "names no parameter")])
 def test_a_translation_says_the_fact_from_the_english_ones_parameters(facts_bundle, old, new, said):
     fr = facts_bundle / "translations" / "fr.yaml"
-    _edit(fr, old, new)
+    edit_once(fr, old, new)
     error = load_error(facts_bundle)
     key = "exponent" if "expected" in old else "frequencies"
     line = line_of(fr, "    exponent: \"w_1" if key == "exponent" else "    frequencies:")
@@ -61,7 +55,7 @@ def test_a_translation_says_the_fact_from_the_english_ones_parameters(facts_bund
                                       ("w = {x.real}", "not a format string"), ("  ", "empty text")])
 def test_the_english_fact_is_checked_in_mistakes_yaml(facts_bundle, text, why):
     yaml = facts_bundle / "mistakes.yaml"
-    _edit(yaml, "    frequencies: \"row 1 gives the frequencies w_i = atan2(sin, cos) = {values}\"",
+    edit_once(yaml, "    frequencies: \"row 1 gives the frequencies w_i = atan2(sin, cos) = {values}\"",
           f"    frequencies: \"{text}\"")
     error = load_error(facts_bundle)
     assert error.startswith(f"{yaml}:{line_of(yaml, '    frequencies:')}: family: facts: frequencies: {why}"), error
@@ -69,7 +63,7 @@ def test_the_english_fact_is_checked_in_mistakes_yaml(facts_bundle, text, why):
 
 def test_verify_counts_an_untranslated_fact(facts_bundle):
     ru = facts_bundle / "translations" / "ru.yaml"
-    _edit(ru, "    exponent: \"w_1", "    # exponent: \"w_1")
+    edit_once(ru, "    exponent: \"w_1", "    # exponent: \"w_1")
     bundle = load_problem(facts_bundle)
     assert missing(bundle, "ru") == ["fact exponent"] and missing(bundle, "fr") == []
     assert summary(bundle, "ru") == "1 fact untranslated (exponent)"

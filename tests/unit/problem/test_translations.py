@@ -15,7 +15,7 @@ from judge.formats.show import render_problem
 from judge.grading.prepare import bundle_mtimes
 from judge.problem.loader import load_problem
 from judge.problem.translations import bundle_text, bundle_word, missing, statement, summary
-from tests.support.problems import line_of, load_error, problems_copy
+from tests.support.problems import edit_once, line_of, load_error, problems_copy
 
 MESSAGE = "    message: \"Sine and cosine are swapped"
 
@@ -24,12 +24,6 @@ MESSAGE = "    message: \"Sine and cosine are swapped"
 def translated_copy(tmp_path) -> Path:
     """A private copy of sinusoidal-pe, whose translations a test may change."""
     return problems_copy(tmp_path / "problems", "sinusoidal-pe") / "sinusoidal-pe"
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1))
 
 
 def test_the_bundle_speaks_french_and_russian(translated_copy):
@@ -46,7 +40,7 @@ def test_the_bundle_speaks_french_and_russian(translated_copy):
 
 def test_english_stands_in_for_whatever_is_missing(translated_copy):
     fr = translated_copy / "translations" / "fr.yaml"
-    _edit(fr, "  sin_cos_swapped: ", "  # sin_cos_swapped: ")
+    edit_once(fr, "  sin_cos_swapped: ", "  # sin_cos_swapped: ")
     (translated_copy / "statement.ru.md").unlink()
     bundle = load_problem(translated_copy)
     english = bundle.bank.message("sin_cos_swapped", "")
@@ -77,7 +71,7 @@ def test_missing_lists_everything_a_learner_would_read_in_english(translated_cop
 
 def test_an_unknown_mistake_id_is_named_at_its_line_with_the_known_ids(translated_copy):
     fr = translated_copy / "translations" / "fr.yaml"
-    _edit(fr, "  sin_cos_swapped: ", "  sin_cos_swaped: ")
+    edit_once(fr, "  sin_cos_swapped: ", "  sin_cos_swaped: ")
     error = load_error(translated_copy)
     assert error.startswith(f"{fr}:{line_of(fr, 'sin_cos_swaped:')}: mistakes: sin_cos_swaped: "), error
     assert "sin_cos_swapped, frequencies_grow" in error and "did you mean 'sin_cos_swapped'?" in error, error
@@ -85,7 +79,7 @@ def test_an_unknown_mistake_id_is_named_at_its_line_with_the_known_ids(translate
 
 def test_a_hidden_case_has_no_description_to_translate(translated_copy):
     ru = translated_copy / "translations" / "ru.yaml"
-    _edit(ru, "cases:\n", "cases:\n  table-odd-33: \"нечётное d_model\"\n")
+    edit_once(ru, "cases:\n", "cases:\n  table-odd-33: \"нечётное d_model\"\n")
     error = load_error(translated_copy)
     assert error.startswith(f"{ru}:{line_of(ru, 'table-odd-33:')}: cases: table-odd-33: a hidden case"), error
     assert "ex-table-3x4" in error, error
@@ -102,7 +96,7 @@ def test_a_language_the_judge_does_not_speak_is_refused(translated_copy, name):
 
 def test_an_empty_text_is_named_at_its_line(translated_copy):
     fr = translated_copy / "translations" / "fr.yaml"
-    _edit(fr, "  unit_circle: \"chaque", "  unit_circle: \"\"\n  x_unused: \"chaque")
+    edit_once(fr, "  unit_circle: \"chaque", "  unit_circle: \"\"\n  x_unused: \"chaque")
     error = load_error(translated_copy)
     assert error.startswith(f"{fr}:{line_of(fr, 'unit_circle:')}: properties: unit_circle: empty text"), error
 
@@ -112,7 +106,7 @@ def test_an_empty_statement_or_a_misspelt_section_is_refused(translated_copy):
     assert "an empty statement" in load_error(translated_copy)
     (translated_copy / "statement.fr.md").unlink()
     ru = translated_copy / "translations" / "ru.yaml"
-    _edit(ru, "\nmistakes:", "\nmistake:")
+    edit_once(ru, "\nmistakes:", "\nmistake:")
     error = load_error(translated_copy)
     assert error.startswith(f"{ru}:{line_of(ru, 'mistake:')}: mistake: unknown key 'mistake' (did you mean "
                             "'mistakes'?)"), error
@@ -125,7 +119,7 @@ def test_plural_forms_follow_the_language(translated_copy):
     assert [bundle_word(bundle, "fr", "column", n) for n in (0, 1, 2)] == ["colonne", "colonne", "colonnes"]
     assert bundle_word(bundle, "fr", "sin", 4) == "sin" and bundle_word(bundle, "de", "sin", 1) is None
     ru = translated_copy / "translations" / "ru.yaml"
-    _edit(ru, "[позиция, позиции, позиций]", "[позиция, позиции]")
+    edit_once(ru, "[позиция, позиции, позиций]", "[позиция, позиции]")
     error = load_error(translated_copy)
     assert error.startswith(f"{ru}:{line_of(ru, '  position:')}: patterns: position: 2 forms; ru has 3"), error
 
@@ -138,7 +132,7 @@ def test_a_changed_translation_reloads_the_bundle(translated_copy):
     fr = translated_copy / "translations" / "fr.yaml"
     os.utime(fr, ns=(fr.stat().st_atime_ns, fr.stat().st_mtime_ns + 10**9))
     assert bundle_mtimes(translated_copy) != before
-    _edit(fr, "title: Encodage positionnel sinusoïdal", "title: Encodage sinusoïdal")
+    edit_once(fr, "title: Encodage positionnel sinusoïdal", "title: Encodage sinusoïdal")
     assert bundle_text(load_problem(translated_copy), "fr", "title", "", "") == "Encodage sinusoïdal"
 
 
